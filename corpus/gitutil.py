@@ -1,0 +1,84 @@
+"""Run git as a subprocess with a clean, predictable configuration."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from corpus.errors import GitError
+
+FIXED_IDENTITY = {
+    "GIT_AUTHOR_NAME": "hindcast",
+    "GIT_AUTHOR_EMAIL": "hindcast@localhost",
+    "GIT_COMMITTER_NAME": "hindcast",
+    "GIT_COMMITTER_EMAIL": "hindcast@localhost",
+    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00+0000",
+    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00+0000",
+}
+
+
+def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for git: no pager, no prompts, no user or system config surprises."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_PAGER": "cat",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "LC_ALL": "C",
+        }
+    )
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_git(
+    args: list[str],
+    cwd: Path | str,
+    *,
+    input: bytes | None = None,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run `git args` in cwd and return the completed process; raise GitError on failure."""
+    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", *args]
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, env=env or git_env())
+    except FileNotFoundError as exc:
+        raise GitError(f"cannot run git in {cwd}: {exc.strerror}") from None
+    if check and proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        first = message[-1] if message else f"exit {proc.returncode}"
+        raise GitError(f"git {args[0]} failed in {cwd}: {first}")
+    return proc
+
+
+def git_text(args: list[str], cwd: Path | str, **kwargs: object) -> str:
+    """Run git and return its stdout as stripped text."""
+    return run_git(args, cwd, **kwargs).stdout.decode("utf-8", "replace").strip()  # type: ignore[arg-type]
+
+
+def open_repository(path: Path | str) -> Path:
+    """Return the top level of the work tree at path, or raise a GitError naming it."""
+    repo = Path(path)
+    if not repo.exists():
+        raise GitError(f"{repo}: no such directory")
+    if not repo.is_dir():
+        raise GitError(f"{repo}: not a directory")
+    proc = run_git(["rev-parse", "--is-bare-repository", "--show-toplevel"], repo, check=False)
+    if proc.returncode != 0:
+        raise GitError(f"{repo}: not a git repository")
+    lines = proc.stdout.decode().split()
+    if lines and lines[0] == "true":
+        return repo.resolve()
+    return Path(lines[1]).resolve() if len(lines) > 1 else repo.resolve()
+
+
+def resolve_commit(repo: Path, rev: str) -> str | None:
+    """The full sha of rev in repo, or None when it is not a commit there."""
+    proc = run_git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], repo, check=False)
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.decode().strip()
