@@ -1,0 +1,42 @@
+"""Fingerprints: what a run was measured on, independent of YAML formatting."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+
+from corpus.model import Case, CaseFiles
+from corpus.schema import to_full_mapping
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def case_fingerprint(case: Case, files: CaseFiles) -> str:
+    """sha256 of what defines a trial: task, commits, setup, grader, oracle patch and grader files."""
+    canonical = {
+        "id": case.id,
+        "prompt": case.prompt,
+        "base_commit": case.base_commit,
+        "fix_commit": case.fix_commit,
+        "setup": to_full_mapping(case.setup),
+        "grader": to_full_mapping(case.grader),
+        "oracle_patch": _sha256(files.oracle_patch),
+        "grader_files": {path: _sha256(content) for path, content in files.grader_files},
+    }
+    return _sha256(json.dumps(canonical, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+
+
+def dataset_fingerprint(pairs: Iterable[tuple[str, str]]) -> str:
+    """sha256 over the sorted (case id, case fingerprint) pairs of the active cases."""
+    lines = "".join(f"{case_id}\t{fp}\n" for case_id, fp in sorted(pairs))
+    return _sha256(lines.encode("utf-8"))
+
+
+def corpus_fingerprint(stored: Iterable[tuple[Case, CaseFiles]]) -> str:
+    """The dataset fingerprint of the active cases among stored."""
+    return dataset_fingerprint(
+        (case.id, case_fingerprint(case, files)) for case, files in stored if case.status == "active"
+    )

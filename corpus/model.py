@@ -1,0 +1,171 @@
+"""The case model: small frozen dataclasses shared by every Hindcast tool."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+Policy = Literal["advisory", "blocking"]
+Status = Literal["active", "deprecated"]
+
+POLICIES: tuple[str, ...] = ("advisory", "blocking")
+STATUSES: tuple[str, ...] = ("active", "deprecated")
+SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
+SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+
+DEFAULT_GRADER_TIMEOUT = 300
+DEFAULT_SETUP_TIMEOUT = 600
+
+
+@dataclass(frozen=True)
+class Setup:
+    """How a workspace is prepared before the agent (or oracle) touches it."""
+
+    command: str | None = None
+    """Shell command run in the workspace; None runs nothing."""
+    python: str | None = None
+    """Interpreter version such as "3.8"; a venv of it is made outside the workspace and put first on PATH."""
+    timeout: int = DEFAULT_SETUP_TIMEOUT
+    """Seconds before the setup's process group is killed."""
+
+
+@dataclass(frozen=True)
+class Grader:
+    """The hidden test that decides a trial."""
+
+    command: str
+    """Shell command run in the workspace after the grader files are materialized."""
+    timeout: int = DEFAULT_GRADER_TIMEOUT
+    """Seconds before the grader's process group is killed (an error, never a pass)."""
+    junit: str | None = None
+    """JUnit XML path relative to the workspace; when set, per-test outcomes decide."""
+    fail_to_pass: tuple[str, ...] = ()
+    """Test ids that must run and pass for the case to pass."""
+    pass_to_pass: tuple[str, ...] = ()
+    """Test ids that must not fail (or go missing)."""
+    deleted: tuple[str, ...] = ()
+    """Test paths the fix deleted; removed from the workspace before grading."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What the miner saw when it proposed the case; kept on approval for the record."""
+
+    score: float = 0.0
+    """The miner's ranking score."""
+    evidence: tuple[str, ...] = ()
+    """Human-readable reasons behind the score."""
+    subject: str = ""
+    """The fix commit's subject line."""
+    message: str = ""
+    """The fix commit's full message."""
+    authored: str | None = None
+    """The fix commit's author date, ISO 8601."""
+    test_files: tuple[str, ...] = ()
+    """Test paths the fix changed."""
+    source_files: tuple[str, ...] = ()
+    """Source paths the fix changed (the oracle's scope)."""
+    omitted_files: tuple[str, ...] = ()
+    """Paths of the fix left out of the oracle (docs, changelog, build files)."""
+    introducing_commits: tuple[str, ...] = ()
+    """Commits that introduced the lines the fix changed (SZZ), when computed."""
+    escape_days: float | None = None
+    """Days between the earliest introducing commit and the fix, when computed."""
+    merge: bool = False
+    """True when the fix landed as a merge commit (its diff is against the first parent)."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One regression case: a broken revision, a task, a hidden grader and the known fix."""
+
+    id: str
+    """Slug naming the case and its directory."""
+    title: str
+    """One-line human label."""
+    prompt: str
+    """The sanitized task an agent receives."""
+    base_commit: str
+    """Full sha of the broken revision (the fix's parent)."""
+    fix_commit: str
+    """Full sha of the fix."""
+    grader: Grader
+    """The hidden grader."""
+    owner: str | None = None
+    """Who answers for the case; falls back to the corpus default."""
+    policy: Policy = "advisory"
+    """Whether a regression on this case blocks a gate or only warns."""
+    critical: bool = False
+    """A critical case blocks the gate on any regression and is never quarantined."""
+    status: Status = "active"
+    """Deprecated cases stay on disk but are not run or fingerprinted."""
+    deprecated_reason: str | None = None
+    """Why the case was deprecated; required when it is."""
+    holdout: bool = False
+    """Held out from prompt tuning."""
+    setup: Setup = field(default_factory=Setup)
+    """How the workspace is prepared."""
+    trigger_paths: tuple[str, ...] = ()
+    """Globs of the source files the fix touched, for change-aware selection."""
+    tags: tuple[str, ...] = ()
+    """Free-form labels."""
+    leak_override: str | None = None
+    """An author's written justification for approving despite leakage findings."""
+    mined: Provenance | None = None
+    """The miner's provenance, when the case came from a scan."""
+
+
+@dataclass(frozen=True)
+class CaseFiles:
+    """A case's hidden files: the oracle patch and the grader files by repository path."""
+
+    oracle_patch: bytes
+    """`git diff --binary` of the fix's non-test changes."""
+    grader_files: tuple[tuple[str, bytes], ...]
+    """(repository path, fix-commit content) for every test path the fix added or modified, sorted."""
+
+    @staticmethod
+    def of(oracle_patch: bytes, grader_files: dict[str, bytes]) -> CaseFiles:
+        """Build from a mapping, sorting paths so equal content compares equal."""
+        return CaseFiles(oracle_patch, tuple(sorted(grader_files.items())))
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """Corpus-wide defaults applied to cases that do not say otherwise."""
+
+    owner: str | None = None
+    """Owner for cases without one."""
+    policy: Policy = "advisory"
+    """Policy for new cases."""
+
+
+@dataclass(frozen=True)
+class CorpusConfig:
+    """The contents of corpus.yaml."""
+
+    name: str
+    """Corpus name."""
+    repo: str | None = None
+    """Source repository, relative to the corpus directory or absolute."""
+    defaults: Defaults = field(default_factory=Defaults)
+    """Defaults for new and unowned cases."""
+    test_globs: tuple[str, ...] = ()
+    """Gitignore-style globs marking test files; replace the built-in rules when given."""
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A fix commit an author rejected, so the miner never proposes it again."""
+
+    fix_commit: str
+    """Full sha of the rejected fix."""
+    reason: str
+    """Why it was rejected."""
+    candidate_id: str | None = None
+    """The candidate id it had."""
+    patch_id: str | None = None
+    """`git patch-id --stable` of the fix, to catch cherry-picks of it."""
+    rejected_at: str | None = None
+    """ISO 8601 timestamp of the decision."""

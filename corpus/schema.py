@@ -1,0 +1,300 @@
+"""Validate YAML mappings into the model, and turn the model back into minimal mappings."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from corpus.errors import CorpusError
+from corpus.model import (
+    POLICIES,
+    SHA,
+    SLUG,
+    STATUSES,
+    Case,
+    CorpusConfig,
+    Defaults,
+    Grader,
+    Provenance,
+    Rejection,
+    Setup,
+)
+from corpus.yamlio import line_of
+
+
+class _Reader:
+    """Reads typed fields out of one mapping, raising CorpusError with file, field and line."""
+
+    def __init__(self, path: Path, data: Any, prefix: str = "") -> None:
+        self.path = path
+        self.prefix = prefix
+        if not isinstance(data, dict):
+            raise CorpusError(path, f"expected a mapping, found {_kind(data)}", field=prefix.rstrip(".") or None,
+                              line=line_of(data))
+        self.data = data
+        self.seen: set[str] = set()
+
+    def fail(self, key: str, message: str) -> CorpusError:
+        return CorpusError(self.path, message, field=self.prefix + key, line=line_of(self.data, key))
+
+    def _get(self, key: str, required: bool) -> Any:
+        self.seen.add(key)
+        if key not in self.data or self.data[key] is None:
+            if required:
+                raise CorpusError(self.path, "missing required field", field=self.prefix + key,
+                                  line=line_of(self.data))
+            return None
+        return self.data[key]
+
+    def str(self, key: str, *, required: bool = False, default: str | None = None) -> Any:
+        value = self._get(key, required)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise self.fail(key, f"expected text, found {_kind(value)}")
+        text = str(value)
+        if required and not text.strip():
+            raise self.fail(key, "must not be empty")
+        return text
+
+    def int(self, key: str, *, default: int, minimum: int = 1) -> int:
+        value = self._get(key, False)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(key, f"expected a whole number, found {_kind(value)}")
+        if value < minimum:
+            raise self.fail(key, f"must be at least {minimum}")
+        return value
+
+    def float(self, key: str, *, default: float | None) -> float | None:
+        value = self._get(key, False)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(key, f"expected a number, found {_kind(value)}")
+        return float(value)
+
+    def bool(self, key: str, *, default: bool = False) -> bool:
+        value = self._get(key, False)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise self.fail(key, f"expected true or false, found {_kind(value)}")
+        return value
+
+    def choice(self, key: str, choices: tuple[str, ...], *, default: str) -> Any:
+        value = self.str(key, default=default)
+        if value not in choices:
+            raise self.fail(key, f"must be one of {', '.join(choices)}, found {value!r}")
+        return value
+
+    def strings(self, key: str) -> tuple[str, ...]:
+        value = self._get(key, False)
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            raise self.fail(key, f"expected a list of text, found {_kind(value)}")
+        for item in value:
+            if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+                raise self.fail(key, f"expected a list of text, found an item of {_kind(item)}")
+        return tuple(str(item) for item in value)
+
+    def sha(self, key: str) -> str:
+        value = self.str(key, required=True)
+        if not SHA.match(value):
+            raise self.fail(key, f"expected a full lowercase commit sha, found {value!r}")
+        return value
+
+    def child(self, key: str) -> _Reader | None:
+        value = self._get(key, False)
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise self.fail(key, f"expected a mapping, found {_kind(value)}")
+        return _Reader(self.path, value, f"{self.prefix}{key}.")
+
+    def finish(self) -> None:
+        for key in self.data:
+            if key not in self.seen:
+                raise self.fail(str(key), "unknown field")
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "text"
+
+
+def check_relative_path(path: Path, reader: _Reader, key: str, value: str) -> None:
+    """A repository path: relative, no `..`, no empty parts."""
+    parts = value.replace("\\", "/").split("/")
+    if value.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        raise reader.fail(key, f"must be a relative path inside the repository, found {value!r}")
+
+
+def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case:
+    """Validate a case.yaml document into a Case."""
+    r = _Reader(path, data)
+    case_id = r.str("id", required=True)
+    if not SLUG.match(case_id):
+        raise r.fail("id", f"must be a slug of lowercase letters, digits and '-', found {case_id!r}")
+    if expected_id is not None and case_id != expected_id:
+        raise r.fail("id", f"{case_id!r} does not match its directory {expected_id!r}")
+    title = r.str("title", required=True)
+    if "\n" in title.strip():
+        raise r.fail("title", "must be one line")
+    prompt = r.str("prompt", required=True)
+    base, fix = r.sha("base_commit"), r.sha("fix_commit")
+    if base == fix:
+        raise r.fail("fix_commit", "must differ from base_commit")
+    status = r.choice("status", STATUSES, default="active")
+    reason = r.str("deprecated_reason")
+    if status == "deprecated" and not (reason and reason.strip()):
+        raise CorpusError(path, "a deprecated case needs deprecated_reason", field="deprecated_reason",
+                          line=line_of(data, "status"))
+    grader_reader = r.child("grader")
+    if grader_reader is None:
+        raise CorpusError(path, "missing required field", field="grader", line=line_of(data))
+    grader = _parse_grader(path, grader_reader)
+    setup_reader = r.child("setup")
+    setup = _parse_setup(setup_reader) if setup_reader else Setup()
+    mined_reader = r.child("mined")
+    case = Case(
+        id=case_id,
+        title=title.strip(),
+        prompt=prompt,
+        base_commit=base,
+        fix_commit=fix,
+        grader=grader,
+        owner=r.str("owner"),
+        policy=r.choice("policy", POLICIES, default="advisory"),
+        critical=r.bool("critical"),
+        status=status,
+        deprecated_reason=reason,
+        holdout=r.bool("holdout"),
+        setup=setup,
+        trigger_paths=r.strings("trigger_paths"),
+        tags=r.strings("tags"),
+        leak_override=r.str("leak_override"),
+        mined=_parse_provenance(mined_reader) if mined_reader else None,
+    )
+    r.finish()
+    return case
+
+
+def _parse_grader(path: Path, r: _Reader) -> Grader:
+    junit = r.str("junit")
+    if junit is not None:
+        check_relative_path(path, r, "junit", junit)
+    deleted = r.strings("deleted")
+    for item in deleted:
+        check_relative_path(path, r, "deleted", item)
+    grader = Grader(
+        command=r.str("command", required=True),
+        timeout=r.int("timeout", default=Grader.timeout),
+        junit=junit,
+        fail_to_pass=r.strings("fail_to_pass"),
+        pass_to_pass=r.strings("pass_to_pass"),
+        deleted=deleted,
+    )
+    if (grader.fail_to_pass or grader.pass_to_pass) and grader.junit is None:
+        raise r.fail("fail_to_pass", "test ids need grader.junit to be read")
+    r.finish()
+    return grader
+
+
+def _parse_setup(r: _Reader) -> Setup:
+    python = r.str("python")
+    if python is not None and not python.replace(".", "").isdigit():
+        raise r.fail("python", f"expected a version such as 3.8, found {python!r}")
+    setup = Setup(command=r.str("command"), python=python, timeout=r.int("timeout", default=Setup.timeout))
+    r.finish()
+    return setup
+
+
+def _parse_provenance(r: _Reader) -> Provenance:
+    value = Provenance(
+        score=r.float("score", default=0.0) or 0.0,
+        evidence=r.strings("evidence"),
+        subject=r.str("subject", default=""),
+        message=r.str("message", default=""),
+        authored=r.str("authored"),
+        test_files=r.strings("test_files"),
+        source_files=r.strings("source_files"),
+        omitted_files=r.strings("omitted_files"),
+        introducing_commits=r.strings("introducing_commits"),
+        escape_days=r.float("escape_days", default=None),
+        merge=r.bool("merge"),
+    )
+    r.finish()
+    return value
+
+
+def parse_config(path: Path, data: Any) -> CorpusConfig:
+    """Validate a corpus.yaml document."""
+    r = _Reader(path, data)
+    name = r.str("name", required=True)
+    defaults_reader = r.child("defaults")
+    defaults = Defaults()
+    if defaults_reader:
+        defaults = Defaults(owner=defaults_reader.str("owner"),
+                            policy=defaults_reader.choice("policy", POLICIES, default="advisory"))
+        defaults_reader.finish()
+    config = CorpusConfig(name=name, repo=r.str("repo"), defaults=defaults, test_globs=r.strings("test_globs"))
+    r.finish()
+    return config
+
+
+def parse_rejections(path: Path, data: Any) -> tuple[Rejection, ...]:
+    """Validate rejected.yaml: a mapping with a `rejected` list."""
+    if data is None:
+        return ()
+    r = _Reader(path, data)
+    items = r._get("rejected", False) or []
+    if not isinstance(items, list):
+        raise r.fail("rejected", f"expected a list, found {_kind(items)}")
+    out = []
+    for index, item in enumerate(items):
+        entry = _Reader(path, item, f"rejected[{index}].")
+        out.append(Rejection(fix_commit=entry.sha("fix_commit"), reason=entry.str("reason", required=True),
+                             candidate_id=entry.str("candidate_id"), patch_id=entry.str("patch_id"),
+                             rejected_at=entry.str("rejected_at")))
+        entry.finish()
+    r.finish()
+    return tuple(out)
+
+
+def to_mapping(value: Any) -> Any:
+    """A dataclass as a plain mapping without the fields that equal their defaults (small diffs)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if f.default is not dataclasses.MISSING and item == f.default:
+                continue
+            if f.default_factory is not dataclasses.MISSING and item == f.default_factory():
+                continue
+            out[f.name] = to_mapping(item)
+        return out
+    if isinstance(value, tuple):
+        return [to_mapping(item) for item in value]
+    return value
+
+
+def to_full_mapping(value: Any) -> Any:
+    """A dataclass as a plain mapping with every field, for canonical hashing and JSON."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_full_mapping(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [to_full_mapping(item) for item in value]
+    return value

@@ -1,0 +1,221 @@
+"""The corpus directory: load, validate and write cases, candidates and rejections."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+from ruamel.yaml.comments import CommentedMap
+
+from corpus.errors import CorpusError, UsageError
+from corpus.fsutil import atomic_write_bytes, replace_directory, staging_directory
+from corpus.model import SLUG, Case, CaseFiles, CorpusConfig, Rejection
+from corpus.schema import parse_case, parse_config, parse_rejections, to_mapping
+from corpus.yamlio import load_yaml, merge_into, to_yaml_value, write_yaml
+
+Kind = Literal["cases", "candidates"]
+CONFIG = "corpus.yaml"
+CASE_FILE = "case.yaml"
+ORACLE_FILE = "oracle.patch"
+GRADER_DIR = "grader"
+REJECTED_FILE = "rejected.yaml"
+KEY_ORDER = ("id", "title", "owner", "policy", "critical", "status", "deprecated_reason", "holdout",
+             "base_commit", "fix_commit", "prompt", "setup", "grader", "trigger_paths", "tags",
+             "leak_override", "mined")
+
+
+@dataclass(frozen=True)
+class StoredCase:
+    """A case as found on disk: the model, its hidden files and where it lives."""
+
+    case: Case
+    """The validated case."""
+    files: CaseFiles
+    """Oracle patch and grader files."""
+    directory: Path
+    """The case directory."""
+    mtime_ns: int
+    """case.yaml's modification time when loaded, to refuse writes over someone else's edit."""
+
+
+def case_mapping(case: Case) -> dict[str, Any]:
+    """The minimal mapping written to case.yaml, in a reading order that puts people's fields first."""
+    raw = to_mapping(case)
+    for required in ("id", "title", "prompt", "base_commit", "fix_commit", "grader"):
+        raw.setdefault(required, to_mapping(getattr(case, required)))
+    return {key: raw[key] for key in KEY_ORDER if key in raw}
+
+
+class Corpus:
+    """A corpus directory. Open it with `Corpus.open`; create one with `Corpus.init`."""
+
+    def __init__(self, root: Path, config: CorpusConfig) -> None:
+        self.root = root
+        self.config = config
+
+    @staticmethod
+    def open(root: Path | str) -> Corpus:
+        """Open the corpus at root, validating corpus.yaml."""
+        root = Path(root)
+        if not root.is_dir():
+            raise UsageError(f"{root}: corpus directory not found (use --corpus DIR)")
+        path = root / CONFIG
+        if not path.exists():
+            raise CorpusError(path, "file not found: not a corpus directory")
+        return Corpus(root, parse_config(path, load_yaml(path)))
+
+    @staticmethod
+    def init(root: Path | str, name: str, repo: str | None = None) -> Corpus:
+        """Create a new corpus directory with a minimal corpus.yaml (refuses to overwrite one)."""
+        root = Path(root)
+        path = root / CONFIG
+        if path.exists():
+            raise UsageError(f"{path}: a corpus already exists here")
+        data: dict[str, Any] = {"name": name}
+        if repo is not None:
+            data["repo"] = repo
+        write_yaml(path, to_yaml_value(data))
+        return Corpus.open(root)
+
+    # -- source repository -------------------------------------------------------------------------
+
+    def repo_path(self, override: Path | str | None = None) -> Path:
+        """The source repository: the override (from --repo), else corpus.yaml's repo relative to the corpus."""
+        if override is not None:
+            return Path(override).resolve()
+        if not self.config.repo:
+            raise UsageError(f"{self.root / CONFIG}: no repo configured (set repo: or pass --repo)")
+        repo = Path(os.path.expanduser(self.config.repo))
+        return (repo if repo.is_absolute() else self.root / repo).resolve()
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def ids(self, kind: Kind = "cases") -> list[str]:
+        """Ids of the cases (or candidates) on disk, sorted; hidden and staging directories skipped."""
+        base = self.root / kind
+        if not base.is_dir():
+            return []
+        return sorted(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+    def load(self, case_id: str, kind: Kind = "cases") -> StoredCase:
+        """Load and validate one case (or candidate) with its hidden files."""
+        directory = self.root / kind / check_id(case_id, f"{kind} id")
+        path = directory / CASE_FILE
+        if not path.exists():
+            raise CorpusError(path, f"no {'case' if kind == 'cases' else 'candidate'} {case_id!r}")
+        stat = path.stat()
+        case = parse_case(path, load_yaml(path), expected_id=directory.name)
+        files = read_case_files(directory)
+        for grader_path, _ in files.grader_files:
+            if grader_path in case.grader.deleted:
+                raise CorpusError(path, f"{grader_path} is both a grader file and deleted", field="grader.deleted")
+        return StoredCase(case, files, directory, stat.st_mtime_ns)
+
+    def load_all(self, kind: Kind = "cases", *, active_only: bool = False) -> list[StoredCase]:
+        """Every case (or candidate), validated; stops at the first invalid one with its error."""
+        stored = [self.load(case_id, kind) for case_id in self.ids(kind)]
+        if active_only:
+            stored = [s for s in stored if s.case.status == "active"]
+        return stored
+
+    def rejections(self) -> tuple[Rejection, ...]:
+        """The rejected fix commits."""
+        path = self.root / REJECTED_FILE
+        if not path.exists():
+            return ()
+        return parse_rejections(path, load_yaml(path))
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def write(self, case: Case, files: CaseFiles, kind: Kind = "cases", *,
+              expect_mtime_ns: int | None = None) -> Path:
+        """Write a case directory whole and atomically.
+
+        An existing case.yaml is edited in place (comments and key order survive). With expect_mtime_ns,
+        the write is refused when the file changed on disk since it was loaded.
+        """
+        check_id(case.id, "id")
+        target = self.root / kind / case.id
+        existing = target / CASE_FILE
+        if expect_mtime_ns is not None and existing.exists() and existing.stat().st_mtime_ns != expect_mtime_ns:
+            raise UsageError(f"{existing}: changed on disk since it was opened; reload it, nothing was written")
+        document: Any
+        if existing.exists():
+            document = load_yaml(existing)
+            if not isinstance(document, CommentedMap):
+                document = CommentedMap()
+            merge_into(document, case_mapping(case))
+        else:
+            document = to_yaml_value(case_mapping(case))
+        staged = staging_directory(target.parent, case.id)
+        try:
+            write_case_files(staged, files)
+            write_yaml(staged / CASE_FILE, document)
+            # Validate what we are about to publish: a bad write must never land.
+            parse_case(staged / CASE_FILE, load_yaml(staged / CASE_FILE), expected_id=case.id)
+            replace_directory(staged, target)
+        except BaseException:
+            shutil.rmtree(staged, ignore_errors=True)
+            raise
+        return target
+
+    def remove(self, case_id: str, kind: Kind = "candidates") -> None:
+        """Delete a case or candidate directory."""
+        target = self.root / kind / check_id(case_id, "id")
+        if target.exists():
+            trash = target.with_name(f".{target.name}.removed")
+            os.replace(target, trash)
+            shutil.rmtree(trash)
+
+    def add_rejection(self, rejection: Rejection) -> None:
+        """Append a rejection to rejected.yaml (atomically; comments in the file survive)."""
+        path = self.root / REJECTED_FILE
+        document = load_yaml(path) if path.exists() else None
+        if not isinstance(document, CommentedMap):
+            document = CommentedMap()
+        self.rejections()  # validate what is there before appending to it
+        items = document.get("rejected")
+        if items is None:
+            document["rejected"] = items = to_yaml_value([])
+            items.fa.set_block_style()
+        stamped = rejection if rejection.rejected_at else Rejection(
+            **{**to_mapping(rejection), "rejected_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+        items.append(to_yaml_value(to_mapping(stamped)))
+        write_yaml(path, document)
+
+
+def check_id(case_id: str, what: str = "id") -> str:
+    """A case id must be a slug; anything path-like is refused before it touches the filesystem."""
+    if not SLUG.match(case_id or ""):
+        raise UsageError(f"{what} {case_id!r}: must be lowercase letters, digits and '-' (no paths)")
+    return case_id
+
+
+def read_case_files(directory: Path) -> CaseFiles:
+    """Read oracle.patch and every file under grader/ (paths relative to grader/ are repository paths)."""
+    oracle = directory / ORACLE_FILE
+    if not oracle.exists():
+        raise CorpusError(oracle, "file not found: every case needs its oracle patch")
+    grader_root = directory / GRADER_DIR
+    files: dict[str, bytes] = {}
+    if grader_root.is_dir():
+        for path in sorted(grader_root.rglob("*")):
+            if path.is_symlink():
+                raise CorpusError(path, "grader files must be regular files, not links")
+            if path.is_file():
+                files[path.relative_to(grader_root).as_posix()] = path.read_bytes()
+    return CaseFiles.of(oracle.read_bytes(), files)
+
+
+def write_case_files(directory: Path, files: CaseFiles) -> None:
+    """Write oracle.patch and grader/<path> files into a (staging) case directory."""
+    atomic_write_bytes(directory / ORACLE_FILE, files.oracle_patch)
+    for repo_path, content in files.grader_files:
+        pure = PurePosixPath(repo_path)
+        if pure.is_absolute() or ".." in pure.parts:
+            raise UsageError(f"grader file path {repo_path!r} escapes the repository")
+        atomic_write_bytes(directory / GRADER_DIR / pure, content)
