@@ -1,0 +1,130 @@
+"""Run a shell command in its own process group, with a timeout that kills the whole group."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+TAIL_BYTES = 8192
+TRUNCATION_MARKER = "\n[hindcast: output truncated after {limit} bytes; {dropped} more bytes discarded]\n"
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """How a command ended."""
+
+    exit_code: int | None
+    """The shell's exit code; None when it could not start or was killed at the timeout."""
+    timed_out: bool
+    """True when the timeout killed the process group."""
+    duration: float
+    """Wall seconds from start to the end of the process group."""
+    tail: str
+    """The last few KiB of combined stdout and stderr."""
+    output_bytes: int
+    """Total bytes the command wrote."""
+    truncated: bool
+    """True when output beyond the cap was discarded."""
+    start_error: str | None = None
+    """Why the command could not be started, if it could not."""
+
+
+def run_command(
+    command: str,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    log_path: Path,
+    *,
+    max_output_bytes: int | None = None,
+    stdin_path: Path | None = None,
+) -> ProcessResult:
+    """Run `bash -c command` in cwd with its own session; output goes to log_path (capped), never to memory whole.
+
+    At the timeout the whole process group is killed; after a normal exit the group is killed too, so no
+    grandchild outlives the command.
+    """
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    try:
+        proc = subprocess.Popen(
+            ["bash", "-c", command],
+            cwd=cwd,
+            env=env,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        with open(log_path, "wb") as log:
+            log.write(f"[hindcast: cannot start command: {exc.strerror}]\n".encode())
+        return ProcessResult(None, False, 0.0, "", 0, False, start_error=exc.strerror or str(exc))
+    finally:
+        if stdin_path:
+            stdin.close()  # type: ignore[union-attr]
+    pump = _OutputPump(proc, log_path, max_output_bytes)
+    pump.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        kill_group(proc.pid)
+        proc.wait()
+        pump.join(timeout=5)
+    return ProcessResult(
+        exit_code=None if timed_out else proc.returncode,
+        timed_out=timed_out,
+        duration=time.monotonic() - started,
+        tail=pump.tail.decode("utf-8", "replace"),
+        output_bytes=pump.total,
+        truncated=pump.truncated,
+    )
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process in the group; a group that is already gone is fine."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _OutputPump(threading.Thread):
+    """Copies the child's output to the log, up to a cap, keeping a tail and draining the rest."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], log_path: Path, limit: int | None) -> None:
+        super().__init__(daemon=True)
+        self.proc = proc
+        self.log_path = log_path
+        self.limit = limit
+        self.total = 0
+        self.tail = b""
+        self.truncated = False
+
+    def run(self) -> None:
+        assert self.proc.stdout is not None
+        written = 0
+        with open(self.log_path, "wb") as log:
+            while chunk := self.proc.stdout.read1(65536):  # type: ignore[attr-defined]
+                self.total += len(chunk)
+                self.tail = (self.tail + chunk)[-TAIL_BYTES:]
+                if self.limit is None or written + len(chunk) <= self.limit:
+                    log.write(chunk)
+                    written += len(chunk)
+                elif not self.truncated:
+                    log.write(chunk[: self.limit - written])
+                    written = self.limit
+                    self.truncated = True
+            if self.truncated:
+                marker = TRUNCATION_MARKER.format(limit=self.limit, dropped=self.total - written)
+                log.write(marker.encode())
+        self.proc.stdout.close()
