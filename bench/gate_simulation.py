@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runner.stats import (  # noqa: E402
+from runner.stats import (
     BinaryRule,
     case_passed,
     cases_needed,
@@ -81,7 +81,8 @@ def population_mean(weights: np.ndarray) -> float:
 
 def draw_probabilities(rng: np.random.Generator, n_cases: int, weights: np.ndarray) -> np.ndarray:
     kind = rng.choice(len(weights), size=n_cases, p=weights)
-    return rng.beta(MIX_BETA[kind, 0], MIX_BETA[kind, 1])
+    probabilities: np.ndarray = rng.beta(MIX_BETA[kind, 0], MIX_BETA[kind, 1])
+    return probabilities
 
 
 def simulate(
@@ -150,18 +151,32 @@ def parse_mix(text: str) -> np.ndarray:
         raise argparse.ArgumentTypeError(f"not three numbers: {text!r}") from None
     if weights.shape != (3,) or (weights < 0).any() or weights.sum() <= 0:
         raise argparse.ArgumentTypeError(f"need three non-negative weights easy,hard,flaky: {text!r}")
-    return weights / weights.sum()
+    normalised: np.ndarray = weights / weights.sum()
+    return normalised
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sims", type=int, default=2000, help="simulated pairs per condition (no change: 2x; 200-case stress: 4x)")
+    parser.add_argument(
+        "--sims",
+        type=int,
+        default=2000,
+        help="simulated pairs per condition (no change: 2x; 200-case stress: 4x)",
+    )
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--trials", type=int, default=5, help="trials per case per run")
-    parser.add_argument("--mix", type=parse_mix, default=parse_mix(DEFAULT_MIX),
-                        help=f"weights of easy,hard,flaky cases (default {DEFAULT_MIX})")
-    parser.add_argument("--binary", choices=("all", "majority"), default="all",
-                        help="per-case binary outcome fed to McNemar (default all, as the gate)")
+    parser.add_argument(
+        "--mix",
+        type=parse_mix,
+        default=parse_mix(DEFAULT_MIX),
+        help=f"weights of easy,hard,flaky cases (default {DEFAULT_MIX})",
+    )
+    parser.add_argument(
+        "--binary",
+        choices=("all", "majority"),
+        default="all",
+        help="per-case binary outcome fed to McNemar (default all, as the gate)",
+    )
     args = parser.parse_args(argv)
     if args.sims < 1 or args.trials < 1:
         parser.error("--sims and --trials must be positive")
@@ -182,24 +197,39 @@ def main(argv: list[str] | None = None) -> int:
     level = ALPHA / 2
     points = f"{DROP * 100:g}-point drop"
 
-    print(f"Gate simulation: {N_CASES} cases x {k} trials, alpha={ALPHA:g} (each component at {level:g}), "
-          f"McNemar binary outcome={binary}, seed={args.seed}, sims={args.sims} (no change: {null.sims}, stress: {stress.sims})")
+    print(
+        f"Gate simulation: {N_CASES} cases x {k} trials, alpha={ALPHA:g} (each component at {level:g}), "
+        f"McNemar binary outcome={binary}, seed={args.seed}, sims={args.sims} (no change: {null.sims}, stress: {stress.sims})"
+    )
     w = [f"{x:.0%}" for x in weights]
-    print(f"Case mix: {w[0]} easy Beta(19,1), {w[1]} hard Beta(1,19), {w[2]} flaky Beta(2,2) "
-          f"(mean pass probability {population_mean(weights):.3f}); a drop scales every case's probability")
-    print(f"sd of per-case differences: no change {null.sd:.4f}, {points} {sd:.4f} "
-          "(the latter feeds the analytic column)")
+    print(
+        f"Case mix: {w[0]} easy Beta(19,1), {w[1]} hard Beta(1,19), {w[2]} flaky Beta(2,2) "
+        f"(mean pass probability {population_mean(weights):.3f}); a drop scales every case's probability"
+    )
+    print(
+        f"sd of per-case differences: no change {null.sd:.4f}, {points} {sd:.4f} "
+        "(the latter feeds the analytic column)"
+    )
     print()
     t_power = paired_t_power(N_CASES, DROP, sd, ALPHA)
     rows: list[tuple[str, str, str]] = [
-        ("false-block rate, no change: gate rule (t OR McNemar)", fmt(null.combined, null.sims),
-         f"<= {ALPHA:g}"),
+        (
+            "false-block rate, no change: gate rule (t OR McNemar)",
+            fmt(null.combined, null.sims),
+            f"<= {ALPHA:g}",
+        ),
         ("  t component (95% interval upper bound < 0)", fmt(null.t_only, null.sims), f"{level:g}"),
         (f"  McNemar component (p < {level:g})", fmt(null.mcnemar_only, null.sims), f"<= {level:g}"),
-        (f"  unadjusted rule: t OR McNemar p < {ALPHA:g}", fmt(null.unadjusted, null.sims),
-         f"<= {ALPHA + level:g}"),
-        (f"false-block rate, no change, {STRESS_CASES} flaky cases: gate rule", fmt(stress.combined, stress.sims),
-         f"<= {ALPHA:g}"),
+        (
+            f"  unadjusted rule: t OR McNemar p < {ALPHA:g}",
+            fmt(null.unadjusted, null.sims),
+            f"<= {ALPHA + level:g}",
+        ),
+        (
+            f"false-block rate, no change, {STRESS_CASES} flaky cases: gate rule",
+            fmt(stress.combined, stress.sims),
+            f"<= {ALPHA:g}",
+        ),
         ("  unadjusted rule", fmt(stress.unadjusted, stress.sims), f"<= {ALPHA + level:g}"),
         (f"power, {points}, n={N_CASES}: gate rule", fmt(alt.combined, alt.sims), f">= {t_power:.3f}"),
         ("  t component", fmt(alt.t_only, alt.sims), f"{t_power:.3f}"),
@@ -214,13 +244,20 @@ def main(argv: list[str] | None = None) -> int:
         r = run(args.sims, n, DROP)
         grid_t.append(r.t_only)
         grid_combined.append(r.combined)
-        grid_rows.append(f"  {n:>5}  {fmt(r.t_only, r.sims):>15}  {paired_t_power(n, DROP, sd, ALPHA):>8.3f}  "
-                         f"{fmt(r.combined, r.sims):>15}")
+        grid_rows.append(
+            f"  {n:>5}  {fmt(r.t_only, r.sims):>15}  {paired_t_power(n, DROP, sd, ALPHA):>8.3f}  "
+            f"{fmt(r.combined, r.sims):>15}"
+        )
     need = cases_needed(DROP, sd, ALPHA, TARGET_POWER)
     t_grid, t_interp = first_crossing(CASE_GRID, grid_t, TARGET_POWER)
     c_grid, c_interp = first_crossing(CASE_GRID, grid_combined, TARGET_POWER)
-    rows.append((f"cases for {TARGET_POWER:.0%} power, {points}: t component",
-                 f"{t_grid} (interp. {t_interp})", f"{need}"))
+    rows.append(
+        (
+            f"cases for {TARGET_POWER:.0%} power, {points}: t component",
+            f"{t_grid} (interp. {t_interp})",
+            f"{need}",
+        )
+    )
     rows.append(("  gate rule", f"{c_grid} (interp. {c_interp})", f"<= {need}"))
 
     drop_t: list[float] = []
@@ -228,12 +265,19 @@ def main(argv: list[str] | None = None) -> int:
     for d in DROP_GRID:
         r = run(args.sims, N_CASES, d)
         drop_t.append(r.t_only)
-        drop_rows.append(f"  {d:>5.2f}  {r.sd:>6.4f}  {fmt(r.t_only, r.sims):>15}  "
-                         f"{paired_t_power(N_CASES, d, r.sd, ALPHA):>8.3f}  {fmt(r.combined, r.sims):>15}")
+        drop_rows.append(
+            f"  {d:>5.2f}  {r.sd:>6.4f}  {fmt(r.t_only, r.sims):>15}  "
+            f"{paired_t_power(N_CASES, d, r.sd, ALPHA):>8.3f}  {fmt(r.combined, r.sims):>15}"
+        )
     mdd = min_detectable_drop(N_CASES, sd, ALPHA, TARGET_POWER)
     d_grid, d_interp = first_crossing(DROP_GRID, drop_t, TARGET_POWER)
-    rows.append((f"min detectable drop, n={N_CASES}, {TARGET_POWER:.0%} power: t component",
-                 f"{d_grid} (interp. {d_interp})", f"{mdd:.4f}"))
+    rows.append(
+        (
+            f"min detectable drop, n={N_CASES}, {TARGET_POWER:.0%} power: t component",
+            f"{d_grid} (interp. {d_interp})",
+            f"{mdd:.4f}",
+        )
+    )
 
     width = max(len(r[0]) for r in rows)
     print(f"{'quantity':<{width}}  {'simulated ± MC SE':>24}  {'analytic':>9}")

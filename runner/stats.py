@@ -56,7 +56,6 @@ Standard deviation of per-case differences (``estimate_sd_of_differences``)
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -66,27 +65,27 @@ from scipy.stats import binom, nct, norm
 from scipy.stats import t as t_dist
 
 __all__ = [
-    "CaseStability",
     "BinaryRule",
-    "PairedDifference",
-    "McNemarResult",
+    "CaseStability",
     "DropTest",
+    "McNemarResult",
+    "PairedDifference",
     "SdEstimate",
+    "binomial_sd_of_differences",
+    "case_passed",
+    "cases_needed",
+    "classify_case",
+    "component_level",
+    "discordant_counts",
+    "estimate_sd_of_differences",
+    "mcnemar_one_sided",
+    "min_detectable_drop",
+    "paired_difference",
+    "paired_t_power",
     "pass_at_k",
     "pass_hat_k",
-    "wilson_interval",
-    "classify_case",
-    "case_passed",
-    "paired_difference",
-    "discordant_counts",
-    "mcnemar_one_sided",
-    "component_level",
     "significant_drop",
-    "paired_t_power",
-    "min_detectable_drop",
-    "cases_needed",
-    "binomial_sd_of_differences",
-    "estimate_sd_of_differences",
+    "wilson_interval",
 ]
 
 CaseStability = Literal["STABLE_PASS", "STABLE_FAIL", "FLAKY"]
@@ -102,12 +101,10 @@ _ZERO_SD_RTOL = 1e-12
 
 
 def _as_int(value: object, name: str) -> int:
-    if isinstance(value, bool):
+    index = getattr(value, "__index__", None)
+    if index is None or value is True or value is False:
         raise ValueError(f"{name} must be an integer, got {value!r}")
-    try:
-        return operator.index(value)  # type: ignore[call-overload, no-any-return]
-    except TypeError:
-        raise ValueError(f"{name} must be an integer, got {value!r}") from None
+    return int(index())
 
 
 def _check_probability(value: float, name: str) -> float:
@@ -267,10 +264,14 @@ def paired_difference(
     n = len(base)
     diffs = [c - b for b, c in zip(base, cand, strict=True)]
     if n == 0:
-        return PairedDifference(0, math.nan, math.nan, math.inf, 0, math.nan, -math.inf, math.inf, confidence, 1.0)
+        return PairedDifference(
+            0, math.nan, math.nan, math.inf, 0, math.nan, -math.inf, math.inf, confidence, 1.0
+        )
     mean = math.fsum(diffs) / n
     if n == 1:
-        return PairedDifference(1, mean, math.nan, math.inf, 0, math.nan, -math.inf, math.inf, confidence, 1.0)
+        return PairedDifference(
+            1, mean, math.nan, math.inf, 0, math.nan, -math.inf, math.inf, confidence, 1.0
+        )
     df = n - 1
     sd = math.sqrt(math.fsum((d - mean) ** 2 for d in diffs) / df)
     largest = max(abs(d) for d in diffs)
