@@ -45,7 +45,7 @@ def run_git(
     """Run `git args` in cwd and return the completed process; raise GitError on failure."""
     cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", *args]
     try:
-        proc = subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, env=env or git_env())
+        proc = subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, env=env or git_env(), check=False)
     except FileNotFoundError as exc:
         raise GitError(f"cannot run git in {cwd}: {exc.strerror}") from None
     if check and proc.returncode != 0:

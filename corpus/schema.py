@@ -47,7 +47,7 @@ class _Reader:
             return None
         return self.data[key]
 
-    def str(self, key: str, *, required: bool = False, default: str | None = None) -> Any:
+    def text(self, key: str, *, required: bool = False, default: str | None = None) -> Any:
         value = self._get(key, required)
         if value is None:
             return default
@@ -58,7 +58,7 @@ class _Reader:
             raise self.fail(key, "must not be empty")
         return text
 
-    def int(self, key: str, *, default: int, minimum: int = 1) -> int:
+    def integer(self, key: str, *, default: int, minimum: int = 1) -> int:
         value = self._get(key, False)
         if value is None:
             return default
@@ -68,7 +68,7 @@ class _Reader:
             raise self.fail(key, f"must be at least {minimum}")
         return value
 
-    def float(self, key: str, *, default: float | None) -> float | None:
+    def number(self, key: str, *, default: float | None) -> float | None:
         value = self._get(key, False)
         if value is None:
             return default
@@ -76,7 +76,7 @@ class _Reader:
             raise self.fail(key, f"expected a number, found {_kind(value)}")
         return float(value)
 
-    def bool(self, key: str, *, default: bool = False) -> bool:
+    def boolean(self, key: str, *, default: bool = False) -> bool:
         value = self._get(key, False)
         if value is None:
             return default
@@ -85,7 +85,7 @@ class _Reader:
         return value
 
     def choice(self, key: str, choices: tuple[str, ...], *, default: str) -> Any:
-        value = self.str(key, default=default)
+        value = self.text(key, default=default)
         if value not in choices:
             raise self.fail(key, f"must be one of {', '.join(choices)}, found {value!r}")
         return value
@@ -102,7 +102,7 @@ class _Reader:
         return tuple(str(item) for item in value)
 
     def sha(self, key: str) -> str:
-        value = self.str(key, required=True)
+        value = self.text(key, required=True)
         if not SHA.match(value):
             raise self.fail(key, f"expected a full lowercase commit sha, found {value!r}")
         return value
@@ -145,20 +145,20 @@ def check_relative_path(path: Path, reader: _Reader, key: str, value: str) -> No
 def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case:
     """Validate a case.yaml document into a Case."""
     r = _Reader(path, data)
-    case_id = r.str("id", required=True)
+    case_id = r.text("id", required=True)
     if not SLUG.match(case_id):
         raise r.fail("id", f"must be a slug of lowercase letters, digits and '-', found {case_id!r}")
     if expected_id is not None and case_id != expected_id:
         raise r.fail("id", f"{case_id!r} does not match its directory {expected_id!r}")
-    title = r.str("title", required=True)
+    title = r.text("title", required=True)
     if "\n" in title.strip():
         raise r.fail("title", "must be one line")
-    prompt = r.str("prompt", required=True)
+    prompt = r.text("prompt", required=True)
     base, fix = r.sha("base_commit"), r.sha("fix_commit")
     if base == fix:
         raise r.fail("fix_commit", "must differ from base_commit")
     status = r.choice("status", STATUSES, default="active")
-    reason = r.str("deprecated_reason")
+    reason = r.text("deprecated_reason")
     if status == "deprecated" and not (reason and reason.strip()):
         raise CorpusError(path, "a deprecated case needs deprecated_reason", field="deprecated_reason",
                           line=line_of(data, "status"))
@@ -176,16 +176,16 @@ def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case
         base_commit=base,
         fix_commit=fix,
         grader=grader,
-        owner=r.str("owner"),
+        owner=r.text("owner"),
         policy=r.choice("policy", POLICIES, default="advisory"),
-        critical=r.bool("critical"),
+        critical=r.boolean("critical"),
         status=status,
         deprecated_reason=reason,
-        holdout=r.bool("holdout"),
+        holdout=r.boolean("holdout"),
         setup=setup,
         trigger_paths=r.strings("trigger_paths"),
         tags=r.strings("tags"),
-        leak_override=r.str("leak_override"),
+        leak_override=r.text("leak_override"),
         mined=_parse_provenance(mined_reader) if mined_reader else None,
     )
     r.finish()
@@ -193,15 +193,15 @@ def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case
 
 
 def _parse_grader(path: Path, r: _Reader) -> Grader:
-    junit = r.str("junit")
+    junit = r.text("junit")
     if junit is not None:
         check_relative_path(path, r, "junit", junit)
     deleted = r.strings("deleted")
     for item in deleted:
         check_relative_path(path, r, "deleted", item)
     grader = Grader(
-        command=r.str("command", required=True),
-        timeout=r.int("timeout", default=Grader.timeout),
+        command=r.text("command", required=True),
+        timeout=r.integer("timeout", default=Grader.timeout),
         junit=junit,
         fail_to_pass=r.strings("fail_to_pass"),
         pass_to_pass=r.strings("pass_to_pass"),
@@ -214,27 +214,27 @@ def _parse_grader(path: Path, r: _Reader) -> Grader:
 
 
 def _parse_setup(r: _Reader) -> Setup:
-    python = r.str("python")
+    python = r.text("python")
     if python is not None and not python.replace(".", "").isdigit():
         raise r.fail("python", f"expected a version such as 3.8, found {python!r}")
-    setup = Setup(command=r.str("command"), python=python, timeout=r.int("timeout", default=Setup.timeout))
+    setup = Setup(command=r.text("command"), python=python, timeout=r.integer("timeout", default=Setup.timeout))
     r.finish()
     return setup
 
 
 def _parse_provenance(r: _Reader) -> Provenance:
     value = Provenance(
-        score=r.float("score", default=0.0) or 0.0,
+        score=r.number("score", default=0.0) or 0.0,
         evidence=r.strings("evidence"),
-        subject=r.str("subject", default=""),
-        message=r.str("message", default=""),
-        authored=r.str("authored"),
+        subject=r.text("subject", default=""),
+        message=r.text("message", default=""),
+        authored=r.text("authored"),
         test_files=r.strings("test_files"),
         source_files=r.strings("source_files"),
         omitted_files=r.strings("omitted_files"),
         introducing_commits=r.strings("introducing_commits"),
-        escape_days=r.float("escape_days", default=None),
-        merge=r.bool("merge"),
+        escape_days=r.number("escape_days", default=None),
+        merge=r.boolean("merge"),
     )
     r.finish()
     return value
@@ -243,14 +243,14 @@ def _parse_provenance(r: _Reader) -> Provenance:
 def parse_config(path: Path, data: Any) -> CorpusConfig:
     """Validate a corpus.yaml document."""
     r = _Reader(path, data)
-    name = r.str("name", required=True)
+    name = r.text("name", required=True)
     defaults_reader = r.child("defaults")
     defaults = Defaults()
     if defaults_reader:
-        defaults = Defaults(owner=defaults_reader.str("owner"),
+        defaults = Defaults(owner=defaults_reader.text("owner"),
                             policy=defaults_reader.choice("policy", POLICIES, default="advisory"))
         defaults_reader.finish()
-    config = CorpusConfig(name=name, repo=r.str("repo"), defaults=defaults, test_globs=r.strings("test_globs"))
+    config = CorpusConfig(name=name, repo=r.text("repo"), defaults=defaults, test_globs=r.strings("test_globs"))
     r.finish()
     return config
 
@@ -266,9 +266,9 @@ def parse_rejections(path: Path, data: Any) -> tuple[Rejection, ...]:
     out = []
     for index, item in enumerate(items):
         entry = _Reader(path, item, f"rejected[{index}].")
-        out.append(Rejection(fix_commit=entry.sha("fix_commit"), reason=entry.str("reason", required=True),
-                             candidate_id=entry.str("candidate_id"), patch_id=entry.str("patch_id"),
-                             rejected_at=entry.str("rejected_at")))
+        out.append(Rejection(fix_commit=entry.sha("fix_commit"), reason=entry.text("reason", required=True),
+                             candidate_id=entry.text("candidate_id"), patch_id=entry.text("patch_id"),
+                             rejected_at=entry.text("rejected_at")))
         entry.finish()
     r.finish()
     return tuple(out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
@@ -183,7 +183,7 @@ class Corpus:
             document["rejected"] = items = to_yaml_value([])
             items.fa.set_block_style()
         stamped = rejection if rejection.rejected_at else Rejection(
-            **{**to_mapping(rejection), "rejected_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+            **{**to_mapping(rejection), "rejected_at": datetime.now(UTC).isoformat(timespec="seconds")})
         items.append(to_yaml_value(to_mapping(stamped)))
         write_yaml(path, document)
 

@@ -68,7 +68,7 @@ def make_python_env(version: str, venv_dir: Path, env: dict[str, str]) -> dict[s
         for alias in ("python", "python2", f"python{version}"):
             (bin_dir / alias).symlink_to(python)
     else:
-        proc = subprocess.run([str(python), "-m", "venv", str(venv_dir)], capture_output=True)
+        proc = subprocess.run([str(python), "-m", "venv", str(venv_dir)], capture_output=True, check=False)
         if proc.returncode != 0:
             detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise WorkspaceError(f"cannot create a venv with {python}: {detail[-1] if detail else 'failed'}")

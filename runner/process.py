@@ -51,24 +51,21 @@ def run_command(
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     try:
-        proc = subprocess.Popen(
-            ["bash", "-c", command],
-            cwd=cwd,
-            env=env,
-            stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        with open(stdin_path, "rb") if stdin_path else open(os.devnull, "rb") as stdin:
+            proc = subprocess.Popen(
+                ["bash", "-c", command],
+                cwd=cwd,
+                env=env,
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
     except OSError as exc:
         with open(log_path, "wb") as log:
             log.write(f"[hindcast: cannot start command: {exc.strerror}]\n".encode())
         return ProcessResult(None, False, 0.0, "", 0, False, start_error=exc.strerror or str(exc))
-    finally:
-        if stdin_path:
-            stdin.close()  # type: ignore[union-attr]
     pump = _OutputPump(proc, log_path, max_output_bytes)
     pump.start()
     timed_out = False

@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -172,7 +172,7 @@ def record_verdicts(corpus: Corpus, report: VerifyReport) -> None:
     except (OSError, ValueError):
         existing = {}
     cases = existing.get("cases", {}) if isinstance(existing, dict) else {}
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="seconds")
     for v in report.verdicts:
         cases[v.case_id] = {"verdict": v.verdict, "reason": v.reason, "case_fingerprint": v.case_fingerprint,
                             "repeats": max((a.repeat for a in v.attempts), default=0), "verified_at": now,

@@ -7,7 +7,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from gitrepo import GitRepo, git_init  # noqa: E402
+from gitrepo import GitRepo, git_init
 
 
 @pytest.fixture(autouse=True)

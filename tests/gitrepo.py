@@ -37,7 +37,7 @@ class GitRepo:
     def git(self, *args: str, input: bytes | None = None) -> str:
         """Run git in the repository and return stripped stdout; fail loudly."""
         proc = subprocess.run(["git", *args], cwd=self.path, env=git_env(self.clock), input=input,
-                              capture_output=True)
+                              capture_output=True, check=False)
         if proc.returncode != 0:
             raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
         return proc.stdout.decode("utf-8", "replace").strip()

@@ -3,8 +3,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from casefactory import CALC_FIXED, PYTEST, build_corpus
 import pytest
+from casefactory import CALC_FIXED, PYTEST, build_corpus
 
 from corpus import CaseFiles, Grader, Setup
 from corpus.cli_support import run_cli
@@ -13,7 +13,7 @@ from runner.verify import VerifyOptions, verify
 
 
 def test_valid_case_and_recorded_verdict(tmp_path: Path) -> None:
-    corpus, _, case = build_corpus(tmp_path)
+    corpus, _, _ = build_corpus(tmp_path)
     report = verify(corpus, VerifyOptions(repeats=2, jobs=2))
     [verdict] = report.verdicts
     assert (verdict.verdict, verdict.reason) == ("VALID", "")
