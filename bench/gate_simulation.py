@@ -1,13 +1,13 @@
 """Monte Carlo check of the gate's statistical block rule against the analytic power note.
 
-Usage: python bench/gate_simulation.py [--sims N] [--seed S] [--trials K] [--binary majority|all]
+Usage: python bench/gate_simulation.py [--sims N] [--seed S] [--trials K] [--mix E,H,F] [--binary all|majority]
 
 Synthetic corpora: each case's true per-trial pass probability is drawn from a mix of easy cases
 (45%, Beta(19, 1), mean 0.95), hard cases (35%, Beta(1, 19), mean 0.05) and flaky cases (20%, Beta(2, 2),
-mean 0.5). A baseline run and a candidate run draw K trials per case (Binomial(K, p)). "No change" gives the
-candidate the same probabilities; a "D-point drop" scales every case's probability by 1 - D / mean(p), so the
-corpus's true mean pass rate falls by exactly D and a case loses in proportion to what it had (an always
-failing case cannot get worse).
+mean 0.5); the mix's mean pass probability is 0.545. A baseline run and a candidate run draw K trials per
+case (Binomial(K, p)). "No change" gives the candidate the same probabilities; a "D-point drop" scales every
+case's probability by 1 - D / 0.545, so the true mean pass rate falls by D and a case loses in proportion to
+what it had (an always failing case cannot get worse). Cases stay independent draws, as the t test assumes.
 
 Every simulated pair goes through ``runner.stats.significant_drop``, the function the gate uses: per-case
 mean rates into the paired t interval, per-case binary outcomes (``runner.stats.case_passed``) into the exact
