@@ -17,12 +17,12 @@ import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DEST = REPO_ROOT / "demo" / "app"
-START = datetime(2024, 1, 1, 10, 0, 0, tzinfo=timezone.utc)
+START = datetime(2024, 1, 1, 10, 0, 0, tzinfo=UTC)
 
 AUTHORS = {
     "dana": ("Dana Reyes", "dana@shop.example"),
