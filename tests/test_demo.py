@@ -115,6 +115,7 @@ def test_build_is_deterministic(tmp_path: Path) -> None:
     first, second = build_tip(tmp_path / "a"), build_tip(tmp_path / "b")
     assert re.fullmatch(r"[0-9a-f]{40}", first)
     assert first == second
+    assert first in (REPO_ROOT / "demo" / "README.md").read_text(encoding="utf-8"), "README names the tip"
     assert int(git(tmp_path / "a", "rev-list", "--count", "HEAD")) >= 30
     assert git(tmp_path / "a", "symbolic-ref", "--short", "HEAD").decode().strip() == "main"
 
