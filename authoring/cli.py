@@ -1,0 +1,128 @@
+"""`authoring`: review the miner's candidates in a TUI, or approve, reject, list and lint from scripts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+import click
+
+from authoring.decisions import LeakRefused, approve, reject
+from authoring.draft import draft_from, parse_timeout, split_list
+from authoring.gitinfo import base_probe, patch_id, source_repo
+from authoring.lint import lint_corpus
+from authoring.queue import SORTS, arrange, read_queue
+from corpus import Corpus, HindcastError
+from corpus.cli_support import entry
+
+corpus_option = click.option("--corpus", "corpus_dir", type=click.Path(path_type=Path), default=Path("evals"),
+                             show_default=True, help="Corpus directory.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="hindcast")
+def cli() -> None:
+    """Turn the miner's candidates into cases: review them, approve or reject them, lint the prompts."""
+
+
+@cli.command("review")
+@corpus_option
+@click.option("--cases", "edit_cases", is_flag=True, help="Review approved cases instead of candidates.")
+def review_command(corpus_dir: Path, edit_cases: bool) -> None:
+    """Open the review screen (keyboard-first; press ? inside for the keys)."""
+    from authoring.app import make_app
+
+    app = make_app(Corpus.open(corpus_dir), kind="cases" if edit_cases else "candidates")
+    app.run()
+
+
+@cli.command("list")
+@corpus_option
+@click.option("--sort", type=click.Choice(SORTS), default="score", show_default=True, help="Order of the rows.")
+@click.option("--filter", "needle", default="", help="Only rows whose id, subject or paths contain these words.")
+@click.option("--cases", "list_cases", is_flag=True, help="List approved cases instead of candidates.")
+def list_command(corpus_dir: Path, sort: str, needle: str, list_cases: bool) -> None:
+    """Print the review queue: score, id, changed source/test files, fix date and subject."""
+    rows = arrange(read_queue(Corpus.open(corpus_dir), "cases" if list_cases else "candidates"), sort, needle)
+    width = max([len(row.id) for row in rows] + [2])
+    click.echo(f"{'SCORE':>5}  {'ID':<{width}}  {'SRC':>3} {'TEST':>4}  {'DATE':<10}  SUBJECT")
+    for row in rows:
+        when = row.authored.isoformat() if row.authored else "-"
+        click.echo(f"{row.score:5.2f}  {row.id:<{width}}  {len(row.source_files):>3} {len(row.test_files):>4}  "
+                   f"{when:<10}  {row.subject}")
+
+
+@cli.command("approve")
+@corpus_option
+@click.argument("candidate")
+@click.option("--prompt-file", type=click.File("r", encoding="utf-8"), required=True,
+              help="File holding the sanitized task prompt ('-' for stdin).")
+@click.option("--id", "case_id", help="Case id (default: the candidate id).")
+@click.option("--title", help="One-line title (default: the candidate's).")
+@click.option("--owner", help="Owner (default: the candidate's, else the corpus default).")
+@click.option("--policy", type=click.Choice(["advisory", "blocking"]), help="Gate policy.")
+@click.option("--critical/--not-critical", default=None, help="A critical case blocks on any regression.")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable; replaces the candidate's tags).")
+@click.option("--trigger-path", "trigger_paths", multiple=True,
+              help="A trigger path glob (repeatable; replaces the prefilled ones).")
+@click.option("--setup-command", help="Workspace setup command ('' for none).")
+@click.option("--grader-command", help="Grader command.")
+@click.option("--grader-timeout", help="Grader timeout in seconds.")
+@click.option("--override", help="Written justification to approve despite leakage findings (stored in the case).")
+def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_id: str | None, title: str | None,
+                    owner: str | None, policy: str | None, critical: bool | None, tags: tuple[str, ...],
+                    trigger_paths: tuple[str, ...], setup_command: str | None, grader_command: str | None,
+                    grader_timeout: str | None, override: str | None) -> None:
+    """Approve CANDIDATE as a case with the prompt in --prompt-file; leakage findings refuse it."""
+    corpus = Corpus.open(corpus_dir)
+    stored = corpus.load(candidate, "candidates")
+    draft = draft_from(stored.case, corpus.config.defaults)
+    changes = {
+        "prompt": prompt_file.read(), "id": case_id, "title": title, "owner": owner, "policy": policy,
+        "critical": critical, "tags": split_list(" ".join(tags)) if tags else None,
+        "trigger_paths": split_list(" ".join(trigger_paths)) if trigger_paths else None,
+        "setup_command": setup_command, "grader_command": grader_command,
+        "grader_timeout": parse_timeout(grader_timeout) if grader_timeout is not None else None,
+    }
+    draft = replace(draft, **{key: value for key, value in changes.items() if value is not None})
+    repo = source_repo(corpus)
+    try:
+        decision = approve(corpus, candidate, draft, override=override, expect_mtime_ns=stored.mtime_ns,
+                           in_base=base_probe(repo, stored.case.base_commit))
+    except LeakRefused as refused:
+        for finding in refused.findings:
+            click.echo(f"{prompt_file.name}:{finding.describe()}", err=True)
+        raise
+    click.echo(decision.describe())
+
+
+@cli.command("reject")
+@corpus_option
+@click.argument("candidate")
+@click.option("--reason", required=True, help="Why (kept in rejected.yaml; the miner never proposes it again).")
+def reject_command(corpus_dir: Path, candidate: str, reason: str) -> None:
+    """Reject CANDIDATE: record its fix commit in rejected.yaml and remove the candidate."""
+    corpus = Corpus.open(corpus_dir)
+    stored = corpus.load(candidate, "candidates")
+    pid = patch_id(source_repo(corpus), stored.case.base_commit, stored.case.fix_commit)
+    decision = reject(corpus, candidate, reason, patch_id=pid)
+    click.echo(f"{decision.describe()} (fix {stored.case.fix_commit[:12]}); it will not be proposed again")
+
+
+@cli.command("lint")
+@corpus_option
+def lint_command(corpus_dir: Path) -> None:
+    """Check every active case's prompt for leaks and secrets; one line per finding, exit 1 if any."""
+    report = lint_corpus(Corpus.open(corpus_dir))
+    for item in report.reported:
+        click.echo(item.line())
+    if report.reported:
+        affected = len({item.case_id for item in report.reported})
+        raise HindcastError(f"{len(report.reported)} finding(s) in {affected} of {report.cases} active case(s)")
+    overridden = len(report.findings) - len(report.reported)
+    note = f" ({overridden} leakage finding(s) justified by leak_override)" if overridden else ""
+    click.echo(f"{report.cases} active case(s), no findings{note}")
+
+
+main = entry(cli, "authoring")

@@ -1,0 +1,58 @@
+"""What the review needs from the source repository, when it can be reached: all optional, all cached."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from authoring.leaks import InBase
+from corpus import Corpus, GitError, UsageError
+from corpus.gitutil import open_repository, run_git
+
+
+def source_repo(corpus: Corpus) -> Path | None:
+    """The corpus's source repository, or None when it is not configured or not a git work tree."""
+    try:
+        return open_repository(corpus.repo_path())
+    except (UsageError, GitError):
+        return None
+
+
+def base_probe(repo: Path | None, base_commit: str) -> InBase | None:
+    """A check whether an identifier already exists (as a whole word) anywhere at the base revision."""
+    if repo is None:
+        return None
+
+    def in_base(name: str) -> bool:
+        return _in_tree(str(repo), base_commit, name)
+
+    return in_base
+
+
+@lru_cache(maxsize=4096)
+def _in_tree(repo: str, commit: str, name: str) -> bool:
+    proc = run_git(["grep", "-q", "-w", "-F", "-e", name, commit, "--"], repo, check=False)
+    return proc.returncode == 0
+
+
+def patch_id(repo: Path | None, base_commit: str, fix_commit: str) -> str | None:
+    """`git patch-id --stable` of the fix's diff against its base (catches cherry-picks), if computable."""
+    if repo is None:
+        return None
+    diff = run_git(["diff", "--binary", base_commit, fix_commit], repo, check=False)
+    if diff.returncode != 0 or not diff.stdout:
+        return None
+    proc = run_git(["patch-id", "--stable"], repo, input=diff.stdout, check=False)
+    words = proc.stdout.decode().split()
+    return words[0] if proc.returncode == 0 and words else None
+
+
+def grader_diff(repo: Path | None, base_commit: str, fix_commit: str, paths: Sequence[str]) -> str | None:
+    """The fix's diff of the grader paths (what the hidden test changed), or None without the repository."""
+    if repo is None or not paths:
+        return None
+    proc = run_git(["diff", base_commit, fix_commit, "--", *paths], repo, check=False)
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.decode("utf-8", "replace")

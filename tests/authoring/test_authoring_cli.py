@@ -1,0 +1,162 @@
+"""The scriptable twins through click's CliRunner: exact output, exit codes, files on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from shopfactory import Shop, tree
+
+from authoring.cli import cli
+from corpus.cli_support import run_cli
+
+CLEAN = "Cart totals lose their cents: 1.25 + 2.50 comes to 3 instead of 3.75.\n"
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run through the real CLI edge (errors become one stderr line and an exit code)."""
+    code = run_cli(cli, "authoring", args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_list_prints_the_queue_by_score(shop: Shop, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["list", "--corpus", str(shop.corpus.root)], capsys)
+    assert (code, err) == (0, "")
+    assert out == (
+        "SCORE  ID                SRC TEST  DATE        SUBJECT\n"
+        " 0.92  cart-total-cents    1    1  2024-01-23  Fix cart total dropping cents\n"
+        " 0.71  discount-percent    1    1  2024-01-28  Fix percent discounts\n"
+        " 0.45  tax-of-zero         1    1  2024-01-31  Stop adding a unit of tax to every amount\n"
+    )
+
+
+def test_list_sorts_and_filters(shop: Shop, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["list", "--corpus", str(shop.corpus.root), "--sort", "id", "--filter", "fix"], capsys)
+    assert code == 0
+    assert [line.split()[1] for line in out.splitlines()[1:]] == ["cart-total-cents", "discount-percent"]
+
+
+def test_approve_writes_the_case(shop: Shop, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompt = tmp_path / "prompt.md"
+    prompt.write_text(CLEAN)
+    code, out, err = run(["approve", "cart-total-cents", "--corpus", str(shop.corpus.root), "--prompt-file",
+                          str(prompt), "--id", "cart-cents", "--policy", "blocking", "--critical", "--tag", "money",
+                          "--tag", "cart", "--grader-timeout", "60"], capsys)
+    assert (code, out, err) == (0, "approved cart-total-cents as cases/cart-cents\n", "")
+    case = shop.corpus.load("cart-cents", "cases").case
+    assert (case.policy, case.critical, case.tags, case.grader.timeout, case.owner) == (
+        "blocking", True, ("money", "cart"), 60, "team-shop")
+    assert not shop.candidate("cart-total-cents").exists()
+
+
+def test_approve_refuses_leaks_with_one_line_per_finding(shop: Shop, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    prompt = tmp_path / "prompt.md"
+    prompt.write_text("Totals drop cents (#12).\nAdd round_half_up.\n")
+    before = tree(shop.corpus.root)
+    code, out, err = run(["approve", "cart-total-cents", "--corpus", str(shop.corpus.root),
+                          "--prompt-file", str(prompt)], capsys)
+    assert (code, out) == (1, "")
+    assert err == (
+        f"{prompt}:1:20: reference: an issue or pull request reference leads to the fix: '#12'\n"
+        f"{prompt}:2:5: oracle-identifier: only the oracle's added lines in src/shop/cart.py use this name; "
+        "it gives the fix away: 'round_half_up'\n"
+        "authoring: error: approval refused: 2 leakage finding(s) in the prompt; "
+        "fix them or override with a written justification\n"
+    )
+    assert tree(shop.corpus.root) == before
+
+
+def test_approve_with_override(shop: Shop, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompt = tmp_path / "prompt.md"
+    prompt.write_text("Add round_half_up.\n")
+    code, out, _ = run(["approve", "cart-total-cents", "--corpus", str(shop.corpus.root), "--prompt-file",
+                        str(prompt), "--override", "the helper is the requested API"], capsys)
+    assert (code, out) == (0, "approved cart-total-cents as cases/cart-total-cents\n")
+    assert shop.corpus.load("cart-total-cents", "cases").case.leak_override == "the helper is the requested API"
+
+
+def test_approve_prompt_from_stdin(shop: Shop) -> None:
+    result = CliRunner().invoke(cli, ["approve", "tax-of-zero", "--corpus", str(shop.corpus.root),
+                                      "--prompt-file", "-"], input="Tax of zero must be zero.\n")
+    assert (result.exit_code, result.output) == (0, "approved tax-of-zero as cases/tax-of-zero\n")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["approve", "nope", "--prompt-file", "{prompt}"], "no candidate 'nope'"),
+    (["approve", "tax-of-zero", "--prompt-file", "{prompt}", "--id", "Bad Id"], "id 'Bad Id': must be lowercase"),
+    (["approve", "tax-of-zero", "--prompt-file", "{prompt}", "--grader-timeout", "soon"],
+     "grader timeout: expected a whole number of seconds, found 'soon'"),
+    (["approve", "tax-of-zero", "--prompt-file", "{tmp}/missing.md"], "missing.md': No such file or directory"),
+    (["reject", "tax-of-zero", "--reason", " "], "a rejection needs a reason"),
+    (["reject", "../x", "--reason", "r"], "candidates id '../x': must be lowercase letters"),
+])
+def test_usage_errors_are_one_line(shop: Shop, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   args: list[str], message: str) -> None:
+    prompt = tmp_path / "prompt.md"
+    prompt.write_text(CLEAN)
+    args = [a.format(prompt=prompt, tmp=tmp_path) for a in args] + ["--corpus", str(shop.corpus.root)]
+    code, out, err = run(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("authoring: error: ") and message in err and err.count("\n") == 1
+
+
+def test_reject_records_the_rejection(shop: Shop, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["reject", "tax-of-zero", "--corpus", str(shop.corpus.root), "--reason",
+                          "grader depends on the clock"], capsys)
+    fix = shop.fixes["tax-of-zero"][1]
+    assert (code, err) == (0, "")
+    assert out == f"rejected tax-of-zero (fix {fix[:12]}); it will not be proposed again\n"
+    [rejection] = shop.corpus.rejections()
+    assert (rejection.fix_commit, rejection.reason, rejection.candidate_id) == (
+        fix, "grader depends on the clock", "tax-of-zero")
+    assert rejection.patch_id and rejection.rejected_at
+    assert not shop.candidate("tax-of-zero").exists()
+
+
+def test_lint_reports_one_line_per_finding(shop: Shop, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = str(shop.corpus.root)
+    prompt = tmp_path / "prompt.md"
+    for candidate, text, override in [("cart-total-cents", "See #12; add round_half_up.\n", "reviewed"),
+                                      ("discount-percent", "Percent discounts subtract the percent.\n", None)]:
+        prompt.write_text(text)
+        assert run(["approve", candidate, "--corpus", root, "--prompt-file", str(prompt)]
+                   + (["--override", override] if override else []), capsys)[0] == 0
+    code, out, err = run(["lint", "--corpus", root], capsys)
+    assert (code, out, err) == (0, ("2 active case(s), no findings (2 leakage finding(s) justified by "
+                                   "leak_override)\n"), "")
+    case_yaml = shop.corpus.root / "cases" / "discount-percent" / "case.yaml"
+    case_yaml.write_text(case_yaml.read_text().replace(
+        "Percent discounts subtract the percent.", "Percent discounts subtract the percent; see PROJ-9 or ask "
+        "dana@acme.io."))
+    code, out, err = run(["lint", "--corpus", root], capsys)
+    assert code == 1
+    assert out == (
+        "cases/discount-percent/case.yaml: prompt 1:45: reference: a ticket reference leads to the fix: 'PROJ-9'\n"
+        "cases/discount-percent/case.yaml: prompt 1:59: email: an email address is personal data: 'dana@acme.io'\n"
+    )
+    assert err == "authoring: error: 2 finding(s) in 1 of 2 active case(s)\n"
+
+
+def test_lint_of_an_empty_corpus_passes(shop: Shop, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["lint", "--corpus", str(shop.corpus.root)], capsys) == (0, "0 active case(s), no findings\n", "")
+
+
+def test_missing_corpus_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["list", "--corpus", str(tmp_path / "nope")], capsys)
+    assert (code, err) == (2, (f"authoring: error: {tmp_path / 'nope'}: corpus directory not found "
+                              "(use --corpus DIR)\n"))
+
+
+def test_every_command_and_option_has_help() -> None:
+    assert cli.help
+    for name, command in cli.commands.items():
+        assert (command.help or "").strip(), name
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert param.help, f"{name} {param.opts[0]}"
+        result = CliRunner().invoke(cli, [name, "--help"])
+        assert result.exit_code == 0 and result.output.startswith(f"Usage: cli {name}")
