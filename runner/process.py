@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TAIL_BYTES = 8192
+# Process groups of commands still running, so an interrupted run can stop every one of them.
+_RUNNING: set[int] = set()
+_RUNNING_LOCK = threading.Lock()
 TRUNCATION_MARKER = "\n[hindcast: output truncated after {limit} bytes; {dropped} more bytes discarded]\n"
 
 
@@ -43,11 +46,13 @@ def run_command(
     *,
     max_output_bytes: int | None = None,
     stdin_path: Path | None = None,
+    marker: str | None = None,
 ) -> ProcessResult:
     """Run `bash -c command` in cwd with its own session; output goes to log_path (capped), never to memory whole.
 
     At the timeout the whole process group is killed; after a normal exit the group is killed too, so no
-    grandchild outlives the command.
+    grandchild outlives the command. With marker (a "NAME=value" entry of env), processes that left the group
+    (setsid, daemons) but still carry the marker in their environment are killed as well (Linux).
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -66,6 +71,8 @@ def run_command(
         with open(log_path, "wb") as log:
             log.write(f"[hindcast: cannot start command: {exc.strerror}]\n".encode())
         return ProcessResult(None, False, 0.0, "", 0, False, start_error=exc.strerror or str(exc))
+    with _RUNNING_LOCK:
+        _RUNNING.add(proc.pid)
     pump = _OutputPump(proc, log_path, max_output_bytes)
     pump.start()
     timed_out = False
@@ -75,7 +82,11 @@ def run_command(
         timed_out = True
     finally:
         kill_group(proc.pid)
+        if marker:
+            kill_marked(marker)
         proc.wait()
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc.pid)
         pump.join(timeout=5)
     return ProcessResult(
         exit_code=None if timed_out else proc.returncode,
@@ -85,6 +96,46 @@ def run_command(
         output_bytes=pump.total,
         truncated=pump.truncated,
     )
+
+
+def kill_running() -> None:
+    """SIGKILL the process group of every command still running (an interrupted run stops them all)."""
+    with _RUNNING_LOCK:
+        groups = list(_RUNNING)
+    for pgid in groups:
+        kill_group(pgid)
+
+
+def kill_marked(marker: str, rounds: int = 3) -> int:
+    """SIGKILL every process whose environment holds marker ("NAME=value"); returns how many were killed.
+
+    Catches descendants that left the process group. Repeated a few rounds so a parent that forks while it is
+    being swept does not leave its child behind. A no-op where /proc is missing.
+    """
+    needle = marker.encode()
+    killed = 0
+    for _ in range(rounds):
+        found = 0
+        try:
+            entries = [e.name for e in os.scandir("/proc") if e.name.isdigit()]
+        except OSError:
+            return killed
+        for pid in entries:
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as handle:
+                    environ = handle.read()
+            except OSError:
+                continue
+            if needle in environ.split(b"\0"):
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                    found += 1
+                except OSError:
+                    pass
+        killed += found
+        if not found:
+            break
+    return killed
 
 
 def kill_group(pgid: int) -> None:

@@ -9,7 +9,7 @@ from corpus.errors import WorkspaceError
 from corpus.model import Case
 from runner.environment import base_environment, make_python_env
 from runner.process import ProcessResult, run_command
-from runner.workspace import create_workspace
+from runner.workspace import create_workspace, workspace_from_template
 
 WORKSPACE_DIR = "workspace"
 
@@ -26,12 +26,17 @@ class Prepared:
     """The setup command's result, when the case has one."""
 
 
-def prepare(case: Case, repo: Path, scratch: Path) -> Prepared:
+def prepare(case: Case, repo: Path, scratch: Path, template: Path | None = None) -> Prepared:
     """Build the workspace under scratch, make the interpreter environment beside it, run setup.
 
-    Raises WorkspaceError (or GitError) with a one-line reason when any step fails.
+    With template (a `build_template` git directory of the case's base) the workspace is copied from it
+    instead of being extracted from the source repository. Raises WorkspaceError (or GitError) with a
+    one-line reason when any step fails.
     """
-    workspace = create_workspace(repo, case.base_commit, scratch / WORKSPACE_DIR)
+    if template is not None:
+        workspace = workspace_from_template(template, scratch / WORKSPACE_DIR)
+    else:
+        workspace = create_workspace(repo, case.base_commit, scratch / WORKSPACE_DIR)
     env = base_environment()
     if case.setup.python:
         env = make_python_env(case.setup.python, scratch / "python", env)
