@@ -213,8 +213,9 @@ def render_compare(report: CompareReport) -> list[str]:
     lines.append(f"  paired t over {_cases(test.paired.n, 'blocking ')}: mean difference "
                  + ("-" if not test.paired.n else f"{test.paired.mean_difference * 100:+.1f} pp")
                  + f", {1 - report.options.alpha:.0%} interval {_interval(test)}")
-    lines.append(f"  exact McNemar (one-sided): {test.mcnemar.regressions} regressions, "
-                 f"{test.mcnemar.fixes} fixes, p = {test.mcnemar.p_value:.4g}")
+    b, c = test.mcnemar.regressions, test.mcnemar.fixes
+    lines.append(f"  exact McNemar (one-sided): {b} regression{'' if b == 1 else 's'}, "
+                 f"{c} fix{'' if c == 1 else 'es'}, p = {test.mcnemar.p_value:.4g}")
     if adv.paired.n:
         lines.append(f"  advisory, never blocks ({_cases(adv.paired.n)}): mean difference "
                      f"{adv.paired.mean_difference * 100:+.1f} pp, interval {_interval(adv)}, "

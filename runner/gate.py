@@ -108,11 +108,13 @@ class PowerNote:
 
     def text(self) -> str:
         """The note as one line."""
-        detectable = (f"{self.min_detectable_drop * 100:.1f} pp" if self.min_detectable_drop <= 1.0
-                      else "no drop (it needs at least 2 cases)" if math.isinf(self.min_detectable_drop)
-                      else "no drop up to 100 pp")
-        line = (f"{self.cases} blocking case{'' if self.cases == 1 else 's'} x {self.trials} trials (sd of per-case differences "
-                f"{self.sd:.3f}, {self.sd_source}): the smallest drop detectable at 80% power is {detectable}")
+        mdd = self.min_detectable_drop
+        detectable = (f"is {mdd * 100:.1f} pp" if mdd <= 1.0
+                      else "does not exist (the test needs at least 2 cases)" if math.isinf(mdd)
+                      else "is above 100 pp (none is possible)")
+        line = (f"{self.cases} blocking case{'' if self.cases == 1 else 's'} x {self.trials} trials "
+                f"(sd of per-case differences {self.sd:.3f}, {self.sd_source}): "
+                f"the smallest drop detectable at 80% power {detectable}")
         if self.target_drop is None:
             return line
         what = "the observed" if self.target_is_observed else "a tolerance-sized"

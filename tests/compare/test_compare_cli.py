@@ -1,0 +1,179 @@
+"""`runner compare` through the CLI: the report's exact lines, --json, and every exit code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from runbuilder import write_corpus, write_run
+
+from corpus.cli_support import run_cli
+from runner.cli import cli
+
+KINDS = {"cart": "blocking", "login": "critical", "docs": "advisory", "refund": "blocking",
+         "search": "blocking", "net": "blocking", "tax": "blocking"}
+BASE = {"cart": "ppppp", "login": "ppppp", "docs": "ppppp", "refund": "ppppp", "search": "fffff",
+        "net": "ppppp", "tax": "ppppf"}
+CAND = {"cart": "ppfpp", "login": "ppppp", "docs": "pfffp", "search": "ppppp", "net": "fffff",
+        "tax": "pffff", "new-case": "ppppp"}
+QUARANTINE = "quarantine:\n  - case: net\n    reason: network flake\n    owner: bob\n    expiry: 2999-01-01\n"
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    write_corpus(tmp_path / "evals", KINDS)
+    (tmp_path / "q.yaml").write_text(QUARANTINE)
+    write_run(tmp_path / "runs", "base", BASE, cost_usd=0.1)
+    write_run(tmp_path / "runs", "cand", CAND, cost_usd=0.1, reasons={"cart": "grader: test_total failed"})
+    return tmp_path
+
+
+def compare(root: Path, *extra: str) -> int:
+    return run_cli(cli, "runner", ["compare", "--baseline", str(root / "runs" / "base"), "--candidate",
+                                   str(root / "runs" / "cand"), "--corpus", str(root / "evals"), *extra])
+
+
+def test_report_leads_with_regressions(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert compare(runs, "--quarantine", str(runs / "q.yaml")) == 4
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:33] == [
+        "baseline base (default) vs candidate cand (default), compared by case",
+        "",
+        "Regressions (2):",
+        "  cart  [blocking]",
+        "    baseline:  pass (5/5)",
+        "    candidate: fail (4/5 passed): grader: test_total failed",
+        "  docs  [advisory]",
+        "    baseline:  pass (5/5)",
+        "    candidate: fail (2/5 passed): grader: 1 test failed",
+        "Lower pass rate (1):",
+        "  tax  [blocking]",
+        "    baseline:  fail (4/5 passed): grader: 1 test failed",
+        "    candidate: fail (1/5 passed): grader: 1 test failed",
+        "Fixes (1):",
+        "  search  [blocking]",
+        "    baseline:  fail (0/5 passed): grader: 1 test failed",
+        "    candidate: pass (5/5)",
+        "New cases (1):",
+        "  new-case  [advisory: not in corpus]",
+        "    candidate: pass (5/5)",
+        "Missing from candidate (1):",
+        "  refund  [blocking]",
+        "    baseline:  pass (5/5)",
+        "Quarantined (1):",
+        "  net  [blocking]",
+        "    baseline:  pass (5/5)",
+        "    candidate: fail (0/5 passed): grader: 1 test failed",
+        "    owner bob, until 2999-01-01: network flake",
+        "",
+        "Summary:",
+        "  pass rate, blocking (4 cases): 70.0% -> 75.0% (+5.0 pp)",
+        "  pass rate, advisory (1 case): 100.0% -> 40.0% (-60.0 pp)",
+        "  duration p50: 13.0s -> 13.0s; p99: 15.0s -> 15.0s",
+    ]
+    assert "  cost: $3.0000 -> $3.0000; per trial $0.1000 -> $0.1000 (+0.0%) over 30/30 trials" in lines
+    assert "  exact McNemar (one-sided): 1 regression, 1 fix, p = 0.75" in lines
+    assert any(line.startswith("  power: 4 blocking cases x 5 trials") for line in lines)
+    assert lines[-2:] == ["BLOCK: 1 blocking case of the baseline missing from the candidate: refund",
+                          "verdict: BLOCK (exit 4)"]
+
+
+def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert compare(runs, "--quarantine", str(runs / "q.yaml"), "--json") == 4
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"verdict", "exit_code", "refused", "findings", "baseline", "candidate", "keyed_by",
+                         "regressions", "declined", "fixes", "new", "missing", "quarantined", "summary", "test",
+                         "advisory_test", "power", "options"}
+    assert (data["verdict"], data["exit_code"], data["refused"]) == ("BLOCK", 4, False)
+    assert data["findings"] == [{"level": "BLOCK", "rule": "missing-case",
+                                 "message": "1 blocking case of the baseline missing from the candidate: refund"}]
+    assert [r["key"] for r in data["regressions"]] == ["cart", "docs"]
+    assert data["regressions"][0] == {
+        "key": "cart", "case_id": "cart", "policy": "blocking", "critical": False, "blocking": True,
+        "in_corpus": "active", "quarantined_by": None,
+        "baseline": {"passes": 5, "fails": 0, "errors": 0, "passed": True, "rate": 1.0, "reason": ""},
+        "candidate": {"passes": 4, "fails": 1, "errors": 0, "passed": False, "rate": 0.8,
+                      "reason": "grader: test_total failed"}}
+    assert [r["key"] for r in data["quarantined"]] == ["net"]
+    assert data["test"]["cases"] == 4 and data["test"]["mcnemar_p"] == 0.75
+    assert data["summary"]["blocking"] == {"cases": 4, "baseline": 0.7, "candidate": 0.75}
+    assert data["power"]["cases"] == 4 and data["power"]["text"].startswith("4 blocking cases")
+
+
+def test_exit_codes_pass_warn_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_corpus(tmp_path / "evals", {"a": "blocking", "b": "blocking", "c": "blocking", "d": "blocking"})
+    same = {"a": "ppppp", "b": "ppppp", "c": "ppppp", "d": "ppppp"}
+    write_run(tmp_path / "runs", "base", same)
+    write_run(tmp_path / "runs", "same", same)
+    write_run(tmp_path / "runs", "worse", {**same, "a": "pppff"})
+    write_run(tmp_path / "runs", "gone", {"a": "ppppp", "b": "ppppp", "c": "ppppp"})
+
+    def gate(candidate: str, *extra: str) -> int:
+        return run_cli(cli, "runner", ["compare", "--baseline", str(tmp_path / "runs" / "base"), "--candidate",
+                                       str(tmp_path / "runs" / candidate), "--corpus", str(tmp_path / "evals"),
+                                       *extra])
+
+    assert gate("same") == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "verdict: PASS (exit 0)"
+    assert gate("worse") == 2
+    assert capsys.readouterr().out.splitlines()[-1] == "verdict: WARN (exit 2)"
+    assert gate("worse", "--tolerance", "15") == 0
+    assert gate("gone") == 4
+    capsys.readouterr()
+
+
+def test_refusals_exit_4_with_the_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_corpus(tmp_path / "evals", {"a": "blocking", "b": "blocking"})
+    write_run(tmp_path / "runs", "base", {"a": "ppppp", "b": "ppppp"}, fingerprint="1" * 64)
+    write_run(tmp_path / "runs", "short", {"a": "ppe", "b": "ppp"}, fingerprint="1" * 64)
+    write_run(tmp_path / "runs", "moved", {"a": "ppppp", "b": "ppppp"}, fingerprint="2" * 64)
+
+    def gate(candidate: str, *extra: str) -> int:
+        return run_cli(cli, "runner", ["compare", "--baseline", str(tmp_path / "runs" / "base"), "--candidate",
+                                       str(tmp_path / "runs" / candidate), "--corpus", str(tmp_path / "evals"),
+                                       *extra])
+
+    assert gate("short") == 4
+    assert capsys.readouterr().out.splitlines()[-2:] == [
+        "BLOCK: refused: the candidate run has fewer than 3 non-error trials for a (2)", "verdict: BLOCK (exit 4)"]
+    assert gate("moved") == 4
+    assert "refused: the runs were made on different datasets (111111111111 vs 222222222222)" in (
+        capsys.readouterr().out)
+    assert gate("moved", "--allow-dataset-change") == 0
+    capsys.readouterr()
+
+
+def test_bad_input_exits_3(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert compare(runs, "--alpha", "2") == 3
+    assert capsys.readouterr().err == "runner: error: --alpha must be between 0 and 0.5, got 2\n"
+    assert compare(runs, "--alpha", "often") == 3
+    assert "'often' is not a valid float" in capsys.readouterr().err
+    assert run_cli(cli, "runner", ["compare", "--baseline", str(runs / "runs" / "base")]) == 3
+    assert capsys.readouterr().err == "runner: error: Missing option '--candidate'.\n"
+    assert run_cli(cli, "runner", ["compare", "--baseline", str(runs / "nowhere"), "--candidate",
+                                   str(runs / "runs" / "cand"), "--corpus", str(runs / "evals")]) == 3
+    assert capsys.readouterr().err == f"runner: error: {runs / 'nowhere'}: not a run directory (no run.json)\n"
+    assert compare(runs, "--quarantine", str(runs / "missing.yaml")) == 3
+    assert capsys.readouterr().err == f"runner: error: {runs / 'missing.yaml'}: file not found\n"
+    (runs / "bad.yaml").write_text("quarantine: {case: a}\n")
+    assert compare(runs, "--quarantine", str(runs / "bad.yaml")) == 3
+    assert capsys.readouterr().err == f"runner: error: {runs / 'bad.yaml'}:1: quarantine: expected a list of entries\n"
+    assert run_cli(cli, "runner", ["compare", "--baseline", str(runs / "runs" / "base"), "--candidate",
+                                   str(runs / "runs" / "cand"), "--corpus", str(runs / "none")]) == 3
+    capsys.readouterr()
+
+
+def test_stub_quarantine_entries_block_until_filled(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (runs / "q.yaml").write_text("quarantine:\n  - case: net\n    reason: flaky\n    owner:\n    expiry:\n")
+    assert compare(runs, "--quarantine", str(runs / "q.yaml")) == 4
+    out = capsys.readouterr().out
+    assert f"BLOCK: quarantine entry net ({runs / 'q.yaml'}:2): no owner, no expiry" in out.splitlines()
+    assert "Quarantined" not in out
+
+
+def test_commands_have_help() -> None:
+    for name in ("compare", "flakes", "select"):
+        command = cli.commands[name]
+        assert command.help and all(p.help for p in command.params if hasattr(p, "help") and p.name != "run"
+                                    and p.name != "paths")
