@@ -91,7 +91,8 @@ def flakes_command(run: Path, corpus_dir: Path, k: int, quarantine_out: Path | N
     click.echo(flakes_json(report) if as_json else "\n".join(render_flakes(report)))
     if quarantine_out is not None and report.exit_code != 4:
         added = write_stubs(quarantine_out, quarantine_stubs(report))
-        click.echo(f"{quarantine_out}: {len(added)} stub entries added; fill in owner and expiry", err=True)
+        click.echo(f"{quarantine_out}: {len(added)} stub {'entry' if len(added) == 1 else 'entries'} added; "
+                   "fill in owner and expiry", err=True)
     return report.exit_code
 
 

@@ -131,7 +131,7 @@ def render_flakes(report: FlakesReport) -> list[str]:
     counts = {s: sum(1 for c in report.cases if c.stability == s) for s in ("STABLE_PASS", "STABLE_FAIL", "FLAKY")}
     candidates = sum(1 for c in report.cases if c.quarantine_candidate)
     lines.append(f"{len(report.cases)} cases: {counts['STABLE_PASS']} stable pass, {counts['STABLE_FAIL']} "
-                 f"stable fail, {counts['FLAKY']} flaky ({candidates} quarantine candidates)")
+                 f"stable fail, {counts['FLAKY']} flaky ({candidates} quarantine candidate{'' if candidates == 1 else 's'})")
     if report.short:
         lines.append(f"refused: fewer than {MIN_TRIALS} non-error trials for {', '.join(report.short)}")
     elif not report.cases:

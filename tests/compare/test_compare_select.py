@@ -1,0 +1,92 @@
+"""`runner select`: trigger-path globs against changed files, given or taken from git."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gitrepo import GitRepo, git_init
+from runbuilder import write_corpus
+
+from corpus import Corpus, GitError
+from corpus.cli_support import run_cli
+from runner.cli import cli
+from runner.select import changed_since, matches, select_cases
+
+KINDS = {"cart": "blocking", "tax": "blocking", "shop-any": "advisory", "util": "advisory",
+         "anywhere": "advisory", "untriggered": "advisory", "old": "deprecated"}
+TRIGGERS = {"cart": ("src/shop/cart.py",), "tax": ("src/shop/tax.py",), "shop-any": ("src/shop/*.py",),
+            "util": ("lib/",), "anywhere": ("util.py",), "old": ("src/shop/cart.py",)}
+FILES = {"src/shop/cart.py": "cart\n", "src/shop/tax.py": "tax\n", "lib/util.py": "util\n", "README.md": "app\n"}
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[GitRepo, Corpus, str]:
+    repo = git_init(tmp_path / "repo")
+    first = repo.commit(FILES, "Initial commit")
+    corpus = write_corpus(tmp_path / "evals", KINDS, TRIGGERS, repo="../repo")
+    return repo, corpus, first
+
+
+def test_glob_semantics() -> None:
+    assert matches(["src/shop/*.py"], ["src/shop/cart.py", "src/shop/sub/x.py", "src/other.py"]) == [
+        "src/shop/cart.py"]
+    assert matches(["src/**/x.py"], ["src/shop/sub/x.py", "x.py"]) == ["src/shop/sub/x.py"]
+    assert matches(["util.py"], ["lib/util.py", "util.py", "lib/util.pyc"]) == ["lib/util.py", "util.py"]
+    assert matches(["lib/"], ["lib/a/b.py", "liberal.py"]) == ["lib/a/b.py"]
+    assert matches([], ["anything"]) == []
+
+
+def test_select_given_paths(setup: tuple[GitRepo, Corpus, str]) -> None:
+    _, corpus, _ = setup
+    assert select_cases(corpus, ["src/shop/cart.py"]) == ["cart", "shop-any"]
+    assert select_cases(corpus, ["./lib/util.py", "docs/x.md"]) == ["anywhere", "util"]
+    assert select_cases(corpus, ["README.md"]) == []
+
+
+def test_cli_changed(setup: tuple[GitRepo, Corpus, str], capsys: pytest.CaptureFixture[str]) -> None:
+    _, corpus, _ = setup
+    args = ["select", "--corpus", str(corpus.root), "--changed", "src/shop/tax.py", "lib/util.py"]
+    assert run_cli(cli, "runner", args) == 0
+    assert capsys.readouterr().out.splitlines() == ["anywhere", "shop-any", "tax", "util"]
+
+
+def test_changed_since_commits_worktree_and_untracked(setup: tuple[GitRepo, Corpus, str]) -> None:
+    repo, _, first = setup
+    repo.commit({"src/shop/tax.py": "tax v2\n"}, "Change tax")
+    repo.git("mv", "lib/util.py", "lib/helpers.py")
+    repo.git("commit", "-q", "-m", "Rename util")
+    repo.write({"README.md": "app, edited\n", "notes/new.txt": "untracked\n"})
+    assert changed_since(repo.path, first) == [
+        "README.md", "lib/helpers.py", "lib/util.py", "notes/new.txt", "src/shop/tax.py"]
+    assert changed_since(repo.path, "HEAD") == ["README.md", "notes/new.txt"]
+
+
+def test_since_counts_only_this_branch(setup: tuple[GitRepo, Corpus, str],
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    repo, corpus, _ = setup
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit({"src/shop/tax.py": "tax v2\n"}, "Change tax on the feature branch")
+    repo.git("checkout", "-q", "main")
+    repo.commit({"src/shop/cart.py": "cart v2\n"}, "Change cart on main afterwards")
+    repo.git("checkout", "-q", "feature")
+    assert changed_since(repo.path, "main") == ["src/shop/tax.py"]
+    assert run_cli(cli, "runner", ["select", "--corpus", str(corpus.root), "--since", "main"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["shop-any", "tax"]
+
+
+def test_errors(setup: tuple[GitRepo, Corpus, str], capsys: pytest.CaptureFixture[str]) -> None:
+    repo, corpus, _ = setup
+    with pytest.raises(GitError, match="unknown revision 'nope'"):
+        changed_since(repo.path, "nope")
+    root = str(corpus.root)
+    assert run_cli(cli, "runner", ["select", "--corpus", root, "--since", "nope"]) == 2
+    assert run_cli(cli, "runner", ["select", "--corpus", root]) == 2
+    assert run_cli(cli, "runner", ["select", "--corpus", root, "--changed"]) == 2
+    assert run_cli(cli, "runner", ["select", "--corpus", root, "--since", "HEAD", "a.py"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"runner: error: {repo.path}: unknown revision 'nope'",
+        "runner: error: give exactly one of --changed PATH... or --since REV",
+        "runner: error: --changed needs at least one path",
+        "runner: error: paths are only taken with --changed",
+    ]
