@@ -101,15 +101,16 @@ def restore_test_config(
     changed: Iterable[str],
     at_setup: Callable[[Iterable[str]], set[str]],
     setup_content: Callable[[str], bytes | None],
+    grader_paths: Iterable[str] = (),
 ) -> tuple[RestoreAction, ...]:
     """Apply the module's rules to the workspace and return what was done.
 
     changed: paths the candidate patch touches; at_setup(paths): which of paths existed after setup;
-    setup_content(path): a file's content after setup.
+    setup_content(path): a file's content after setup; grader_paths are left to the grader's materialization.
     """
     changed = set(changed)
     found = set(_walk_config(workspace))
-    candidates = sorted(found | {path for path, _ in fix.files})
+    candidates = sorted((found | {path for path, _ in fix.files}) - set(grader_paths))
     existed = at_setup(candidates + sorted(ROOT_SHADOWS))
     actions: list[RestoreAction] = []
 

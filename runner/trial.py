@@ -202,7 +202,7 @@ class _Trial:
         try:
             actions = restore_test_config(workspace, assets.fix_config, changed,
                                           lambda paths: snapshots.existing(setup_tree, paths),
-                                          lambda path: snapshots.read(setup_tree, path))
+                                          lambda path: snapshots.read(setup_tree, path), grader_paths)
             self.facts["restored"] = tuple({"path": a.path, "action": a.action, "cause": a.cause}
                                            for a in actions)
             for cause, flag in (("edited", "edited_test_config"), ("added", "added_test_config")):

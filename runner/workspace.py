@@ -140,7 +140,7 @@ class Snapshots:
         """Record the work tree as a tree object (no commit) and return its sha; stat_cache seeds the index."""
         index = self.private / f"{name}.index"
         if stat_cache is not None and stat_cache.is_file():
-            shutil.copyfile(stat_cache, index)
+            shutil.copy2(stat_cache, index)  # keeps the mtime, so git rechecks entries as new as it (racy git)
         env = self._env(index)
         run_git(["-c", "core.fsmonitor=false", "add", "-A"], self.workspace, env=env)
         return run_git(["write-tree"], self.workspace, env=env).stdout.decode().strip()

@@ -1,0 +1,118 @@
+"""CLI commands `runner run` and `runner report` (thin layer over runner.run and runner.report)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from corpus import Corpus
+from runner.cli_verify import corpus_option, repo_option
+from runner.report import render_table, report_json, write_html
+from runner.results import MODES, LoadedRun, TrialResult, Variant, load_run
+from runner.run import RunOptions, parse_agent, run
+
+
+@click.command("run")
+@corpus_option
+@repo_option
+@click.option("--case", "case_ids", multiple=True, metavar="ID", help="Run this case (repeatable).")
+@click.option("--all", "all_cases", is_flag=True, help="Run every active case.")
+@click.option("--trials", type=click.IntRange(min=1), default=None, help="Trials per variant and case [default: 1].")
+@click.option("--mode", type=click.Choice(MODES), default=None,
+              help="agent: run the agent; baseline: no change; oracle: the known fix; regrade: saved patches "
+                   "with today's grader [default: agent].")
+@click.option("--agent-command", default=None, metavar="CMD",
+              help="Agent command; {workspace}, {prompt_file}, {case_id}, {trial} are replaced, shell-quoted.")
+@click.option("--agent", "agents", multiple=True, metavar="NAME=CMD",
+              help="A named agent variant (repeatable): every variant runs on every case.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Trials run at once.")
+@click.option("--results-dir", type=click.Path(path_type=Path), default=None,
+              help="Where run directories are made [default: CORPUS/results].")
+@click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="RUN_DIR",
+              help="Complete a run: only its missing and errored trials run.")
+@click.option("--patch-from", type=click.Path(path_type=Path), default=None, metavar="RUN_DIR",
+              help="regrade: the run whose candidate patches are graded again.")
+@click.option("--keep", is_flag=True, help="Keep each trial's workspace (for debugging a trial).")
+@click.option("--agent-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
+              help="Seconds before the agent's whole process group is killed [default: 1800].")
+def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool, trials: int | None,
+            mode: str | None, agent_command: str | None, agents: tuple[str, ...], jobs: int,
+            results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
+            agent_timeout: float | None) -> int:
+    """Score coding agents: k trials per case in isolated workspaces, graded after the agent stops.
+
+    Exits 0 when every trial was scored, 1 when some ended in error (resume the run to retry them), 2 on bad
+    input, 130 when interrupted (the run stays resumable).
+    """
+    variants: tuple[Variant, ...] = ()
+    if agent_command is not None and agents:
+        raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
+    if agent_command is not None:
+        variants = (Variant("default", agent_command),)
+    elif agents:
+        variants = tuple(parse_agent(spec) for spec in agents)
+    options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
+                         jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
+                         agent_timeout=agent_timeout, repo=repo)
+    corpus = Corpus.open(corpus_dir)
+    if sys.stdout.isatty():
+        loaded = _run_with_bar(corpus, options)
+    else:
+        loaded = run(corpus, options, progress=_print_line,
+                     announce=lambda d, n: click.echo(f"run {d}: {n} trial(s)", err=True))
+    _print_report(loaded)
+    return 1 if any(t.outcome == "error" for t in loaded.trials) else 0
+
+
+def _print_line(done: int, total: int, result: TrialResult) -> None:
+    click.echo(f"[{done}/{total}] {result.variant}::{result.case_id} #{result.trial}: {result.outcome} "
+               f"({result.reason})", err=True)
+
+
+def _run_with_bar(corpus: Corpus, options: RunOptions) -> LoadedRun:
+    console = Console()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[last]}"), console=console) as bar:
+        task = bar.add_task("trials", total=None, last="")
+
+        def announce(run_dir: Path, total: int) -> None:
+            bar.update(task, total=total, description=f"run {run_dir.name}")
+
+        def progress(done: int, total: int, result: TrialResult) -> None:
+            bar.update(task, completed=done, last=f"{result.variant}::{result.case_id} #{result.trial} "
+                                                 f"{result.outcome}")
+
+        return run(corpus, options, progress=progress, announce=announce)
+
+
+def _print_report(loaded: LoadedRun) -> None:
+    if sys.stdout.isatty():
+        render_table(loaded, Console())
+    else:
+        click.echo(render_table(loaded), nl=False)
+    click.echo(f"run directory: {loaded.directory}")
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of the table.")
+@click.option("--html", "html_file", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help="Also write a self-contained HTML page with links to every trial's artifacts.")
+def report_cmd(run_dir: Path, as_json: bool, html_file: Path | None) -> None:
+    """Show a run: pass rate, pass@k, pass^k and errors per case and variant, recomputed from the trials."""
+    loaded = load_run(run_dir)
+    if html_file is not None:
+        write_html(loaded, html_file)
+    if as_json:
+        click.echo(report_json(loaded), nl=False)
+    else:
+        _print_report(loaded)
+        if html_file is not None:
+            click.echo(f"html report: {html_file}")
+
+
+COMMANDS = [run_cmd, report_cmd]

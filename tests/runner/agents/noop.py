@@ -1,0 +1,4 @@
+#!/usr/bin/env python3
+"""Does nothing and exits 0."""
+
+print("nothing to do")

@@ -1,0 +1,58 @@
+"""Helpers for runner tests: scripted agent command lines and a corpus bench in a temp dir."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from casefactory import build_corpus
+
+from corpus import Corpus, Grader
+from runner.results import LoadedRun, Variant
+from runner.run import RunOptions, run
+
+AGENTS = Path(__file__).parent / "agents"
+PY = shlex.quote(sys.executable)
+# A grader without pytest, for tests that are about the runner rather than the cheats pytest enables.
+FAST_GRADER = f"{PY} -c 'import sys; from calc import add; sys.exit(0 if add(2, 3) == 5 else 1)'"
+
+
+def agent(name: str, *args: str) -> str:
+    """The command line of a scripted agent under tests/runner/agents."""
+    return " ".join([PY, shlex.quote(str(AGENTS / f"{name}.py")), *args])
+
+
+def variants(**commands: str) -> tuple[Variant, ...]:
+    """Variants from name=command keywords."""
+    return tuple(Variant(name, command) for name, command in commands.items())
+
+
+class Bench:
+    """A corpus over a repository in a temp dir, and a runner that keeps results and scratch inside it."""
+
+    def __init__(self, tmp_path: Path, corpus: Corpus) -> None:
+        self.tmp_path = tmp_path
+        self.corpus = corpus
+        self.results = tmp_path / "results"
+        self.scratch = tmp_path / "scratch"
+
+    def options(self, **changes: object) -> RunOptions:
+        base = RunOptions(all_cases=True, results_dir=self.results, scratch_root=self.scratch, agent_timeout=60)
+        return replace(base, **changes)  # type: ignore[arg-type]
+
+    def run(self, **changes: object) -> LoadedRun:
+        return run(self.corpus, self.options(**changes))
+
+
+def graded_by_pytest(tmp_path: Path) -> Bench:
+    """The calc case graded by pytest (what the cheating agents try to fool)."""
+    corpus, _, _ = build_corpus(tmp_path)
+    return Bench(tmp_path, corpus)
+
+
+def graded_quickly(tmp_path: Path, **changes: object) -> Bench:
+    """The calc case graded by a one-line Python check (fields overridable)."""
+    corpus, _, _ = build_corpus(tmp_path, **{"grader": Grader(command=FAST_GRADER, timeout=60), **changes})
+    return Bench(tmp_path, corpus)
