@@ -1,0 +1,101 @@
+"""A proposed case: the corpus `Case` (with provenance) and its hidden files, built from an extraction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from corpus.model import Case, CaseFiles, Defaults, Grader, Provenance
+from miner.extract import Extraction
+from miner.prompt import candidate_id, draft_prompt, title_of
+from miner.szz import Introduced
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate case as written to candidates/<id>/."""
+
+    case: Case
+    """The case, with `mined` provenance and a draft prompt."""
+    files: CaseFiles
+    """Oracle patch and grader files."""
+    test_ids: tuple[str, ...]
+    """Tests the fix added or changed (proposed fail-to-pass), in the framework's naming."""
+    patch_id: str | None
+    """`git patch-id --stable` of the first-parent diff."""
+    grader_inferred: bool = True
+    """False when the grader command is a failing placeholder."""
+    path: Path | None = None
+    """Where it was written."""
+
+    def written_to(self, path: Path) -> Candidate:
+        """This candidate, noting where it was written."""
+        return replace(self, path=path)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for --json."""
+        case, mined = self.case, self.case.mined or Provenance()
+        return {
+            "id": case.id,
+            "title": case.title,
+            "fix_commit": case.fix_commit,
+            "base_commit": case.base_commit,
+            "merge": mined.merge,
+            "score": mined.score,
+            "evidence": list(mined.evidence),
+            "test_files": list(mined.test_files),
+            "source_files": list(mined.source_files),
+            "omitted_files": list(mined.omitted_files),
+            "deleted_tests": list(case.grader.deleted),
+            "grader_command": case.grader.command,
+            "grader_inferred": self.grader_inferred,
+            "junit": case.grader.junit,
+            "fail_to_pass": list(case.grader.fail_to_pass),
+            "test_ids": list(self.test_ids),
+            "trigger_paths": list(case.trigger_paths),
+            "patch_id": self.patch_id,
+            "introducing_commits": list(mined.introducing_commits),
+            "escape_days": mined.escape_days,
+            "path": str(self.path) if self.path else None,
+        }
+
+
+def build_candidate(extraction: Extraction, taken: set[str], defaults: Defaults | None,
+                    introduced: Introduced | None = None) -> Candidate:
+    """The candidate for an extraction; its id is unique among taken."""
+    commit = extraction.commit
+    suggestion = extraction.suggestion
+    title = title_of(commit.message, commit.is_merge)
+    test_paths = (*extraction.grader_files, *extraction.deleted_tests)
+    test_names = [ref.name for ref in extraction.tests]
+    provenance = Provenance(
+        score=extraction.score,
+        evidence=extraction.evidence,
+        subject=commit.subject,
+        message=commit.message.strip(),
+        authored=commit.authored or None,
+        test_files=tuple(sorted(test_paths)),
+        source_files=extraction.oracle_paths,
+        omitted_files=extraction.omitted,
+        introducing_commits=introduced.introducing if introduced else (),
+        escape_days=introduced.escape_days if introduced else None,
+        merge=commit.is_merge,
+    )
+    defaults = defaults or Defaults()
+    case = Case(
+        id=candidate_id(title, commit.sha, taken),
+        title=title,
+        prompt=draft_prompt(commit.message, is_merge=commit.is_merge, test_paths=test_paths,
+                            test_names=test_names),
+        base_commit=extraction.base,
+        fix_commit=commit.sha,
+        grader=Grader(command=suggestion.command, junit=suggestion.junit, fail_to_pass=suggestion.fail_to_pass,
+                      deleted=extraction.deleted_tests),
+        owner=defaults.owner,
+        policy=defaults.policy,
+        trigger_paths=extraction.source_paths,
+        mined=provenance,
+    )
+    files = CaseFiles.of(extraction.oracle_patch, extraction.grader_files)
+    return Candidate(case, files, suggestion.test_ids, extraction.patch_id, suggestion.inferred)

@@ -1,0 +1,145 @@
+"""Path classification: every changed path is a test, source, docs, build/config, vendored or generated file."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+import pathspec
+
+Category = Literal["test", "source", "docs", "build", "vendored", "generated"]
+CATEGORIES: tuple[Category, ...] = ("test", "source", "docs", "build", "vendored", "generated")
+
+# Gitignore-style rules (pathspec). A directory pattern such as `tests/` matches at any depth.
+BUILTIN_TEST_GLOBS: tuple[str, ...] = (
+    # directories that hold tests in most ecosystems
+    "test/", "tests/", "spec/", "specs/", "__tests__/", "__mocks__/", "testdata/", "src/test/",
+    # Python
+    "test_*.py", "*_test.py", "conftest.py", "tests.py",
+    # JavaScript / TypeScript
+    "*.test.js", "*.test.jsx", "*.test.ts", "*.test.tsx", "*.test.mjs", "*.test.cjs",
+    "*.spec.js", "*.spec.jsx", "*.spec.ts", "*.spec.tsx", "*.spec.mjs", "*.spec.cjs",
+    # Go
+    "*_test.go",
+    # Java / Kotlin
+    "*Test.java", "*Tests.java", "*TestCase.java", "*IT.java", "*Test.kt", "*Tests.kt",
+    # Rust (unit-test modules kept in their own file; integration tests live in tests/)
+    "tests.rs", "*_test.rs", "*_tests.rs",
+    # Ruby
+    "*_spec.rb", "*_test.rb", "test_*.rb",
+)
+
+VENDORED_GLOBS: tuple[str, ...] = (
+    "vendor/", "vendored/", "_vendor/", "third_party/", "third-party/", "thirdparty/", "node_modules/",
+    "bower_components/", "external/",
+)
+GENERATED_GLOBS: tuple[str, ...] = (
+    "*.min.js", "*.min.css", "*.map", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.pb.cc", "*.pb.h",
+    "*.generated.*", "*_generated.*", "dist/", "__snapshots__/*.snap.orig", "*.pyc", "*.class",
+)
+LOCKFILES: frozenset[str] = frozenset({
+    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "Cargo.lock",
+    "Gemfile.lock", "poetry.lock", "Pipfile.lock", "uv.lock", "pdm.lock", "composer.lock", "go.sum",
+    "gradle.lockfile", "mix.lock", "flake.lock",
+})
+DOCS_GLOBS: tuple[str, ...] = (
+    "docs/", "doc/", "documentation/", "*.md", "*.rst", "*.adoc", "*.txt", "*.markdown",
+    "CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "AUTHORS*", "CONTRIBUTORS*", "LICENSE*", "COPYING*",
+    "README*", "CONTRIBUTING*", "changelog.d/", "changes/", "newsfragments/", "man/",
+    "!requirements*.txt", "!CMakeLists.txt",
+)
+BUILD_GLOBS: tuple[str, ...] = (
+    "setup.py", "setup.cfg", "pyproject.toml", "requirements*.txt", "requirements/", "tox.ini", "noxfile.py",
+    "MANIFEST.in", "Makefile", "makefile", "GNUmakefile", "*.mk", "CMakeLists.txt", "*.cmake", "meson.build",
+    "package.json", "tsconfig*.json", "jsconfig*.json", ".babelrc*", "babel.config.*", ".eslintrc*",
+    "eslint.config.*", ".prettierrc*", "jest.config.*", "vitest.config.*", "vite.config.*", "webpack.config.*",
+    "rollup.config.*", ".npmrc", ".nvmrc", "Cargo.toml", "build.rs", "rust-toolchain*", "go.mod", "go.work",
+    "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties",
+    "gradlew", "gradlew.bat", "gradle/", "mvnw", "mvnw.cmd", ".mvn/", "Gemfile", "*.gemspec", "Rakefile",
+    ".rubocop.yml", "Dockerfile", "*.dockerfile", "docker-compose*.yml", ".dockerignore", ".gitignore",
+    ".gitattributes", ".gitmodules", ".editorconfig", ".github/", ".gitlab-ci.yml", ".circleci/",
+    ".travis.yml", "appveyor.yml", "azure-pipelines.yml", "Jenkinsfile", ".pre-commit-config.yaml",
+    ".coveragerc", "pytest.ini", "mypy.ini", ".flake8", ".pylintrc", "ruff.toml", ".ruff.toml",
+    "/*.toml", "/*.cfg", "/*.ini", "/*.yml", "/*.yaml", "/.*.json",
+)
+BINARY_SUFFIXES: frozenset[str] = frozenset({
+    ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".tiff", ".pdf", ".woff", ".woff2", ".ttf",
+    ".otf", ".eot", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".tar", ".jar", ".war", ".whl", ".egg",
+    ".so", ".dylib", ".dll", ".exe", ".bin", ".o", ".a", ".pyc", ".class", ".mp3", ".mp4", ".wav", ".ogg",
+    ".mov", ".avi", ".psd", ".sqlite", ".db", ".der", ".p12", ".keystore", ".lockb",
+})
+FORMATTERS = r"(black|prettier|gofmt|goimports|rustfmt|isort|autopep8|yapf|clang-format|ruff format|standardrb)"
+LINTERS = r"(lint|linter|linting|flake8|pylint|eslint|tslint|rubocop|clippy|golint|ruff|pycodestyle)"
+FORMATTING_MESSAGE = re.compile(
+    r"\bre-?format(s|ted|ting)?\b"
+    r"|\bformat(ted|ting)? (all |the )?(code|files|sources|codebase)\b"
+    rf"|\b(run|ran|apply|applied|with)\s+{FORMATTERS}\b"
+    rf"|\b{FORMATTERS}[- ](format(ted|ting)?|fixes|changes|run)\b"
+    rf"|\b(fix(es|ed)?|address|silence)\s+{LINTERS}(\s+(errors|warnings|issues|complaints))?\s*$"
+    rf"|\b{LINTERS}\s+(fixes|errors|warnings|cleanup)\b"
+    r"|^style(\([^)]*\))?!?:",
+    re.IGNORECASE,
+)
+
+
+def _spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(list(lines))
+
+
+class PathClassifier:
+    """Classifies repository paths, caching every answer (paths repeat across history)."""
+
+    def __init__(self, test_globs: Iterable[str] = ()) -> None:
+        globs = tuple(test_globs)
+        self.test_globs = globs or BUILTIN_TEST_GLOBS
+        self._test = _spec(self.test_globs)
+        self._vendored = _spec(VENDORED_GLOBS)
+        self._generated = _spec(GENERATED_GLOBS)
+        self._docs = _spec(DOCS_GLOBS)
+        self._build = _spec(BUILD_GLOBS)
+        self._cache: dict[str, Category] = {}
+
+    def category(self, path: str) -> Category:
+        """The category of one repository path (posix, relative)."""
+        found = self._cache.get(path)
+        if found is None:
+            found = self._cache[path] = self._classify(path)
+        return found
+
+    def _classify(self, path: str) -> Category:
+        if self._vendored.match_file(path):
+            return "vendored"
+        if self._generated.match_file(path):
+            return "generated"
+        if self._test.match_file(path):
+            return "test"
+        if is_lockfile(path):
+            return "build"
+        if self._docs.match_file(path):
+            return "docs"
+        if self._build.match_file(path):
+            return "build"
+        return "source"
+
+
+def basename(path: str) -> str:
+    """The last component of a posix path."""
+    return path.rsplit("/", 1)[-1]
+
+
+def is_lockfile(path: str) -> bool:
+    """A dependency lockfile, whatever the ecosystem."""
+    return basename(path) in LOCKFILES
+
+
+def is_binary_name(path: str) -> bool:
+    """A file whose name says it is binary (images, archives, compiled objects, fonts)."""
+    name = basename(path).lower()
+    dot = name.rfind(".")
+    return dot > 0 and name[dot:] in BINARY_SUFFIXES
+
+
+def is_formatting_message(message: str) -> bool:
+    """A commit message that announces a formatting or lint-only change."""
+    return FORMATTING_MESSAGE.search(message.split("\n", 1)[0]) is not None

@@ -1,0 +1,188 @@
+"""The second pass, survivors only: oracle patch, grader files, tests touched, grader command and score."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from miner.classify import PathClassifier
+from miner.gitbatch import FileDiff, cat_blobs, diff_commits
+from miner.gitlog import LogCommit, decode_path, is_utf8
+from miner.grader_command import RepoHints, Suggestion, suggest
+from miner.score import SizeLimits, Survivor, score_commit
+from miner.testids import TestRef, language_of, tests_changed
+
+OMITTED_CATEGORIES = ("docs",)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """Everything the second pass learned about one fix commit."""
+
+    commit: LogCommit
+    """The fix commit."""
+    base: str
+    """Its first parent."""
+    oracle_patch: bytes
+    """Non-test, non-docs changes, binary-safe, applicable with git apply."""
+    oracle_paths: tuple[str, ...]
+    """Paths in the oracle patch."""
+    source_paths: tuple[str, ...]
+    """Source-category paths (the trigger paths)."""
+    omitted: tuple[str, ...]
+    """Paths left out of the oracle: docs and changelogs, submodules."""
+    grader_files: dict[str, bytes]
+    """Fix version of every test path the fix added or modified."""
+    deleted_tests: tuple[str, ...]
+    """Test paths the fix deleted."""
+    tests: tuple[TestRef, ...]
+    """Test functions added or changed."""
+    suggestion: Suggestion
+    """The proposed grader."""
+    score: float
+    """Ranking score."""
+    evidence: tuple[str, ...]
+    """Why the score is what it is."""
+    patch_id: str | None = None
+    """`git patch-id --stable` of the first-parent diff."""
+
+
+@dataclass
+class BatchResult:
+    """What one batch of survivors produced."""
+
+    extractions: list[Extraction] = field(default_factory=list)
+    """Commits that are candidates."""
+    skipped: Counter[str] = field(default_factory=Counter)
+    """Reason -> count for survivors dropped in the second pass."""
+
+
+@dataclass(frozen=True)
+class _Split:
+    survivor: Survivor
+    oracle: list[FileDiff]
+    tests: list[FileDiff]
+    omitted: list[str]
+
+
+def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassifier,
+           limits: SizeLimits) -> _Split | str:
+    oracle: list[FileDiff] = []
+    tests: list[FileDiff] = []
+    omitted: list[str] = []
+    submodules = 0
+    for section in sections:
+        path = decode_path(section.path)
+        category = classifier.category(path)
+        if section.gitlink:
+            submodules += 1
+            omitted.append(path)
+            continue
+        if category in OMITTED_CATEGORIES:
+            omitted.append(path)
+            continue
+        if not is_utf8(path):
+            return "non-utf8-path"
+        (tests if category == "test" else oracle).append(section)
+    if not oracle or all(classifier.category(decode_path(s.path)) != "source" for s in oracle):
+        return "submodule-only" if submodules else "no-source-change"
+    if not tests:
+        return "no-test-change"
+    if all(section.binary for section in oracle):
+        return "bulk-binary"
+    if all(section.deleted for section in tests):
+        return "test-deletions-only"
+    lines = sum(s.added_lines + s.deleted_lines for s in oracle + tests)
+    if lines > limits.max_lines:
+        return "too-many-lines"
+    return _Split(survivor, oracle, tests, omitted)
+
+
+def _hints(fix: str, tests: list[str], blobs: dict[str, bytes | None],
+           contents: dict[str, bytes]) -> RepoHints:
+    languages = {language_of(path) for path in tests}
+    return RepoHints(
+        package_json=blobs.get(f"{fix}:package.json") if "js" in languages else None,
+        has_gradle=bool(blobs.get(f"{fix}:build.gradle") or blobs.get(f"{fix}:build.gradle.kts")),
+        file_content=contents.get,
+    )
+
+
+def _finish(split: _Split, blobs: dict[str, bytes | None], patch_id: str | None) -> Extraction | str:
+    commit = split.survivor.commit
+    grader_files: dict[str, bytes] = {}
+    deleted: list[str] = []
+    refs: list[TestRef] = []
+    for section in split.tests:
+        path = decode_path(section.path)
+        if section.deleted or section.new_blob is None:
+            deleted.append(path)
+            continue
+        content = blobs.get(section.new_blob)
+        if content is None:
+            return "grader-file-unreadable"
+        grader_files[path] = content
+        if not section.binary:
+            refs.extend(tests_changed(path, content, section.text))
+    oracle_lines = sum(s.added_lines + s.deleted_lines for s in split.oracle)
+    test_lines = sum(s.added_lines + s.deleted_lines for s in split.tests)
+    suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, list(grader_files), blobs, grader_files))
+    score, evidence = score_commit(commit, oracle_lines=oracle_lines, test_lines=test_lines,
+                                   test_functions=len(refs))
+    if not suggestion.inferred:
+        evidence += ("grader command not inferred: set one by hand",)
+    oracle_paths = tuple(decode_path(s.path) for s in split.oracle)
+    return Extraction(
+        commit=commit,
+        base=commit.parents[0],
+        oracle_patch=b"".join(s.text for s in split.oracle),
+        oracle_paths=oracle_paths,
+        source_paths=tuple(p for p in oracle_paths if p in set(split.survivor.paths("source"))),
+        omitted=tuple(split.omitted),
+        grader_files=grader_files,
+        deleted_tests=tuple(sorted(deleted)),
+        tests=tuple(sorted(set(refs))),
+        suggestion=suggestion,
+        score=score,
+        evidence=evidence,
+        patch_id=patch_id,
+    )
+
+
+def extract_batch(repo: Path, survivors: list[Survivor], test_globs: tuple[str, ...],
+                  limits: SizeLimits) -> BatchResult:
+    """Run the second pass over survivors: one diff-tree (+ patch-id) and one cat-file process in all."""
+    classifier = PathClassifier(test_globs)
+    result = BatchResult()
+    by_sha = {s.commit.sha: s for s in survivors}
+    patch_ids: dict[str, str] = {}
+    splits: list[_Split] = []
+    seen: set[str] = set()
+    for sha, sections in diff_commits(repo, ((s.commit.sha, s.commit.parents[0]) for s in survivors), patch_ids):
+        seen.add(sha)
+        outcome = _split(by_sha[sha], sections, classifier, limits)
+        if isinstance(outcome, str):
+            result.skipped[outcome] += 1
+        else:
+            splits.append(outcome)
+    result.skipped["empty-diff"] += len(by_sha) - len(seen)
+    wanted: list[str] = []
+    for split in splits:
+        fix = split.survivor.commit.sha
+        wanted += [s.new_blob for s in split.tests if s.new_blob and not s.deleted]
+        languages = {language_of(decode_path(s.path)) for s in split.tests}
+        if "js" in languages:
+            wanted.append(f"{fix}:package.json")
+        if "java" in languages:
+            wanted += [f"{fix}:build.gradle", f"{fix}:build.gradle.kts"]
+    blobs = cat_blobs(repo, wanted)
+    for split in splits:
+        done = _finish(split, blobs, patch_ids.get(split.survivor.commit.sha))
+        if isinstance(done, str):
+            result.skipped[done] += 1
+        else:
+            result.extractions.append(done)
+    if not result.skipped["empty-diff"]:
+        del result.skipped["empty-diff"]
+    return result

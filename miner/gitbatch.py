@@ -1,0 +1,249 @@
+"""Batched git processes for the second pass: one diff-tree, one patch-id and one cat-file for many commits."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus.errors import GitError
+from corpus.gitutil import git_env
+
+GIT = ["git", "-c", "core.quotePath=false"]
+DIFF_OPTIONS = ["--no-renames", "--binary", "--full-index", "--no-ext-diff", "--no-textconv", "-r", "-p"]
+INDEX_LINE = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d+))?")
+MODE_LINE = re.compile(rb"^(?:new file|deleted file|new|old) mode (\d+)")
+ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12, ord("r"): 13,
+           ord('"'): 34, ord("\\"): 92}
+GITLINK = b"160000"
+ZERO = re.compile(rb"^0+$")
+# A commit's header in diff-tree --stdin output: its sha alone on a line (no diff line can look like that).
+HEADER = re.compile(rb"(?:^|(?<=\n))([0-9a-f]{40}(?:[0-9a-f]{24})?)\n")
+SECTION = re.compile(rb"(?:^|(?<=\n))diff --git ")
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """One file's section of a commit's patch."""
+
+    path: bytes
+    """Repository path as raw bytes."""
+    text: bytes
+    """The section, from its `diff --git` line to the next one (applies with git apply)."""
+    new_blob: str | None
+    """Blob id of the fix version; None when the file was deleted."""
+    deleted: bool
+    """The fix deleted the file."""
+    binary: bool
+    """A binary patch (or a binary file that differs)."""
+    gitlink: bool
+    """A submodule (gitlink) entry rather than a file."""
+    added_lines: int
+    """Lines added."""
+    deleted_lines: int
+    """Lines deleted."""
+
+
+def unquote_c(raw: bytes) -> bytes:
+    """Undo git's C-style quoting of a path (the quotes themselves already removed)."""
+    out = bytearray()
+    index = 0
+    while index < len(raw):
+        char = raw[index]
+        if char == 92 and index + 1 < len(raw):  # backslash
+            nxt = raw[index + 1]
+            if 48 <= nxt <= 55:
+                out.append(int(raw[index + 1:index + 4], 8) & 0xFF)
+                index += 4
+                continue
+            out.append(ESCAPES.get(nxt, nxt))
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    return bytes(out)
+
+
+def header_path(line: bytes) -> bytes:
+    """The path named by a `diff --git a/P b/P` header (renames are off, so both sides name the same path)."""
+    rest = line[len(b"diff --git "):].rstrip(b"\n")
+    if rest.startswith(b'"'):
+        end = 1
+        while end < len(rest) and not (rest[end] == 34 and rest[end - 1] != 92):
+            end += 1
+        return unquote_c(rest[1:end])[2:]
+    length = (len(rest) - 5) // 2
+    return rest[2:2 + length]
+
+
+def parse_section(text: bytes) -> FileDiff:
+    """Describe one file section (its bytes from `diff --git` up to the next section)."""
+    first_end = text.find(b"\n") + 1
+    path = header_path(text[:first_end])
+    hunks = text.find(b"\n@@", first_end - 1)
+    header = text[first_end:] if hunks < 0 else text[first_end:hunks + 1]
+    new_blob: str | None = None
+    deleted = binary = gitlink = False
+    for line in header.split(b"\n"):
+        if line.startswith(b"index "):
+            match = INDEX_LINE.match(line)
+            if match:
+                new_blob = None if ZERO.match(match.group(2)) else match.group(2).decode()
+                gitlink = gitlink or match.group(3) == GITLINK
+        elif line.startswith(b"deleted file mode"):
+            deleted = True
+            gitlink = gitlink or line.rstrip().endswith(GITLINK)
+        elif (mode := MODE_LINE.match(line)) and mode.group(1) == GITLINK:
+            gitlink = True
+        elif line.startswith((b"GIT binary patch", b"Binary files ")):
+            binary = True
+    added = removed = 0
+    if hunks >= 0:
+        body = text[hunks:]
+        added, removed = body.count(b"\n+"), body.count(b"\n-")
+    return FileDiff(path, text, None if deleted else new_blob, deleted, binary, gitlink, added, removed)
+
+
+def split_sections(patch: bytes) -> list[FileDiff]:
+    """Split one commit's patch into file sections."""
+    starts = [match.start() for match in SECTION.finditer(patch)]
+    return [parse_section(patch[start:end]) for start, end in zip(starts, [*starts[1:], len(patch)], strict=True)]
+
+
+def _feed(stream: object, payload: bytes) -> None:
+    try:
+        stream.write(payload)  # type: ignore[attr-defined]
+        stream.close()  # type: ignore[attr-defined]
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def _check(proc: subprocess.Popen[bytes], what: str, repo: Path, stderr: bytes) -> None:
+    if proc.returncode not in (0, None):
+        lines = stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {what} failed in {repo}: {lines[0] if lines else f'exit {proc.returncode}'}")
+
+
+def diff_commits(repo: Path, pairs: Iterable[tuple[str, str]],
+                 patch_ids: dict[str, str] | None = None) -> Iterator[tuple[str, list[FileDiff]]]:
+    """Yield (fix sha, file sections) for every (fix, base) pair from ONE `git diff-tree --stdin` process.
+
+    With patch_ids, every commit's patch is also fed to one `git patch-id --stable` and the map is filled in
+    (fix sha -> patch id) when the iteration ends. Commits with an empty diff are not yielded.
+    """
+    pairs = list(pairs)
+    wanted = {fix.encode() for fix, _ in pairs}
+    payload = b"".join(f"{fix} {base}\n".encode() for fix, base in pairs)
+    proc = subprocess.Popen([*GIT, "diff-tree", "--stdin", *DIFF_OPTIONS], cwd=repo, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env())
+    writer = threading.Thread(target=_feed, args=(proc.stdin, payload), daemon=True)
+    writer.start()
+    ids_out = tempfile.TemporaryFile() if patch_ids is not None else None  # noqa: SIM115 (closed below)
+    pid_proc = None
+    if ids_out is not None:
+        pid_proc = subprocess.Popen([*GIT, "patch-id", "--stable"], cwd=repo, stdin=subprocess.PIPE,
+                                    stdout=ids_out, stderr=subprocess.DEVNULL, env=git_env())
+    assert proc.stdout is not None and proc.stderr is not None
+    pending = b""
+    sha: bytes | None = None
+    try:
+        while True:
+            chunk = proc.stdout.read(CHUNK)
+            if pid_proc is not None and pid_proc.stdin is not None and chunk:
+                pid_proc.stdin.write(chunk)
+            pending += chunk
+            cut = 0
+            for match in HEADER.finditer(pending):
+                if match.group(1) not in wanted:
+                    continue
+                if sha is not None:
+                    yield sha.decode(), split_sections(pending[cut:match.start()])
+                sha, cut = match.group(1), match.end()
+            pending = pending[cut:]
+            if not chunk:
+                break
+        if sha is not None:
+            yield sha.decode(), split_sections(pending)
+    finally:
+        proc.stdout.close()
+        stderr = proc.stderr.read()
+        proc.wait()
+        writer.join()
+        if pid_proc is not None and pid_proc.stdin is not None:
+            pid_proc.stdin.close()
+            pid_proc.wait()
+    _check(proc, "diff-tree", repo, stderr)
+    if ids_out is not None and patch_ids is not None:
+        ids_out.seek(0)
+        for row in ids_out.read().decode().splitlines():
+            parts = row.split()
+            if len(parts) == 2:
+                patch_ids[parts[1]] = parts[0]
+        ids_out.close()
+
+
+def patch_ids_of(repo: Path, pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """`git patch-id --stable` of each (fix, base) diff, by fix sha."""
+    ids: dict[str, str] = {}
+    for _ in diff_commits(repo, pairs, ids):
+        pass
+    return ids
+
+
+def cat_objects(repo: Path, names: Iterable[str]) -> dict[str, tuple[str, bytes] | None]:
+    """(type, content) of many objects (ids or `rev:path` names) from ONE `git cat-file --batch`; None if
+    missing."""
+    names = list(dict.fromkeys(names))
+    if not names:
+        return {}
+    payload = b"".join(name.encode("utf-8", "surrogateescape") + b"\n" for name in names)
+    proc = subprocess.Popen([*GIT, "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env())
+    writer = threading.Thread(target=_feed, args=(proc.stdin, payload), daemon=True)
+    writer.start()
+    assert proc.stdout is not None and proc.stderr is not None
+    out: dict[str, tuple[str, bytes] | None] = {}
+    try:
+        for name in names:
+            header = proc.stdout.readline()
+            if not header:
+                break
+            fields = header.split()
+            if len(fields) == 3 and not header.rstrip().endswith((b" missing", b" ambiguous")):
+                content = proc.stdout.read(int(fields[2]))
+                proc.stdout.read(1)
+                out[name] = (fields[1].decode(), content)
+            else:
+                out[name] = None
+    finally:
+        proc.stdout.close()
+        stderr = proc.stderr.read()
+        proc.wait()
+        writer.join()
+    _check(proc, "cat-file", repo, stderr)
+    return out
+
+
+def cat_blobs(repo: Path, names: Iterable[str]) -> dict[str, bytes | None]:
+    """Contents of many blobs (ids or `rev:path` names); None for anything missing or not a blob."""
+    return {name: found[1] if found and found[0] == "blob" else None
+            for name, found in cat_objects(repo, names).items()}
+
+
+def first_parents(repo: Path, shas: Iterable[str]) -> dict[str, str]:
+    """First parent of each commit that exists and has one (one cat-file process)."""
+    out: dict[str, str] = {}
+    for sha, found in cat_objects(repo, shas).items():
+        if found and found[0] == "commit":
+            for line in found[1].split(b"\n"):
+                if line.startswith(b"parent "):
+                    out[sha] = line[7:].decode()
+                    break
+                if not line:
+                    break
+    return out

@@ -1,0 +1,115 @@
+"""Corpus hygiene: never propose a fix twice (by sha or patch-id), and remember what was scanned."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from corpus.errors import CorpusError
+from corpus.store import CASE_FILE, Corpus
+from corpus.yamlio import load_yaml, to_yaml_value, write_yaml
+from miner.gitbatch import first_parents, patch_ids_of
+
+STATE_FILE = "scan-state.yaml"
+FIX_COMMIT_LINE = re.compile(r"^fix_commit:\s*['\"]?([0-9a-f]{40}(?:[0-9a-f]{24})?)['\"]?\s*$", re.MULTILINE)
+
+
+@dataclass
+class Known:
+    """Fix commits the corpus already holds, and why each is known (case, candidate, rejected)."""
+
+    by_sha: dict[str, str] = field(default_factory=dict)
+    """Fix sha -> where it is known."""
+    patch_ids: dict[str, str] = field(default_factory=dict)
+    """Patch id -> where it is known."""
+    patch_ids_ready: bool = False
+    """Whether patch_ids were computed for the corpus's commits."""
+
+
+def _fix_commit_of(corpus: Corpus, kind: str, case_id: str) -> str:
+    """A case's fix commit, read without a full YAML parse; a file that does not match is loaded properly."""
+    path = corpus.root / kind / case_id / CASE_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    match = FIX_COMMIT_LINE.search(text)
+    if match:
+        return match.group(1)
+    return corpus.load(case_id, kind).case.fix_commit  # type: ignore[arg-type]
+
+
+def known_commits(corpus: Corpus | None) -> Known:
+    """Every fix commit in cases/, candidates/ and rejected.yaml, with rejected patch ids."""
+    known = Known()
+    if corpus is None:
+        return known
+    for rejection in corpus.rejections():
+        known.by_sha.setdefault(rejection.fix_commit, "rejected")
+        if rejection.patch_id:
+            known.patch_ids.setdefault(rejection.patch_id, "rejected")
+    for kind, label in (("cases", "case"), ("candidates", "candidate")):
+        for case_id in corpus.ids(kind):  # type: ignore[arg-type]
+            known.by_sha.setdefault(_fix_commit_of(corpus, kind, case_id), label)
+    return known
+
+
+def add_corpus_patch_ids(known: Known, repo: Path) -> None:
+    """Compute patch ids of the corpus's fix commits (against their first parent) in one batch."""
+    if known.patch_ids_ready:
+        return
+    known.patch_ids_ready = True
+    pairs = list(first_parents(repo, known.by_sha).items())
+    if not pairs:
+        return
+    for sha, patch_id in patch_ids_of(repo, pairs).items():
+        known.patch_ids.setdefault(patch_id, known.by_sha[sha])
+
+
+# -- scan state ----------------------------------------------------------------------------------------
+
+
+def state_key(repo: Path) -> str:
+    """The key a repository's scan state is kept under: its resolved path."""
+    return str(repo.resolve())
+
+
+def read_state(corpus_root: Path) -> dict[str, Any]:
+    """scan-state.yaml as plain data (empty when absent)."""
+    path = corpus_root / STATE_FILE
+    if not path.exists():
+        return {}
+    data = load_yaml(path)
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or not isinstance(data.get("repositories", {}), dict):
+        raise CorpusError(path, "expected a mapping with `repositories`")
+    return {"repositories": {str(k): dict(v) for k, v in (data.get("repositories") or {}).items()
+                             if isinstance(v, dict)}}
+
+
+def last_tip(corpus_root: Path, repo: Path) -> str | None:
+    """The tip the last unrestricted scan of repo reached, when recorded."""
+    entry = read_state(corpus_root).get("repositories", {}).get(state_key(repo))
+    tip = entry.get("tip") if entry else None
+    return str(tip) if tip else None
+
+
+def record_tip(corpus_root: Path, repo: Path, tip: str, scanned: int) -> None:
+    """Remember the scanned tip of repo (atomic write; other repositories' entries kept)."""
+    path = corpus_root / STATE_FILE
+    document = load_yaml(path) if path.exists() else None
+    if not isinstance(document, dict):
+        document = to_yaml_value({})
+    repositories = document.get("repositories")
+    if not isinstance(repositories, dict):
+        document["repositories"] = repositories = to_yaml_value({})
+    repositories[state_key(repo)] = to_yaml_value({
+        "tip": tip,
+        "scanned_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commits_scanned": scanned,
+    })
+    write_yaml(path, document)

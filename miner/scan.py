@@ -1,0 +1,248 @@
+"""`miner scan`: history -> candidate cases in the corpus, fast, with counted reasons for everything skipped."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corpus.errors import GitError, UsageError
+from corpus.gitutil import open_repository, resolve_commit, run_git
+from corpus.store import CONFIG, Corpus
+from miner.candidate import Candidate, build_candidate
+from miner.classify import PathClassifier
+from miner.extract import BatchResult, Extraction, extract_batch
+from miner.gitlog import iter_log
+from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
+from miner.score import SizeLimits, Survivor, prefilter
+from miner.szz import introducing_commits
+from miner.writer import write_new
+
+Progress = Callable[[str, int, int | None], None]
+"""progress(phase, done, total): called as the scan advances (total None while unknown)."""
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """Everything `miner scan` takes."""
+
+    repo: Path
+    """The repository to scan (work tree or bare)."""
+    corpus: Path = Path("evals")
+    """The corpus directory; created when missing."""
+    rev: str | None = None
+    """A revision range (`v1.0..main`); default: HEAD, from the last scanned tip unless full."""
+    since: str | None = None
+    """Only commits after this date (git's --since)."""
+    until: str | None = None
+    """Only commits before this date (git's --until)."""
+    max_candidates: int | None = None
+    """Keep only the best N candidates of this scan."""
+    full: bool = False
+    """Scan the whole history even when a previous scan recorded its tip."""
+    merges: bool = True
+    """Consider merge commits (their first-parent diff)."""
+    limits: SizeLimits = field(default_factory=SizeLimits)
+    """Size limits for a candidate."""
+    szz: bool = False
+    """Find the commits that introduced each candidate's bug (slow; candidates only)."""
+    jobs: int = 1
+    """Worker processes for the second pass and SZZ."""
+    write: bool = True
+    """Write candidates and scan state; False only reports what would be proposed."""
+
+
+@dataclass
+class ScanStats:
+    """What the scan did, in counts and seconds."""
+
+    commits_scanned: int = 0
+    """Commits the first pass read."""
+    prefiltered: int = 0
+    """Commits that passed the first pass and went to the second."""
+    candidates: int = 0
+    """Candidates proposed (written unless write was off)."""
+    skipped: Counter[str] = field(default_factory=Counter)
+    """Reason -> commits skipped for it."""
+    seconds: float = 0.0
+    """Wall time of the scan."""
+    range: str = ""
+    """The revisions the first pass walked."""
+    tip: str | None = None
+    """The tip of the scanned history."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for --json."""
+        return {"commits_scanned": self.commits_scanned, "prefiltered": self.prefiltered,
+                "candidates": self.candidates, "skipped": dict(sorted(self.skipped.items())),
+                "seconds": round(self.seconds, 3), "range": self.range, "tip": self.tip}
+
+
+@dataclass
+class ScanResult:
+    """The scan's statistics, warnings and the candidates it proposed, best first."""
+
+    stats: ScanStats
+    """Counts and timing."""
+    candidates: list[Candidate]
+    """Proposed candidates, best first."""
+    warnings: list[str] = field(default_factory=list)
+    """Things the user should know (shallow history, ...)."""
+    corpus: Path | None = None
+    """The corpus written to."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The --json document."""
+        return {"stats": self.stats.to_json(), "warnings": self.warnings,
+                "candidates": [candidate.to_json() for candidate in self.candidates]}
+
+
+def _check_options(options: ScanOptions) -> None:
+    if options.rev and (options.since or options.until):
+        raise UsageError("--rev cannot be combined with --since/--until")
+    if options.max_candidates is not None and options.max_candidates < 0:
+        raise UsageError("--max-candidates must be zero or more")
+    if options.limits.max_files < 1 or options.limits.max_lines < 1:
+        raise UsageError("size limits must be at least 1")
+    if options.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+
+
+def _open_corpus(path: Path) -> Corpus | None:
+    if (path / CONFIG).exists():
+        return Corpus.open(path)
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise UsageError(f"{path}: exists and is not a corpus (no {CONFIG}); pick another --corpus")
+    return None
+
+
+def _revisions(repo: Path, options: ScanOptions, corpus: Corpus | None,
+               warnings: list[str]) -> tuple[list[str], str | None]:
+    """The revisions for git log, and the tip to record afterwards (None for restricted scans)."""
+    if options.rev:
+        if options.rev.startswith("-"):
+            raise UsageError(f"--rev {options.rev!r}: not a revision range")
+        return [options.rev], None
+    head = resolve_commit(repo, "HEAD")
+    if head is None:
+        raise GitError(f"{repo}: the repository has no commits; nothing to scan")
+    record = head if not options.until else None
+    previous = last_tip(corpus.root, repo) if corpus and not options.full else None
+    if previous:
+        if resolve_commit(repo, previous) is None:
+            warnings.append(f"last scanned tip {previous[:12]} is gone from the repository; scanning everything")
+        else:
+            return [f"^{previous}", head], record
+    return [head], record
+
+
+def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: PathClassifier, known: Known,
+                stats: ScanStats, progress: Progress | None) -> list[Survivor]:
+    survivors: list[Survivor] = []
+    for commit in iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until):
+        stats.commits_scanned += 1
+        if progress and stats.commits_scanned % 500 == 0:
+            progress("history", stats.commits_scanned, None)
+        where = known.by_sha.get(commit.sha)
+        if where is not None:
+            stats.skipped[f"already-{where}"] += 1
+            continue
+        verdict = prefilter(commit, classifier, options.limits)
+        if isinstance(verdict, str):
+            stats.skipped[verdict] += 1
+        else:
+            survivors.append(verdict)
+    return survivors
+
+
+def _second_pass(repo: Path, survivors: list[Survivor], classifier: PathClassifier, options: ScanOptions,
+                 progress: Progress | None) -> BatchResult:
+    globs = tuple(classifier.test_globs)
+    if options.jobs <= 1 or len(survivors) < 200:
+        return extract_batch(repo, survivors, globs, options.limits)
+    chunks = [survivors[index::options.jobs] for index in range(options.jobs)]
+    merged = BatchResult()
+    with ProcessPoolExecutor(max_workers=options.jobs) as pool:
+        futures = [pool.submit(extract_batch, repo, chunk, globs, options.limits) for chunk in chunks]
+        for done, future in enumerate(futures, 1):
+            part = future.result()
+            merged.extractions += part.extractions
+            merged.skipped.update(part.skipped)
+            if progress:
+                progress("diffs", done, len(futures))
+    return merged
+
+
+def _dedupe(extractions: list[Extraction], known: Known, stats: ScanStats) -> list[Extraction]:
+    """Drop candidates whose patch-id is already known (corpus, rejections) or seen earlier in this scan.
+
+    Within a scan the original wins: non-merges before merges, older before newer.
+    """
+    kept: list[Extraction] = []
+    seen: set[str] = set()
+    for item in sorted(extractions, key=lambda e: (e.commit.is_merge, e.commit.author_time, e.commit.sha)):
+        if item.patch_id and item.patch_id in known.patch_ids:
+            stats.skipped[f"same-patch-as-{known.patch_ids[item.patch_id]}"] += 1
+            continue
+        if item.patch_id and item.patch_id in seen:
+            stats.skipped["duplicate-patch-in-scan"] += 1
+            continue
+        if item.patch_id:
+            seen.add(item.patch_id)
+        kept.append(item)
+    return kept
+
+
+def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
+    """Scan the repository's history and write candidate cases into the corpus."""
+    started = time.perf_counter()
+    _check_options(options)
+    repo = open_repository(options.repo)
+    corpus = _open_corpus(options.corpus)
+    warnings: list[str] = []
+    if run_git(["rev-parse", "--is-shallow-repository"], repo).stdout.strip() == b"true":
+        warnings.append("shallow clone: history is cut, fixes older than the cut cannot be found "
+                        "(git fetch --unshallow for all of it)")
+    revs, tip = _revisions(repo, options, corpus, warnings)
+    stats = ScanStats(range=" ".join(revs), tip=tip)
+    classifier = PathClassifier(corpus.config.test_globs if corpus else ())
+    known = known_commits(corpus)
+    survivors = _first_pass(repo, revs, options, classifier, known, stats, progress)
+    stats.prefiltered = len(survivors)
+    if progress:
+        progress("history", stats.commits_scanned, stats.commits_scanned)
+    batch = _second_pass(repo, survivors, classifier, options, progress)
+    stats.skipped.update(batch.skipped)
+    if known.by_sha and batch.extractions:
+        add_corpus_patch_ids(known, repo)
+    extractions = _dedupe(batch.extractions, known, stats)
+    extractions.sort(key=lambda e: (-e.score, -e.commit.author_time, e.commit.sha))
+    if options.max_candidates is not None and len(extractions) > options.max_candidates:
+        stats.skipped["over-max-candidates"] += len(extractions) - options.max_candidates
+        extractions = extractions[:options.max_candidates]
+    introduced = {}
+    if options.szz and extractions:
+        introduced = introducing_commits(repo, [(e.commit.sha, e.base, e.source_paths) for e in extractions],
+                                         options.jobs)
+    if options.write and corpus is None:
+        corpus = Corpus.init(options.corpus, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
+    taken = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
+    candidates: list[Candidate] = []
+    for number, extraction in enumerate(extractions, 1):
+        candidate = build_candidate(extraction, taken, corpus.config.defaults if corpus else None,
+                                    introduced.get(extraction.commit.sha))
+        taken.add(candidate.case.id)
+        if options.write and corpus is not None:
+            candidate = candidate.written_to(write_new(corpus.root, candidate.case, candidate.files))
+        candidates.append(candidate)
+        if progress and number % 50 == 0:
+            progress("candidates", number, len(extractions))
+    stats.candidates = len(candidates)
+    if options.write and corpus is not None and tip is not None:
+        record_tip(corpus.root, repo, tip, stats.commits_scanned)
+    stats.seconds = time.perf_counter() - started
+    return ScanResult(stats, candidates, warnings, corpus.root if corpus else None)

@@ -1,0 +1,135 @@
+"""Which commits look like fixes, and why: the first-pass filter and the evidence-backed score."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from miner.classify import Category, PathClassifier, is_binary_name, is_formatting_message, is_lockfile
+from miner.gitlog import LogCommit
+
+FIX_WORDS = re.compile(
+    r"\b(fix(es|ed|ing)?|bug(s|fix)?|hotfix|regress(ion|ions|ed)?|crash(es|ed|ing)?|error(s)?|incorrect(ly)?|"
+    r"broken|break(s|ing)?|wrong(ly)?|fail(s|ed|ing|ure)?|exception|invalid|leak(s|ed)?|race|deadlock|hang(s)?|"
+    r"overflow|underflow|panic(s|ked)?|segfault|typo|mistake|issue|defect|resolve[sd]?|prevent(s)?|handle)\b",
+    re.IGNORECASE,
+)
+STRONG_FIX_WORDS = frozenset({"fix", "fixes", "fixed", "fixing", "bug", "bugfix", "hotfix", "regression",
+                              "regressed", "crash", "crashes", "crashed", "broken", "incorrect", "incorrectly"})
+FEATURE_WORDS = re.compile(
+    r"^(add(s|ed)? (support|option|feature|new)|implement(s|ed)?|introduce[sd]?|feat(\([^)]*\))?!?:|"
+    r"refactor|bump|release|version|prepare|initial|wip\b|merge branch)",
+    re.IGNORECASE,
+)
+ISSUE_REFS = re.compile(
+    r"(?:\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*)?(?:(?<![\w/])#\d+\b|\bGH-\d+\b|"
+    r"\b[A-Z][A-Z0-9]{1,9}-\d+\b|https?://\S+/(?:issues|pull|merge_requests)/\d+)",
+)
+REVERT = re.compile(r"^revert\b|\bthis reverts commit [0-9a-f]{7,40}", re.IGNORECASE | re.MULTILINE)
+MERGE_SUBJECT = re.compile(r"^Merge (pull request|branch|remote-tracking branch|.* into )", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SizeLimits:
+    """Bounds that keep a candidate small enough to be a task."""
+
+    max_files: int = 50
+    """Changed paths per commit (first pass, all categories)."""
+    max_lines: int = 1500
+    """Changed lines (added + deleted) over the oracle and test files (second pass)."""
+
+
+@dataclass(frozen=True)
+class Survivor:
+    """A commit that passed the first pass, with its paths sorted into categories."""
+
+    commit: LogCommit
+    """The commit."""
+    categories: tuple[tuple[str, Category], ...]
+    """(path, category) for every changed path."""
+
+    def paths(self, *wanted: Category) -> tuple[str, ...]:
+        """Paths of the given categories, in git's order."""
+        return tuple(path for path, category in self.categories if category in wanted)
+
+
+def prefilter(commit: LogCommit, classifier: PathClassifier, limits: SizeLimits) -> Survivor | str:
+    """Return a Survivor, or the reason (a short slug) the commit is not a candidate."""
+    if not commit.parents:
+        return "root-commit"
+    if not commit.changes:
+        return "no-changes"
+    if len(commit.changes) > limits.max_files:
+        return "too-many-files"
+    categories = tuple((change.path, classifier.category(change.path)) for change in commit.changes)
+    kinds = {category for _, category in categories}
+    if all(is_lockfile(change.path) for change in commit.changes):
+        return "bulk-lockfile"
+    if all(is_binary_name(change.path) for change in commit.changes):
+        return "bulk-binary"
+    if is_formatting_message(commit.message):
+        return "bulk-formatting"
+    vendored = sum(1 for _, category in categories if category == "vendored")
+    if vendored >= 3 and vendored * 2 >= len(categories):
+        return "bulk-vendored"
+    if "test" not in kinds:
+        return "no-test-change"
+    if "source" not in kinds:
+        return "no-source-change"
+    if all(is_binary_name(path) for path, category in categories if category == "source"):
+        return "bulk-binary"
+    return Survivor(commit, categories)
+
+
+def message_text(commit: LogCommit) -> str:
+    """The message that describes the change: for a merge of a pull request, its body (the PR title)."""
+    if commit.is_merge and MERGE_SUBJECT.match(commit.subject):
+        body = commit.message.split("\n", 1)[1].strip() if "\n" in commit.message else ""
+        if body:
+            return body
+    return commit.message
+
+
+def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_functions: int,
+                 deleted_tests_only: bool = False) -> tuple[float, tuple[str, ...]]:
+    """Score a candidate and say why; higher is more likely a real, well-tested fix."""
+    text = message_text(commit)
+    evidence: list[str] = []
+    score = 0.0
+    words = sorted({match.group(0).lower() for match in FIX_WORDS.finditer(text)})
+    if words:
+        strong = [word for word in words if word in STRONG_FIX_WORDS]
+        score += 2.0 if strong else 1.0
+        evidence.append(f"fix words in message: {', '.join(words)}")
+    refs = sorted({match.group(0).strip() for match in ISSUE_REFS.finditer(text)})
+    if refs:
+        score += 1.0
+        evidence.append(f"issue references: {', '.join(refs[:5])}")
+    if REVERT.search(commit.message):
+        score += 0.5
+        evidence.append("revert marker")
+    subject = text.split("\n", 1)[0].strip()
+    if FEATURE_WORDS.match(subject):
+        score -= 1.0
+        evidence.append("subject reads like a feature, refactor or release")
+    if oracle_lines <= 20:
+        score += 1.0
+        evidence.append(f"small fix: {oracle_lines} changed source lines")
+    elif oracle_lines <= 100:
+        score += 0.5
+        evidence.append(f"moderate fix: {oracle_lines} changed source lines")
+    else:
+        score -= 0.5
+        evidence.append(f"large change: {oracle_lines} changed source lines")
+    if test_functions:
+        score += min(2.0, 0.75 * test_functions)
+        evidence.append(f"{test_functions} test function{'s' if test_functions != 1 else ''} added or changed")
+    elif deleted_tests_only:
+        score -= 1.0
+        evidence.append("tests were only deleted")
+    else:
+        score -= 0.5
+        evidence.append(f"no test function added or changed ({test_lines} test lines changed)")
+    if commit.is_merge:
+        evidence.append("landed as a merge (diff against the first parent)")
+    return round(score, 2), tuple(evidence)

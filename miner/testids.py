@@ -1,0 +1,265 @@
+"""Which test functions a fix added or changed, found from its diff hunks and the fix version of each test file."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from unidiff import PatchSet
+from unidiff.errors import UnidiffParseError
+
+Language = Literal["python", "go", "js", "java", "rust", "ruby", "other"]
+
+GO_TEST = re.compile(r"^func\s+(Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\)")
+GO_FUNC = re.compile(r"^func\s")
+JS_TEST = re.compile(r"""\b(?:it|test)(?:\.only|\.skip|\.concurrent|\.each\s*\(.*?\))?\s*\(\s*(['"`])(.+?)\1""")
+JAVA_ANNOTATION = re.compile(r"^\s*@(?:Test|ParameterizedTest|RepeatedTest|TestFactory)\b")
+JAVA_METHOD = re.compile(r"\b(?:fun\s+|void\s+|\w+\s+)?`?([A-Za-z_]\w*)`?\s*\(")
+RUST_ATTR = re.compile(r"^\s*#\[(?:\w+::)*test\b")
+RUST_FN = re.compile(r"\bfn\s+(\w+)")
+RUBY_EXAMPLE = re.compile(r"""^(\s*)(?:it|specify|scenario|example|test)\b\s*\(?\s*(?:(['"])(.*?)\2)?""")
+RUBY_DEF = re.compile(r"^(\s*)def\s+(test_\w+)")
+JS_SUFFIXES = (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs")
+
+
+@dataclass(frozen=True, order=True)
+class TestRef:
+    """A test function the fix added or changed."""
+
+    path: str
+    """The test file."""
+    name: str
+    """The test's name as its framework selects it (function, method or example description)."""
+    scope: tuple[str, ...] = ()
+    """Enclosing classes (Python) or the class name (Java)."""
+    line: int = 0
+    """1-based line of the test's definition in the fix version."""
+
+
+def language_of(path: str) -> Language:
+    """The test framework family a file belongs to, by extension."""
+    if path.endswith(".py"):
+        return "python"
+    if path.endswith(".go"):
+        return "go"
+    if path.endswith(JS_SUFFIXES):
+        return "js"
+    if path.endswith((".java", ".kt")):
+        return "java"
+    if path.endswith(".rs"):
+        return "rust"
+    if path.endswith(".rb"):
+        return "ruby"
+    return "other"
+
+
+def changed_lines(section: bytes) -> set[int]:
+    """1-based line numbers in the new file that the diff section added or changed (deletions mark the
+    line that follows them)."""
+    try:
+        patch = PatchSet(section.decode("utf-8", "replace"))
+    except UnidiffParseError:
+        return set()
+    lines: set[int] = set()
+    for patched in patch:
+        for hunk in patched:
+            last = hunk.target_start
+            for line in hunk:
+                if line.target_line_no is not None:
+                    last = line.target_line_no
+                if line.is_added and line.target_line_no is not None:
+                    lines.add(line.target_line_no)
+                elif line.is_removed:
+                    lines.add(max(last, 1))
+    return lines
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+PY_NAME = re.compile(r"[ \t]+(\w+)")
+
+
+@functools.cache
+def _closer(indent: int) -> re.Pattern[str]:
+    """The newline before a line that ends a block opened at indent: code no deeper than it (closing brackets
+    do not count). Starting with a literal newline keeps the search fast."""
+    return re.compile(rf"\n[ \t]{{0,{indent}}}[^\s#)\]}}]")
+
+
+def _py_headers(text: str) -> list[tuple[int, int, str, str]]:
+    """(offset, indent, "def" | "class", name) of every def and class line, found with str.find."""
+    headers = []
+    for keyword in ("def", "class"):
+        position = text.find(keyword)
+        while position >= 0:
+            line_start = text.rfind("\n", 0, position) + 1
+            prefix = text[line_start:position]
+            if prefix.strip() in ("", "async") and (name := PY_NAME.match(text, position + len(keyword))):
+                headers.append((line_start, len(prefix) - len(prefix.lstrip()), keyword, name.group(1)))
+            position = text.find(keyword, position + 1)
+    headers.sort()
+    return headers
+
+
+def _quote_positions(text: str) -> list[int]:
+    """Offsets of every triple quote (both kinds), to tell whether a position is inside a docstring."""
+    positions = []
+    for mark in ('"""', "'''"):
+        position = text.find(mark)
+        while position >= 0:
+            positions.append(position)
+            position = text.find(mark, position + 3)
+    return sorted(positions)
+
+
+def _python(path: str, text: str, lines: set[int]) -> set[TestRef]:
+    """Enclosing test functions (and their classes) of the changed lines, from the def/class headers.
+
+    A block ends at the first later line indented no deeper than its header; each block's end is searched
+    once, lazily, with a regex that skips from newline to newline.
+    """
+    if "def test" not in text:
+        return set()
+    headers = _py_headers(text)
+    starts = [header[0] for header in headers]
+    quotes = _quote_positions(text)
+    line_starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
+    ends: dict[int, int] = {}
+
+    def block_end(index: int) -> int:
+        if index not in ends:
+            start, indent = headers[index][0], headers[index][1]
+            position, closer, end = text.find("\n", start), _closer(headers[index][1]), len(text)
+            while position >= 0 and (hit := closer.search(text, position)) is not None:
+                if bisect.bisect_left(quotes, hit.start()) % 2 == 0:
+                    end = hit.start() + 1
+                    break
+                position = hit.end()
+            ends[index] = end if indent >= 0 else len(text)
+        return ends[index]
+
+    found: set[TestRef] = set()
+    for number in lines:
+        offset = line_starts[min(number, len(line_starts)) - 1]
+        index = bisect.bisect_right(starts, offset) - 1
+        test: tuple[str, int] | None = None
+        scope: list[str] = []
+        ceiling = 10**6
+        while index >= 0:
+            header = headers[index]
+            if header[1] < ceiling and offset < block_end(index):
+                ceiling = header[1]
+                if test is None and header[2] == "def" and header[3].startswith("test"):
+                    test = (header[3], bisect.bisect_right(line_starts, header[0]))
+                elif test is not None and header[2] == "class":
+                    scope.insert(0, header[3])
+                if ceiling == 0:
+                    break
+            index -= 1
+        if test is not None:
+            found.add(TestRef(path, test[0], tuple(scope), test[1]))
+    return found
+
+
+def _past_decorators(text: list[str], lines: set[int]) -> set[int]:
+    """A changed decorator line stands for the def below it."""
+    out = set()
+    for number in lines:
+        index = min(number, len(text)) - 1
+        while 0 <= index < len(text) - 1 and text[index].lstrip().startswith("@"):
+            index += 1
+        out.add(index + 1)
+    return out
+
+
+def _block_end(text: list[str], start: int) -> int:
+    """Index of the line closing the brace block that opens at or after text[start]."""
+    depth, opened = 0, False
+    for index in range(start, len(text)):
+        for char in text[index]:
+            if char == "{":
+                depth, opened = depth + 1, True
+            elif char == "}":
+                depth -= 1
+                if opened and depth <= 0:
+                    return index
+    return len(text) - 1
+
+
+def _brace_language(path: str, text: list[str], lines: set[int], language: Language) -> set[TestRef]:
+    starts: list[tuple[int, str]] = []
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    for index, line in enumerate(text):
+        if language == "go" and (match := GO_TEST.match(line)):
+            starts.append((index, match.group(1)))
+        elif language == "js" and (js := JS_TEST.search(line)):
+            starts.append((index, js.group(2)))
+        elif language in ("java", "rust") and (JAVA_ANNOTATION.match(line) if language == "java"
+                                               else RUST_ATTR.match(line)):
+            pattern = JAVA_METHOD if language == "java" else RUST_FN
+            for ahead in range(index + 1, min(index + 6, len(text))):
+                if text[ahead].lstrip().startswith(("@", "#[")):
+                    continue
+                if method := pattern.search(text[ahead]):
+                    starts.append((index, method.group(1)))
+                break
+    found: set[TestRef] = set()
+    scope = (stem,) if language == "java" else ()
+    blocks = [(start, _block_end(text, start), name) for start, name in starts]
+    for number in lines:
+        index = number - 1
+        owners = [(start, name) for start, end, name in blocks if start <= index <= end]
+        if language == "go" and not owners:
+            continue
+        if owners:
+            start, name = max(owners)
+            found.add(TestRef(path, name, scope, start + 1))
+    return found
+
+
+def _ruby(path: str, text: list[str], lines: set[int]) -> set[TestRef]:
+    found: set[TestRef] = set()
+    for number in lines:
+        index = min(number, len(text)) - 1
+        own = _indent(text[index]) if 0 <= index < len(text) and text[index].strip() else 10**6
+        for cursor in range(index, -1, -1):
+            line = text[cursor]
+            if not line.strip():
+                continue
+            match = RUBY_DEF.match(line) or RUBY_EXAMPLE.match(line)
+            if match and (_indent(line) < own or cursor == index):
+                name = match.group(2) if RUBY_DEF.match(line) else (match.group(3) or "example")
+                found.add(TestRef(path, name, (), cursor + 1))
+                break
+            if _indent(line) < own:
+                own = _indent(line)
+                if own == 0:
+                    break
+    return found
+
+
+def tests_changed(path: str, new_content: bytes, section: bytes) -> list[TestRef]:
+    """The tests in path that a diff section added or changed, sorted."""
+    language = language_of(path)
+    if language == "other":
+        return []
+    lines = changed_lines(section)
+    if not lines:
+        return []
+    decoded = new_content.decode("utf-8", "replace")
+    text = decoded.splitlines()
+    if not text:
+        return []
+    if language == "python":
+        found = _python(path, decoded, _past_decorators(text, lines))
+    elif language == "ruby":
+        found = _ruby(path, text, lines)
+    else:
+        found = _brace_language(path, text, lines, language)
+    return sorted(found)

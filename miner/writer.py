@@ -1,0 +1,141 @@
+"""Write new candidate directories fast, in exactly the corpus format `Corpus.load` reads.
+
+A scan can propose hundreds of candidates; the round-trip YAML writer of `Corpus.write` (built for editing a
+person's file without losing comments) costs milliseconds per case. A new candidate has no comments to keep,
+so it is emitted directly: block style, plain scalars only where they cannot be misread, literal blocks for
+multi-line text, double quotes otherwise. Each directory is staged beside its final place and renamed in, so a
+reader never sees half a candidate. Existing directories are never touched here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from corpus.errors import UsageError
+from corpus.fsutil import staging_directory
+from corpus.model import SHA, Case, CaseFiles
+from corpus.store import CASE_FILE, GRADER_DIR, ORACLE_FILE, case_mapping, check_id
+
+PLAIN = re.compile(r"^[A-Za-z0-9_/.][A-Za-z0-9 _./@+=,;:()-]*$")
+# Starting with a digit or a dot is plain only when nothing could read it as a number, date or time.
+NUMBERISH = re.compile(r"[0-9eE.+_:-]*|0x[0-9a-f_]*|0o[0-7_]*|0b[01_]*|\d{4}-\d{1,2}-\d{1,2}.*|\.(inf|nan)",
+                       re.IGNORECASE)
+RESERVED = frozenset({"null", "true", "false", "yes", "no", "on", "off", "y", "n"})
+# Characters YAML cannot carry raw (or would read as line breaks): escaped in double quotes.
+NON_PRINTABLE = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
+                           "\U00010000-\U0010ffff]")
+ESCAPE = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _plain_ok(text: str) -> bool:
+    if (text[:1].isdigit() or text[:1] == ".") and (NUMBERISH.fullmatch(text) or " " in text):
+        return False
+    return (PLAIN.fullmatch(text) is not None and text.lower() not in RESERVED and ": " not in text
+            and not text.endswith((":", " ")) and "  " not in text)
+
+
+def _quoted(text: str) -> str:
+    out = []
+    for char in text:
+        if char in ESCAPE:
+            out.append(ESCAPE[char])
+        elif NON_PRINTABLE.match(char):
+            code = ord(char)
+            out.append("\\ufffd" if 0xD800 <= code <= 0xDFFF else f"\\u{code:04x}" if code <= 0xFFFF
+                       else f"\\U{code:08x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def _literal(text: str, indent: int) -> str | None:
+    """A literal block scalar for multi-line text, or None when one cannot hold it exactly."""
+    body = text.removesuffix("\n")
+    if body.endswith("\n") or not body.strip() or NON_PRINTABLE.search(body) or "\r" in body:
+        return None
+    lines = body.split("\n")
+    if any(line != line.rstrip() for line in lines):
+        return None
+    if next(line for line in lines if line)[:1] in (" ", "\t"):
+        return None  # would need an indentation indicator; quoting is simpler and exact
+    pad = " " * indent
+    header = "|" if text.endswith("\n") else "|-"
+    return header + "".join("\n" + (pad + line if line else "") for line in lines)
+
+
+def scalar(value: Any, indent: int) -> str:
+    """One YAML scalar that loads back to exactly value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    text = str(value)
+    if "\n" in text:
+        literal = _literal(text, indent)
+        if literal is not None:
+            return literal
+    return text if _plain_ok(text) else _quoted(text)
+
+
+def emit(mapping: dict[str, Any], indent: int = 0) -> str:
+    """A block-style YAML document for a mapping of scalars, lists of scalars and nested mappings."""
+    pad = " " * indent
+    out: list[str] = []
+    for key, value in mapping.items():
+        if isinstance(value, dict):
+            out.append(f"{pad}{key}:\n{emit(value, indent + 2)}" if value else f"{pad}{key}: {{}}\n")
+        elif isinstance(value, (list, tuple)):
+            if not value:
+                out.append(f"{pad}{key}: []\n")
+            else:
+                items = "".join(f"{pad}  - {scalar(item, indent + 4)}\n" for item in value)
+                out.append(f"{pad}{key}:\n{items}")
+        else:
+            out.append(f"{pad}{key}: {scalar(value, indent + 2)}\n")
+    return "".join(out)
+
+
+def _check(case: Case) -> None:
+    check_id(case.id, "candidate id")
+    for field in ("base_commit", "fix_commit"):
+        if not SHA.match(getattr(case, field)):
+            raise UsageError(f"candidate {case.id}: {field} is not a full sha")
+    if (case.grader.fail_to_pass or case.grader.pass_to_pass) and case.grader.junit is None:
+        raise UsageError(f"candidate {case.id}: test ids need grader.junit")
+
+
+def _grader_target(root: Path, repo_path: str) -> Path:
+    pure = PurePosixPath(repo_path)
+    if pure.is_absolute() or any(part in ("..", ".", "") for part in repo_path.split("/")):
+        raise UsageError(f"grader file path {repo_path!r} escapes the repository")
+    return root / GRADER_DIR / pure
+
+
+def write_new(root: Path, case: Case, files: CaseFiles, kind: str = "candidates") -> Path:
+    """Write a new case directory under root/kind atomically; refuses to replace an existing one."""
+    _check(case)
+    parent = root / kind
+    target = parent / case.id
+    if target.exists():
+        raise UsageError(f"{target}: already exists; nothing was written")
+    staged = staging_directory(parent, case.id)
+    try:
+        (staged / ORACLE_FILE).write_bytes(files.oracle_patch)
+        for repo_path, content in files.grader_files:
+            path = _grader_target(staged, repo_path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+        (staged / CASE_FILE).write_text(emit(case_mapping(case)), encoding="utf-8")
+        os.rename(staged, target)
+    except BaseException:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
+    return target
