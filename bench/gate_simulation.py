@@ -16,6 +16,11 @@ one-sided McNemar test, each at alpha/2. The analytic column comes from ``paired
 data (the root mean square of each simulated comparison's sample sd). The analytic note describes the t
 component alone, so it is compared with the simulated t-only rate; the combined rule can only block more.
 
+A last block runs the whole gate, ``runner.gate.evaluate``, on in-memory runs built from the same draws (40
+blocking cases, tolerance and cost warnings off), and compares the power note it prints with the simulated
+rates: its minimum detectable drop, the cases it says the observed drop would need, and the cases a 10-point
+drop needs at the sd the note estimated from that one comparison.
+
 Two no-change rows are printed: the default mix at 40 cases, and a stress corpus of 200 cases that are all
 flaky (Beta(2, 2)), where McNemar sees many discordant pairs, its exact test is least conservative, and the
 unadjusted rule (t at the 95% interval OR McNemar p < alpha) exceeds alpha. That is why the gate gives each
@@ -25,6 +30,7 @@ component alpha/2.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import math
 import sys
 import time
@@ -35,6 +41,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from runner.compare import CaseInfo, RunTrials, TrialRecord
+from runner.gate import CompareOptions, evaluate
+from runner.quarantine import Quarantine
 from runner.stats import (
     BinaryRule,
     case_passed,
@@ -124,6 +133,60 @@ def simulate(
     )
 
 
+@dataclass(frozen=True)
+class GateNotes:
+    """What ``runner.gate.evaluate`` decided and printed over simulated pairs."""
+
+    sims: int
+    """Number of simulated baseline/candidate pairs."""
+    blocked: float
+    """Fraction with verdict BLOCK."""
+    min_detectable: list[float]
+    """The note's minimum detectable drop, per pair."""
+    needed_observed: list[int]
+    """The note's cases for the observed drop, per pair that observed a drop (capped pairs left out)."""
+    needed_drop: list[int]
+    """Cases for 80% power at DROP with the sd the note estimated, per pair."""
+
+
+def in_memory_run(name: str, passes: list[int], trials: int) -> RunTrials:
+    """A one-variant run whose case i passed its first passes[i] of trials trials."""
+    return RunTrials(name, "simulated", ("agent",), {
+        ("agent", f"case-{i}"): tuple(TrialRecord(t + 1, "pass" if t < x else "fail") for t in range(trials))
+        for i, x in enumerate(passes)})
+
+
+def simulate_gate(rng: np.random.Generator, sims: int, n_cases: int, trials: int, drop: float,
+                  weights: np.ndarray) -> GateNotes:
+    factor = 1.0 - drop / population_mean(weights)
+    cases = {f"case-{i}": CaseInfo("blocking", False, "active") for i in range(n_cases)}
+    options = CompareOptions(alpha=ALPHA, tolerance_points=100.0, max_cost_increase_pct=None,
+                             today=dt.date(2024, 1, 1))
+    blocked = 0
+    mdd: list[float] = []
+    observed: list[int] = []
+    at_drop: list[int] = []
+    for _ in range(sims):
+        p_base = draw_probabilities(rng, n_cases, weights)
+        base = rng.binomial(trials, p_base).tolist()
+        cand = rng.binomial(trials, p_base * factor).tolist()
+        report = evaluate(in_memory_run("baseline", base, trials), in_memory_run("candidate", cand, trials),
+                          cases, Quarantine(), options)
+        blocked += report.verdict == "BLOCK"
+        note = report.power
+        mdd.append(note.min_detectable_drop)
+        if note.target_is_observed and note.cases_needed is not None:
+            observed.append(note.cases_needed)
+        at_drop.append(cases_needed(DROP, note.sd, ALPHA, TARGET_POWER))
+    return GateNotes(sims, blocked / sims, mdd, observed, at_drop)
+
+
+def quantiles(values: list[float] | list[int]) -> str:
+    """Median with the 10th and 90th percentiles."""
+    q10, q50, q90 = np.percentile(np.asarray(values, dtype=float), [10, 50, 90])
+    return f"{q50:.4g} [{q10:.4g}, {q90:.4g}]"
+
+
 def mc_se(rate: float, sims: int) -> float:
     return math.sqrt(max(rate * (1.0 - rate), 1e-12) / sims)
 
@@ -184,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     binary: BinaryRule = args.binary
     weights: np.ndarray = args.mix
     started = time.perf_counter()
-    streams = iter(np.random.SeedSequence(args.seed).spawn(3 + len(CASE_GRID) + len(DROP_GRID)))
+    streams = iter(np.random.SeedSequence(args.seed).spawn(3 + len(CASE_GRID) + len(DROP_GRID) + 2))
 
     def run(sims: int, n_cases: int, drop: float, mix: np.ndarray = weights) -> Rates:
         rng = np.random.default_rng(next(streams))
@@ -291,6 +354,25 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Power by drop size ({N_CASES} cases, {k} trials; analytic uses each row's simulated sd):")
     print(f"  {'drop':>5}  {'sd':>6}  {'t simulated':>15}  {'analytic':>8}  {'gate simulated':>15}")
     print("\n".join(drop_rows))
+    print()
+    gate_sims = max(1, args.sims // 2)
+    gate_null = simulate_gate(np.random.default_rng(next(streams)), gate_sims, N_CASES, k, 0.0, weights)
+    gate_alt = simulate_gate(np.random.default_rng(next(streams)), gate_sims, N_CASES, k, DROP, weights)
+    print(f"The whole gate (runner.gate.evaluate), {N_CASES} blocking cases x {k} trials, {gate_sims} pairs each; "
+          "note values are median [10th, 90th percentile]:")
+    gate_rows = [
+        ("verdict BLOCK, no change", fmt(gate_null.blocked, gate_null.sims), f"<= {ALPHA:g}"),
+        (f"verdict BLOCK, {points}", fmt(gate_alt.blocked, gate_alt.sims), fmt(alt.combined, alt.sims)),
+        ("note: min detectable drop, no change", quantiles(gate_null.min_detectable),
+         f"{min_detectable_drop(N_CASES, null.sd, ALPHA, TARGET_POWER):.4f}"),
+        (f"note: min detectable drop, {points}", quantiles(gate_alt.min_detectable), f"{mdd:.4f}"),
+        (f"note: cases for the observed drop, {points}", quantiles(gate_alt.needed_observed), f"{need}"),
+        (f"cases for a {points} at the note's sd", quantiles(gate_alt.needed_drop), f"{need}"),
+    ]
+    gate_width = max(len(r[0]) for r in gate_rows)
+    print(f"  {'quantity':<{gate_width}}  {'gate':>26}  {'simulation / analytic':>22}")
+    for name, simulated, reference in gate_rows:
+        print(f"  {name:<{gate_width}}  {simulated:>26}  {reference:>22}")
     print()
     print(f"elapsed {time.perf_counter() - started:.1f}s")
     return 0

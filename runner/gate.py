@@ -107,19 +107,22 @@ class PowerNote:
     """Cases for 80% power at target_drop; None when more than the search limit."""
 
     def text(self) -> str:
-        """The note as one line."""
+        """The note as one line.
+
+        It describes the paired t test (``runner.stats.paired_t_power``); McNemar can only add blocks, so for the
+        whole rule the power is at least this and the cases needed at most this.
+        """
         mdd = self.min_detectable_drop
-        detectable = (f"is {mdd * 100:.1f} pp" if mdd <= 1.0
-                      else "does not exist (the test needs at least 2 cases)" if math.isinf(mdd)
-                      else "is above 100 pp (none is possible)")
-        line = (f"{self.cases} blocking case{'' if self.cases == 1 else 's'} x {self.trials} trials "
-                f"(sd of per-case differences {self.sd:.3f}, {self.sd_source}): "
-                f"the smallest drop detectable at 80% power {detectable}")
+        detectable = (f"drops of {mdd * 100:.1f} pp or more are blocked with at least 80% power" if mdd <= 1.0
+                      else "no drop can be detected (the test needs at least 2 cases)" if math.isinf(mdd)
+                      else "no drop reaches 80% power")
+        line = (f"{self.cases} blocking case{'' if self.cases == 1 else 's'} x {self.trials} trials, "
+                f"sd of per-case differences {self.sd:.3f} ({self.sd_source}): {detectable}")
         if self.target_drop is None:
             return line
         what = "the observed" if self.target_is_observed else "a tolerance-sized"
         needed = f"{self.cases_needed} cases" if self.cases_needed is not None else "more than 10,000,000 cases"
-        return f"{line}; detecting {what} {self.target_drop * 100:.1f} pp drop would take {needed}"
+        return f"{line}; {what} {self.target_drop * 100:.1f} pp drop would need {needed}"
 
 
 @dataclass(frozen=True)

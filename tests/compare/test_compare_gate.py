@@ -291,7 +291,7 @@ def test_power_note_uses_the_gate_sd_and_functions(tmp_path: Path) -> None:
     assert report.power.sd == pytest.approx(sd)
     assert report.power.min_detectable_drop == pytest.approx(min_detectable_drop(6, sd, 0.05, 0.8))
     assert report.power.cases_needed == cases_needed(0.8 / 6, sd, 0.05, 0.8)
-    assert report.power.text().startswith("6 blocking cases x 5 trials (sd of per-case differences ")
+    assert report.power.text().startswith("6 blocking cases x 5 trials, sd of per-case differences ")
 
 
 def test_corpus_without_cases_treats_everything_as_advisory(tmp_path: Path) -> None:
@@ -301,4 +301,4 @@ def test_corpus_without_cases_treats_everything_as_advisory(tmp_path: Path) -> N
     report = evaluate(load_trials(base), load_trials(cand), case_index(Corpus.open(tmp_path / "evals")),
                       Quarantine(), CompareOptions(today=TODAY))
     assert report.verdict == "PASS" and report.power.cases == 0
-    assert "does not exist (the test needs at least 2 cases)" in report.power.text()
+    assert "no drop can be detected (the test needs at least 2 cases)" in report.power.text()
