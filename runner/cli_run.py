@@ -14,6 +14,7 @@ from runner.cli_verify import corpus_option, repo_option
 from runner.report import render_table, report_json, write_html
 from runner.results import MODES, LoadedRun, TrialResult, Variant, load_run
 from runner.run import RunOptions, parse_agent, run
+from runner.select import changed_since, select_cases
 
 
 @click.command("run")
@@ -21,6 +22,8 @@ from runner.run import RunOptions, parse_agent, run
 @repo_option
 @click.option("--case", "case_ids", multiple=True, metavar="ID", help="Run this case (repeatable).")
 @click.option("--all", "all_cases", is_flag=True, help="Run every active case.")
+@click.option("--select-since", metavar="REV", default=None,
+              help="Run only the cases whose trigger paths match the files changed since REV.")
 @click.option("--trials", type=click.IntRange(min=1), default=None, help="Trials per variant and case [default: 1].")
 @click.option("--mode", type=click.Choice(MODES), default=None,
               help="agent: run the agent; baseline: no change; oracle: the known fix; regrade: saved patches "
@@ -39,8 +42,9 @@ from runner.run import RunOptions, parse_agent, run
 @click.option("--keep", is_flag=True, help="Keep each trial's workspace (for debugging a trial).")
 @click.option("--agent-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
               help="Seconds before the agent's whole process group is killed [default: 1800].")
-def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool, trials: int | None,
-            mode: str | None, agent_command: str | None, agents: tuple[str, ...], jobs: int,
+def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool,
+            select_since: str | None, trials: int | None, mode: str | None, agent_command: str | None,
+            agents: tuple[str, ...], jobs: int,
             results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
             agent_timeout: float | None) -> int:
     """Score coding agents: k trials per case in isolated workspaces, graded after the agent stops.
@@ -55,10 +59,18 @@ def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_
         variants = (Variant("default", agent_command),)
     elif agents:
         variants = tuple(parse_agent(spec) for spec in agents)
+    corpus = Corpus.open(corpus_dir)
+    if select_since is not None:
+        if case_ids or all_cases or resume is not None:
+            raise click.UsageError("--select-since cannot be combined with --case, --all or --resume")
+        case_ids = tuple(select_cases(corpus, changed_since(corpus.repo_path(repo), select_since)))
+        if not case_ids:
+            click.echo(f"no case's trigger paths match the files changed since {select_since}; nothing to run",
+                       err=True)
+            return 0
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
                          agent_timeout=agent_timeout, repo=repo)
-    corpus = Corpus.open(corpus_dir)
     if sys.stdout.isatty():
         loaded = _run_with_bar(corpus, options)
     else:

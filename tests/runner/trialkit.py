@@ -10,7 +10,15 @@ from pathlib import Path
 from casefactory import build_corpus
 
 from corpus import Corpus, Grader
-from runner.results import LoadedRun, Variant
+from runner.results import (
+    LoadedRun,
+    RunConfig,
+    RunManifest,
+    TrialResult,
+    Variant,
+    trial_path,
+    write_manifest,
+)
 from runner.run import RunOptions, run
 
 AGENTS = Path(__file__).parent / "agents"
@@ -56,3 +64,20 @@ def graded_quickly(tmp_path: Path, **changes: object) -> Bench:
     """The calc case graded by a one-line Python check (fields overridable)."""
     corpus, _, _ = build_corpus(tmp_path, **{"grader": Grader(command=FAST_GRADER, timeout=60), **changes})
     return Bench(tmp_path, corpus)
+
+
+def make_run(root: Path, outcomes: dict[tuple[str, str], list[str]], trials: int = 5) -> Path:
+    """A run written by hand: outcomes per (variant, case), in trial order."""
+    variant_names = list(dict.fromkeys(v for v, _ in outcomes))
+    cases = list(dict.fromkeys(c for _, c in outcomes))
+    config = RunConfig("agent", trials, tuple(Variant(v, "true") for v in variant_names), tuple(cases), 60.0)
+    write_manifest(root, RunManifest("20260101T000000Z-abcd", "2026-01-01T00:00:00+00:00", "d" * 64,
+                                     {"fingerprint": "r" * 64}, config))
+    for (variant, case_id), results in outcomes.items():
+        for number, outcome in enumerate(results, start=1):
+            folder = trial_path(root, variant, case_id, number)
+            folder.mkdir(parents=True)
+            result = TrialResult(case_id, variant, number, outcome, f"because {outcome}", "f" * 64,  # type: ignore[arg-type]
+                                 "2026-01-01T00:00:00+00:00")
+            (folder / "result.json").write_text(result.to_json())
+    return root
