@@ -82,6 +82,10 @@ class Decision:
     """case.yaml exactly as the approve or save wrote it."""
     rejection: Rejection | None = None
     """The entry a reject appended to rejected.yaml."""
+    rejections_before: bytes | None = None
+    """rejected.yaml before the reject (None when there was none)."""
+    rejections_after: bytes | None = None
+    """rejected.yaml right after the reject."""
 
     def describe(self) -> str:
         """A short past-tense sentence for a status line."""
@@ -156,9 +160,12 @@ def reject(corpus: Corpus, candidate_id: str, reason: str, *, patch_id: str | No
     rejection = Rejection(fix_commit=stored.case.fix_commit, reason=" ".join(reason.split()),
                           candidate_id=candidate_id, patch_id=patch_id, rejected_at=stamp)
     snapshot = Snapshot.of(stored.directory)
+    path = corpus.root / REJECTED_FILE
+    before = path.read_bytes() if path.exists() else None
     corpus.add_rejection(rejection)
     corpus.remove(candidate_id, "candidates")
-    return Decision("reject", candidate_id, candidate=snapshot, rejection=rejection)
+    return Decision("reject", candidate_id, candidate=snapshot, rejection=rejection, rejections_before=before,
+                    rejections_after=path.read_bytes())
 
 
 def skip(candidate_id: str) -> Decision:
@@ -181,9 +188,22 @@ def undo(corpus: Corpus, decision: Decision) -> None:
         else:
             corpus.remove(str(decision.case_id), "cases")
     if decision.rejection is not None:
-        _drop_rejection(corpus, decision.rejection)
+        _take_back_rejection(corpus, decision)
     if decision.candidate is not None:
         decision.candidate.restore(candidate_dir)
+
+
+def _take_back_rejection(corpus: Corpus, decision: Decision) -> None:
+    """Put rejected.yaml back as it was; if it changed since, remove just this decision's entry."""
+    assert decision.rejection is not None
+    path = corpus.root / REJECTED_FILE
+    if path.exists() and path.read_bytes() == decision.rejections_after:
+        if decision.rejections_before is None:
+            path.unlink()
+        else:
+            atomic_write_bytes(path, decision.rejections_before)
+        return
+    _drop_rejection(corpus, decision.rejection)
 
 
 def _drop_rejection(corpus: Corpus, rejection: Rejection) -> None:

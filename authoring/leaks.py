@@ -20,6 +20,23 @@ LEAK_KINDS = ("commit", "test-name", "grader-path", "oracle-identifier", "copied
 NEVER_SHIP_KINDS = ("secret", "email", "token", "internal-host", "draft")
 """Findings no justification overrides."""
 
+RULES = {
+    "commit": "a commit hash: any prefix of the base, fix or bug-introducing commits, or any hex run that looks "
+              "like one",
+    "test-name": "a fail-to-pass or pass-to-pass test id, or a test name or description from the grader files",
+    "grader-path": "the path or distinctive file name of a hidden grader file",
+    "oracle-identifier": "a snake_case or camelCase name that only the oracle's added lines use (and that does "
+                         "not exist at the base revision, when the repository is at hand)",
+    "copied-line": "a line copied from the oracle diff (added or removed) or from a grader file",
+    "reference": "an issue, pull request, ticket or advisory reference, or a link to one or to a commit",
+    "secret": "a credential found by detect-secrets (keys, tokens, passwords, private keys, public IPs)",
+    "email": "an email address outside the reserved example domains",
+    "token": "a bearer token or a random-looking token",
+    "internal-host": "an intranet host name, a single-label URL host, or a private network address",
+    "draft": "the miner's DRAFT marker: the prompt has not been rewritten yet",
+}
+"""One line per kind of finding, for the help screen and the design notes."""
+
 HEX_RUN = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{7,64}(?![0-9A-Za-z])")
 FORGE_URL = re.compile(r"\bhttps?://[^\s<>()\[\]`'\"]*/(?:-/)?(?:issues|pull|pulls|merge_requests|commit|commits|"
                        r"compare|browse|tickets?|changes|show_bug\.cgi)\b[^\s<>()\[\]`'\"]*", re.IGNORECASE)

@@ -134,3 +134,8 @@ def _widen(line: str, start: int, end: int) -> tuple[int, int]:
     while end < len(line) and line[end] not in stop:
         end += 1
     return start, end
+
+
+def warm_up() -> None:
+    """Load detect-secrets' plugins ahead of the first check (importing them takes about a second)."""
+    _plugins()

@@ -27,7 +27,7 @@ TAX_BUGGY = "RATE = 0.2\n\n\ndef tax(amount):\n    return amount * RATE + 1\n"
 TAX_FIXED = ("from shop.cart import round_half_up\n\nRATE = 0.2\n\n\n"
              "def tax(amount):\n    return round_half_up(amount * RATE)\n")
 TAX_TEST = "from shop.tax import tax\n\n\ndef test_tax_of_zero():\n    assert tax(0) == 0\n"
-PYTEST = "python -m pytest -q -p no:cacheprovider"
+PYTEST = "PYTHONPATH=src python -m pytest -q -p no:cacheprovider"
 
 
 @dataclass

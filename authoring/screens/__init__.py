@@ -1,0 +1,1 @@
+"""The review screens and their modals."""

@@ -1,0 +1,367 @@
+"""The review screen: the queue on top, the selected candidate in tabs below, every decision on one key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from pathlib import PurePosixPath
+from typing import ClassVar
+
+from rich.syntax import Syntax
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane, TextArea
+from textual.worker import Worker, WorkerState
+
+from authoring.decisions import Decision, LeakRefused
+from authoring.draft import Draft
+from authoring.gitinfo import grader_diff
+from authoring.messages import FindingsReady, GraderDiffReady, VerifyFinished, VerifyProgress
+from authoring.screens.help import HelpScreen
+from authoring.screens.modals import MessageModal, ReasonModal
+from authoring.session import Opened, ReviewSession
+from authoring.verifying import Verifier
+from authoring.widgets.case_form import CaseForm
+from authoring.widgets.code_view import CodeView
+from authoring.widgets.facts import FactsView
+from authoring.widgets.prompt_editor import PromptEditor
+from authoring.widgets.queue_table import QueueTable
+from authoring.widgets.status_line import StatusLine
+from corpus import CaseFiles, HindcastError
+
+TABS = ("facts", "oracle", "grader", "prompt", "case")
+
+
+class ReviewScreen(Screen[None]):
+    """Turns candidates into cases; drafts survive moving through the queue, decisions can be undone."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "approve", "Approve"),
+        Binding("r", "reject", "Reject"),
+        Binding("s", "skip", "Skip"),
+        Binding("v", "verify", "Verify"),
+        Binding("u", "undo", "Undo"),
+        Binding("question_mark,f1", "help", "Help", key_display="?"),
+        Binding("e", "edit", "Edit the prompt", show=False),
+        Binding("slash", "filter", "Filter the queue", show=False, key_display="/"),
+        Binding("o", "sort", "Cycle the sort order", show=False),
+        *(Binding(str(n), f"tab('{tab}')", f"Show the {tab} tab", show=False) for n, tab in enumerate(TABS, 1)),
+        Binding("escape", "back", "Back to the queue", show=False, key_display="Esc"),
+    ]
+    APPROVE_WORD = "approve"
+
+    def __init__(self, session: ReviewSession, *, today: date, verifier: Verifier) -> None:
+        super().__init__()
+        self.session = session
+        self.today = today
+        self.verifier = verifier
+        self.opened: Opened | None = None
+        self.verifying: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="bar")
+        yield Input(placeholder="filter: words in the id, subject or paths (Enter keeps, Esc clears)", id="filter")
+        yield QueueTable(self.today, id="queue")
+        with TabbedContent(id="tabs", initial="facts"):
+            with TabPane("1 Facts", id="facts"):
+                yield FactsView()
+            with TabPane("2 Oracle", id="oracle"):
+                yield CodeView(id="oracle-view")
+            with TabPane("3 Grader", id="grader"):
+                yield CodeView(id="grader-view")
+            with TabPane("4 Prompt", id="prompt"):
+                yield PromptEditor(id="editor")
+            with TabPane("5 Case", id="case"):
+                yield CaseForm(id="form")
+        yield StatusLine(id="status")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.refresh_queue()
+        self.query_one(QueueTable).focus()
+        self.query_one(StatusLine).say("press ? for the keys and the leak rules")
+
+    # -- the queue ---------------------------------------------------------------------------------
+
+    def refresh_queue(self, select: str | None = None) -> None:
+        """Redraw the queue, keeping the cursor on select (or the current row)."""
+        table = self.query_one(QueueTable)
+        current = select or table.selected_id()
+        rows = self.session.shown()
+        table.show_rows(rows, current)
+        self.update_bar(len(rows))
+        if table.selected_id() != (self.opened.id if self.opened else None) or not rows:
+            self.select(table.selected_id())
+
+    def update_bar(self, shown: int) -> None:
+        session = self.session
+        parts = [session.corpus.config.name, f"{session.kind} {shown}/{len(session.rows)}", f"sort {session.sort}"]
+        if session.needle:
+            parts.append(f"filter “{session.needle}”")
+        if session.skipped:
+            parts.append(f"{len(session.skipped)} skipped")
+        self.query_one("#bar", Static).update(" · ".join(parts))
+
+    @on(DataTable.RowHighlighted, "#queue")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        case_id = event.row_key.value
+        if case_id != (self.opened.id if self.opened else None):
+            self.select(case_id)
+
+    def select(self, case_id: str | None) -> None:
+        """Show case_id in the tabs (stashing the draft of the one being left)."""
+        self.stash_draft()
+        self.opened = None
+        facts, editor = self.query_one(FactsView), self.query_one(PromptEditor)
+        row = self.session.rows.get(case_id) if case_id else None
+        try:
+            self.opened = self.session.open(case_id) if case_id else None
+        except HindcastError as exc:
+            facts.show(None, row, self.today, error=str(exc))
+        if self.opened is None:
+            if case_id is None:
+                facts.show(None, None, self.today)
+            for view in self.query(CodeView):
+                view.show("")
+            editor.load("")
+            return
+        stored = self.opened.stored
+        facts.show(stored.case, row, self.today)
+        self.query_one("#oracle-view", CodeView).show(stored.files.oracle_patch.decode("utf-8", "replace"),
+                                                      empty="(empty oracle patch)")
+        self.query_one("#grader-view", CodeView).show(*_grader_files(stored.files))
+        self.load_grader_diff(self.opened)
+        draft = self.session.draft(self.opened)
+        editor.load(draft.prompt)
+        self.query_one(CaseForm).load(draft)
+        self.check_prompt()
+
+    def stash_draft(self) -> None:
+        """Keep the draft of the open candidate in the session."""
+        if self.opened is not None:
+            kept = self.session.draft(self.opened)
+            draft = self.query_one(CaseForm).read(self.query_one(PromptEditor).text, kept.grader_timeout)
+            self.session.keep(self.opened.id, draft)
+
+    def current_draft(self) -> Draft:
+        """The draft as the editor and the form hold it (a bad field raises a UsageError naming it)."""
+        return self.query_one(CaseForm).read(self.query_one(PromptEditor).text)
+
+    # -- findings and grader diff (workers) ---------------------------------------------------------
+
+    @on(TextArea.Changed, "#prompt-text")
+    def check_prompt(self) -> None:
+        if self.opened is not None:
+            self.find_leaks(self.opened, self.query_one(PromptEditor).text)
+
+    @work(thread=True, exclusive=True, group="findings", exit_on_error=False)
+    def find_leaks(self, opened: Opened, prompt: str) -> None:
+        self.post_message(FindingsReady(opened.id, prompt, self.session.findings(opened, prompt)))
+
+    @on(FindingsReady)
+    def _findings_ready(self, message: FindingsReady) -> None:
+        editor = self.query_one(PromptEditor)
+        if self.opened and self.opened.id == message.case_id and editor.text == message.prompt:
+            editor.show_findings(message.findings)
+
+    @work(thread=True, exclusive=True, group="grader-diff", exit_on_error=False)
+    def load_grader_diff(self, opened: Opened) -> None:
+        case, paths = opened.stored.case, [path for path, _ in opened.stored.files.grader_files]
+        text = grader_diff(self.session.repo, case.base_commit, case.fix_commit, [*paths, *case.grader.deleted])
+        if text:
+            self.post_message(GraderDiffReady(opened.id, text))
+
+    @on(GraderDiffReady)
+    def _grader_diff_ready(self, message: GraderDiffReady) -> None:
+        if self.opened and self.opened.id == message.case_id:
+            self.query_one("#grader-view", CodeView).show(message.diff)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            if event.worker.group == "verify":
+                self.verifying = None
+            self.show_error("A background task failed", f"{event.worker.name}: {event.worker.error}")
+
+    # -- decisions ---------------------------------------------------------------------------------
+
+    def action_approve(self) -> None:
+        if self.opened is None:
+            return
+        try:
+            draft = self.current_draft()
+        except HindcastError as exc:
+            self.show_error(f"Cannot {self.APPROVE_WORD} {self.opened.id}", str(exc))
+            return
+        self.approve(self.opened, draft, None)
+
+    def approve(self, opened: Opened, draft: Draft, override: str | None) -> None:
+        try:
+            decision = self.session.approve(opened, draft, override)
+        except LeakRefused as refused:
+            listing = "\n".join(f"  {finding.describe()}" for finding in refused.findings)
+            if refused.blocking or override is not None:
+                self.show_error("Approval refused", f"{refused.message}\n\n{listing}")
+                return
+            self.app.push_screen(
+                ReasonModal(f"Override {len(refused.findings)} leakage finding(s)?",
+                            f"{listing}\n\nApproving anyway needs a written justification; it is stored in the "
+                            f"case as leak_override.", action="Override and approve",
+                            placeholder="why this prompt may ship as it is"),
+                lambda reason: self.approve(opened, draft, reason) if reason else None)
+            return
+        except HindcastError as exc:
+            self.show_error(f"Cannot {self.APPROVE_WORD} {opened.id}", str(exc))
+            return
+        self.after(decision)
+
+    def action_reject(self) -> None:
+        opened = self.opened
+        if opened is None:
+            return
+
+        def rejected(reason: str | None) -> None:
+            if reason:
+                self.attempt(lambda: self.session.reject(opened, reason), f"Cannot reject {opened.id}")
+
+        self.app.push_screen(ReasonModal(f"Reject {opened.id}?", "Why? The reason is kept in rejected.yaml and the "
+                                         "miner never proposes this fix again.", action="Reject",
+                                         placeholder="for example: the test depends on the clock"), rejected)
+
+    def action_skip(self) -> None:
+        if self.opened is not None:
+            opened = self.opened
+            self.attempt(lambda: self.session.skip(opened.id), "Cannot skip")
+
+    def action_undo(self) -> None:
+        try:
+            self.stash_draft()
+            decision = self.session.undo()
+        except HindcastError as exc:
+            self.show_error("Cannot undo", str(exc))
+            return
+        self.opened = None
+        self.refresh_queue(select=decision.candidate_id)
+        self.query_one(StatusLine).say(f"undone: {decision.describe()}")
+
+    def attempt(self, decide: Callable[[], Decision], title: str) -> None:
+        """Run a decision; its error goes to a modal, its success to the queue and status line."""
+        try:
+            decision = decide()
+        except HindcastError as exc:
+            self.show_error(title, str(exc))
+            return
+        self.after(decision)
+
+    def after(self, decision: Decision) -> None:
+        """Move on after a decision: the next row takes the decided one's place."""
+        shown = [row.id for row in self.session.shown()]
+        table = self.query_one(QueueTable)
+        index = min(table.cursor_row, len(shown) - 1)
+        keep = decision.action == "save"
+        if not keep:
+            self.opened = None
+        self.refresh_queue(select=decision.candidate_id if keep else (shown[index] if shown else None))
+        self.query_one(StatusLine).say(f"{decision.describe()} · u undoes")
+
+    # -- verify ------------------------------------------------------------------------------------
+
+    def action_verify(self) -> None:
+        if self.opened is None:
+            return
+        if self.verifying:
+            self.query_one(StatusLine).say(f"verify {self.verifying} is still running")
+            return
+        try:
+            self.opened = self.session.prepare_verify(self.opened, self.current_draft())
+        except HindcastError as exc:
+            self.show_error(f"Cannot verify {self.opened.id}", str(exc))
+            return
+        self.verifying = self.opened.id
+        self.query_one(StatusLine).say(f"verify {self.opened.id}: running…")
+        self.run_verify(self.opened.id)
+
+    @work(thread=True, exclusive=True, group="verify", exit_on_error=False)
+    def run_verify(self, case_id: str) -> None:
+        def progress(text: str) -> None:
+            self.post_message(VerifyProgress(case_id, text))
+
+        self.post_message(VerifyFinished(self.verifier(self.session.corpus, case_id, self.session.kind, progress)))
+
+    @on(VerifyProgress)
+    def _verify_progress(self, message: VerifyProgress) -> None:
+        if self.verifying == message.case_id:
+            self.query_one(StatusLine).say(f"verify {message.text}…")
+
+    @on(VerifyFinished)
+    def _verify_finished(self, message: VerifyFinished) -> None:
+        self.verifying = None
+        outcome = message.outcome
+        self.query_one(StatusLine).verdict(outcome.case_id, outcome.verdict, outcome.reason)
+
+    # -- navigation --------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen([*self.BINDINGS, *self.app.BINDINGS]))
+
+    def action_edit(self) -> None:
+        self.query_one(TabbedContent).active = "prompt"
+        self.query_one("#prompt-text", TextArea).focus()
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_filter(self) -> None:
+        field = self.query_one("#filter", Input)
+        field.add_class("-shown")
+        field.focus()
+
+    def action_sort(self) -> None:
+        self.session.next_sort()
+        self.refresh_queue()
+
+    def action_back(self) -> None:
+        field = self.query_one("#filter", Input)
+        if field.has_focus:
+            field.value = ""
+        if not field.value:
+            field.remove_class("-shown")
+        self.query_one(QueueTable).focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.session.needle = event.value
+        self.refresh_queue()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.query_one(QueueTable).focus()
+
+    def show_error(self, title: str, message: str) -> None:
+        """Every error of the review goes to a modal."""
+        self.app.push_screen(MessageModal(title, message))
+
+
+class CaseEditScreen(ReviewScreen, inherit_bindings=False):
+    """The same screen over approved cases: `a` saves edits in place; there is nothing to reject."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "approve", "Save"),
+        *(b for b in ReviewScreen.BINDINGS if isinstance(b, Binding) and b.key not in ("a", "r")),
+        *Screen.BINDINGS,
+    ]
+    APPROVE_WORD = "save"
+
+    def action_reject(self) -> None:
+        """Cases are deprecated by editing their status, never rejected."""
+
+
+def _grader_files(files: CaseFiles) -> tuple[str, str]:
+    """The grader files as text with a header each, and a lexer for the first one (until the diff arrives)."""
+    if not files.grader_files:
+        return "", "text"
+    lexer = Syntax.guess_lexer(PurePosixPath(files.grader_files[0][0]).name)
+    text = "".join(f"# {path} (fix version)\n{content.decode('utf-8', 'replace')}\n" for path, content in
+                   files.grader_files)
+    return text, lexer

@@ -1,0 +1,149 @@
+"""One review session: the queue, the drafts in progress and the undo history; no Textual here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+
+from authoring import decisions
+from authoring.decisions import Decision
+from authoring.draft import Draft, draft_from
+from authoring.gitinfo import base_probe, patch_id, source_repo
+from authoring.leaks import Finding, InBase, find_leaks
+from authoring.queue import SORTS, QueueRow, arrange, read_queue, read_row
+from corpus import Corpus, StoredCase, UsageError
+from corpus.store import Kind
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The selected candidate (or case) as loaded, with its probe of the base revision."""
+
+    stored: StoredCase
+    """The validated candidate and its hidden files."""
+    in_base: InBase | None
+    """Whether a name exists at the base revision (None without the source repository)."""
+
+    @property
+    def id(self) -> str:
+        """The candidate (or case) id."""
+        return self.stored.case.id
+
+
+class ReviewSession:
+    """The state behind the review screen, testable without a terminal."""
+
+    def __init__(self, corpus: Corpus, kind: Kind = "candidates") -> None:
+        self.corpus = corpus
+        self.kind: Kind = kind
+        self.rows: dict[str, QueueRow] = {row.id: row for row in read_queue(corpus, kind)}
+        self.sort = "score"
+        self.needle = ""
+        self.skipped: list[str] = []
+        self.drafts: dict[str, Draft] = {}
+        self.history: list[Decision] = []
+
+    # -- the queue ---------------------------------------------------------------------------------
+
+    def shown(self) -> list[QueueRow]:
+        """The rows to show: filtered and sorted, skipped ones last in the order they were skipped."""
+        rows = arrange(list(self.rows.values()), self.sort, self.needle)
+        ahead = [row for row in rows if row.id not in self.skipped]
+        later = sorted((row for row in rows if row.id in self.skipped), key=lambda r: self.skipped.index(r.id))
+        return ahead + later
+
+    def next_sort(self) -> str:
+        """Cycle to the next sort order."""
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        return self.sort
+
+    # -- the selection -----------------------------------------------------------------------------
+
+    @cached_property
+    def repo(self) -> Path | None:
+        """The source repository, looked up once (None when it cannot be reached)."""
+        return source_repo(self.corpus)
+
+    def open(self, case_id: str) -> Opened:
+        """Load and validate one candidate (or case)."""
+        stored = self.corpus.load(case_id, self.kind)
+        return Opened(stored, base_probe(self.repo, stored.case.base_commit))
+
+    def draft(self, opened: Opened) -> Draft:
+        """The draft in progress for opened, else one prefilled from it and the corpus defaults."""
+        return self.drafts.get(opened.id) or draft_from(opened.stored.case, self.corpus.config.defaults)
+
+    def keep(self, case_id: str, draft: Draft) -> None:
+        """Remember a draft in progress (moving through the queue loses nothing)."""
+        self.drafts[case_id] = draft
+
+    def findings(self, opened: Opened, prompt: str) -> list[Finding]:
+        """The leakage findings of prompt for opened."""
+        return find_leaks(prompt, opened.stored.case, opened.stored.files, opened.in_base)
+
+    # -- decisions ---------------------------------------------------------------------------------
+
+    def approve(self, opened: Opened, draft: Draft, override: str | None = None) -> Decision:
+        """Approve a candidate (or save a case), refusing when the file changed since it was opened."""
+        if self.kind == "cases":
+            decision = decisions.save(self.corpus, opened.id, draft, override=override,
+                                      expect_mtime_ns=opened.stored.mtime_ns, in_base=opened.in_base)
+            self.rows[opened.id] = read_row(opened.stored.directory)
+        else:
+            decision = decisions.approve(self.corpus, opened.id, draft, override=override,
+                                         expect_mtime_ns=opened.stored.mtime_ns, in_base=opened.in_base)
+            self._forget(opened.id)
+        return self._record(decision)
+
+    def reject(self, opened: Opened, reason: str) -> Decision:
+        """Reject a candidate with a reason."""
+        if self.kind == "cases":
+            raise UsageError("reject applies to candidates; edit the case's status to deprecate it")
+        pid = patch_id(self.repo, opened.stored.case.base_commit, opened.stored.case.fix_commit)
+        decision = decisions.reject(self.corpus, opened.id, reason, patch_id=pid)
+        self._forget(opened.id)
+        return self._record(decision)
+
+    def skip(self, case_id: str) -> Decision:
+        """Move a candidate to the end of the queue."""
+        if case_id in self.skipped:
+            self.skipped.remove(case_id)
+        self.skipped.append(case_id)
+        return self._record(decisions.skip(case_id))
+
+    def undo(self) -> Decision:
+        """Take back the last decision of this session."""
+        if not self.history:
+            raise UsageError("nothing to undo")
+        decision = self.history[-1]
+        decisions.undo(self.corpus, decision)
+        self.history.pop()
+        if decision.action == "skip":
+            self.skipped.remove(decision.candidate_id)
+        else:
+            directory = self.corpus.root / self.kind / decision.candidate_id
+            self.rows[decision.candidate_id] = read_row(directory)
+        return decision
+
+    def prepare_verify(self, opened: Opened, draft: Draft) -> Opened:
+        """Write the draft's setup and grader edits into the candidate, so verify runs what will ship."""
+        case = opened.stored.case
+        setup = replace(case.setup, command=draft.setup_command.strip() or None)
+        grader = replace(case.grader, command=draft.grader_command.strip() or case.grader.command,
+                         timeout=draft.grader_timeout)
+        if (setup, grader) == (case.setup, case.grader):
+            return opened
+        self.corpus.write(replace(case, setup=setup, grader=grader), opened.stored.files, self.kind,
+                          expect_mtime_ns=opened.stored.mtime_ns)
+        return self.open(opened.id)
+
+    def _forget(self, case_id: str) -> None:
+        self.rows.pop(case_id, None)
+        self.drafts.pop(case_id, None)
+        if case_id in self.skipped:
+            self.skipped.remove(case_id)
+
+    def _record(self, decision: Decision) -> Decision:
+        self.history.append(decision)
+        return decision

@@ -1,0 +1,66 @@
+"""The case fields an author sets on approval: id, title, owner, policy, commands and the rest."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Checkbox, Input, Label, Select
+
+from authoring.draft import Draft, parse_timeout, split_list
+from corpus import UsageError
+
+TEXT_FIELDS = (
+    ("id", "Id"), ("title", "Title"), ("owner", "Owner"), ("tags", "Tags"), ("trigger_paths", "Trigger paths"),
+    ("setup_command", "Setup command"), ("grader_command", "Grader command"), ("grader_timeout", "Timeout (s)"),
+)
+
+
+class CaseForm(VerticalScroll):
+    """A compact two-column form; `read` turns it back into a Draft (or a UsageError naming the field)."""
+
+    DEFAULT_CSS = """
+    CaseForm { height: 1fr; layout: grid; grid-size: 2; grid-columns: 16 1fr; grid-rows: 1; grid-gutter: 0 1; }
+    CaseForm > Label { width: 1fr; text-align: right; color: $text-muted; }
+    CaseForm > Input, CaseForm > Select, CaseForm > Checkbox { width: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        for key, label in TEXT_FIELDS[:3]:
+            yield Label(label)
+            yield Input(id=f"form-{key}", compact=True)
+        yield Label("Policy")
+        yield Select([("advisory", "advisory"), ("blocking", "blocking")], id="form-policy", allow_blank=False,
+                     compact=True, value="advisory")
+        yield Label("Critical")
+        yield Checkbox("blocks on any regression", id="form-critical", compact=True)
+        for key, label in TEXT_FIELDS[3:]:
+            yield Label(label)
+            yield Input(id=f"form-{key}", compact=True)
+
+    def load(self, draft: Draft) -> None:
+        """Fill the fields from draft."""
+        values = {"id": draft.id, "title": draft.title, "owner": draft.owner, "tags": ", ".join(draft.tags),
+                  "trigger_paths": ", ".join(draft.trigger_paths), "setup_command": draft.setup_command,
+                  "grader_command": draft.grader_command, "grader_timeout": str(draft.grader_timeout)}
+        for key, value in values.items():
+            field = self.query_one(f"#form-{key}", Input)
+            field.value = value
+            field.cursor_position = 0
+        self.query_one("#form-policy", Select).value = draft.policy
+        self.query_one("#form-critical", Checkbox).value = draft.critical
+
+    def read(self, prompt: str, fallback_timeout: int | None = None) -> Draft:
+        """The draft the form describes; with fallback_timeout a bad timeout is kept as it was instead."""
+        value = {key: self.query_one(f"#form-{key}", Input).value for key, _ in TEXT_FIELDS}
+        try:
+            timeout = parse_timeout(value["grader_timeout"])
+        except UsageError:
+            if fallback_timeout is None:
+                raise
+            timeout = fallback_timeout
+        policy = self.query_one("#form-policy", Select).value
+        return Draft(prompt=prompt, id=value["id"].strip(), title=value["title"], owner=value["owner"],
+                     policy=str(policy), critical=self.query_one("#form-critical", Checkbox).value,
+                     tags=split_list(value["tags"]), trigger_paths=split_list(value["trigger_paths"]),
+                     setup_command=value["setup_command"], grader_command=value["grader_command"],
+                     grader_timeout=timeout)

@@ -1,0 +1,79 @@
+"""The prompt editor and, under it, the live list of what the prompt leaks."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Label, OptionList, TextArea
+from textual.widgets.option_list import Option
+from textual.widgets.text_area import Selection
+
+from authoring.leaks import Finding
+
+
+class PromptEditor(Vertical):
+    """A TextArea for the task and a findings list; choosing a finding selects it in the text."""
+
+    DEFAULT_CSS = """
+    PromptEditor { height: 1fr; }
+    PromptEditor > TextArea { height: 1fr; min-height: 3; }
+    PromptEditor > #findings-title { height: 1; width: 1fr; padding: 0 1; background: $boost; }
+    PromptEditor > #findings-title.-clean { color: $success; }
+    PromptEditor > #findings-title.-leaky { color: $error; text-style: bold; }
+    PromptEditor > OptionList { height: 4; border: none; padding: 0; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.findings: list[Finding] = []
+
+    def compose(self) -> ComposeResult:
+        yield TextArea(id="prompt-text", soft_wrap=True, tab_behavior="focus", placeholder="The task the agent gets…")
+        yield Label("Findings: checking…", id="findings-title")
+        yield OptionList(id="findings", compact=True)
+
+    @property
+    def text(self) -> str:
+        """The prompt as typed."""
+        return self.query_one(TextArea).text
+
+    def load(self, text: str) -> None:
+        """Replace the prompt (a new candidate was selected)."""
+        area = self.query_one(TextArea)
+        area.load_text(text)
+        area.move_cursor((0, 0))
+        self.show_findings(None)
+
+    def show_findings(self, findings: list[Finding] | None) -> None:
+        """List findings (None while they are being computed)."""
+        title = self.query_one("#findings-title", Label)
+        options = self.query_one(OptionList)
+        options.clear_options()
+        title.set_class(findings is not None and not findings, "-clean")
+        title.set_class(bool(findings), "-leaky")
+        self.findings = findings or []
+        if findings is None:
+            title.update("Findings: checking…")
+            return
+        if not findings:
+            title.update("Findings: none — nothing leaks")
+            return
+        never = sum(not f.overridable for f in findings)
+        title.update(f"Findings: {len(findings)}" + (f" ({never} can never ship)" if never else ""))
+        options.add_options(Option(_describe(f), id=str(i)) for i, f in enumerate(findings))
+
+    @on(OptionList.OptionSelected, "#findings")
+    def _jump(self, event: OptionList.OptionSelected) -> None:
+        finding = self.findings[int(event.option.id or 0)]
+        area = self.query_one(TextArea)
+        start = (finding.line - 1, finding.column - 1)
+        area.selection = Selection(start, (finding.line - 1, finding.end_column - 1))
+        area.focus()
+
+
+def _describe(finding: Finding) -> Text:
+    style = "bold red" if not finding.overridable else "yellow"
+    return Text.assemble((f"{finding.line}:{finding.column} ", "dim"), (finding.kind, style),
+                         f" {finding.text!r}: {finding.reason}")
