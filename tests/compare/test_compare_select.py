@@ -11,6 +11,7 @@ from runbuilder import write_corpus
 from corpus import Corpus, GitError
 from corpus.cli_support import run_cli
 from runner.cli import cli
+from runner.results import load_run
 from runner.select import changed_since, matches, select_cases
 
 KINDS = {"cart": "blocking", "tax": "blocking", "shop-any": "advisory", "util": "advisory",
@@ -90,3 +91,19 @@ def test_errors(setup: tuple[GitRepo, Corpus, str], capsys: pytest.CaptureFixtur
         "runner: error: --changed needs at least one path",
         "runner: error: paths are only taken with --changed",
     ]
+
+
+def test_run_select_since(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from casefactory import build_corpus
+
+    corpus, _, case = build_corpus(tmp_path)
+    base = ["run", "--corpus", str(corpus.root), "--results-dir", str(tmp_path / "results"), "--mode", "oracle"]
+    assert run_cli(cli, "runner", [*base, "--select-since", "HEAD"]) == 0
+    assert capsys.readouterr().err == (
+        "no case's trigger paths match the files changed since HEAD; nothing to run\n")
+    assert run_cli(cli, "runner", [*base, "--select-since", "HEAD", "--all"]) == 2
+    assert "--select-since cannot be combined" in capsys.readouterr().err
+    assert run_cli(cli, "runner", [*base, "--select-since", case.base_commit]) == 0
+    assert "run directory: " in capsys.readouterr().out
+    [run_dir] = (tmp_path / "results").iterdir()
+    assert load_run(run_dir).manifest.config.cases == ("calc-add",)
