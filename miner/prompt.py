@@ -19,7 +19,7 @@ ISSUE_REF = re.compile(r"(\(\s*)?(?:\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\
                        r"(?:(?<![\w/])#\d+\b|\bGH-\d+\b)(\s*\))?", re.IGNORECASE)
 TEST_NAME = re.compile(r"`?\b(?:test_\w+|Test[A-Z]\w*|\w+_test|\w+Tests?\b(?=\s*[.#(])|should[A-Z]\w*)`?(?:\(\))?")
 REVERT_LINE = re.compile(r"^This reverts commit .*$", re.MULTILINE)
-MERGE_SUBJECT = re.compile(r"^Merge (pull request|branch|remote-tracking branch)\b.*$", re.IGNORECASE)
+MERGE_SUBJECT = re.compile(r"^Merge (pull request|branch|remote-tracking branch)\b", re.IGNORECASE)
 BLANKS = re.compile(r"\n{3,}")
 SPACES = re.compile(r"[ \t]{2,}")
 SLUG_CHARS = re.compile(r"[^a-z0-9]+")

@@ -67,14 +67,21 @@ def changed_lines(section: bytes) -> set[int]:
     lines: set[int] = set()
     for patched in patch:
         for hunk in patched:
-            last = hunk.target_start
+            last, removed = hunk.target_start, False
             for line in hunk:
                 if line.target_line_no is not None:
                     last = line.target_line_no
+                    if removed:  # a deletion marks the line that now stands where it was
+                        lines.add(last)
+                        removed = False
+                if not line.value.strip():
+                    continue  # blank lines belong to no test
                 if line.is_added and line.target_line_no is not None:
                     lines.add(line.target_line_no)
                 elif line.is_removed:
-                    lines.add(max(last, 1))
+                    removed = True
+            if removed:
+                lines.add(max(last, 1))
     return lines
 
 
