@@ -245,7 +245,7 @@ def compare_json(report: CompareReport) -> dict[str, Any]:
     def row(r: Row) -> dict[str, Any]:
         entry = r.quarantined_by
         return {"key": r.key, "case_id": r.case_id, "policy": r.info.policy, "critical": r.info.critical,
-                "blocking": r.info.blocking, "in_corpus": r.info.status,
+                "blocking": r.info.blocking, "corpus_status": r.info.status,
                 "baseline": _tally_json(r.baseline), "candidate": _tally_json(r.candidate),
                 "quarantined_by": None if entry is None else entry.case}
 

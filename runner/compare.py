@@ -252,6 +252,9 @@ def pair_runs(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Cas
     """Rows for every key either run has, sorted by key, and what they are keyed by."""
     single = len(baseline.variants) == 1 and len(candidate.variants) == 1
     keyed_by = "case" if single else "variant::case"
+    if not single and not set(baseline.variants) & set(candidate.variants):
+        raise BadInput(f"cannot pair variants {', '.join(baseline.variants)} with {', '.join(candidate.variants)}: "
+                       "matrix runs pair by variant::case and share no variant name")
 
     def by_key(run: RunTrials) -> dict[str, tuple[str, str, tuple[TrialRecord, ...]]]:
         return {(case if single else f"{variant}::{case}"): (variant, case, records)

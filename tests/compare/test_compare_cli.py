@@ -91,7 +91,7 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert [r["key"] for r in data["regressions"]] == ["cart", "docs"]
     assert data["regressions"][0] == {
         "key": "cart", "case_id": "cart", "policy": "blocking", "critical": False, "blocking": True,
-        "in_corpus": "active", "quarantined_by": None,
+        "corpus_status": "active", "quarantined_by": None,
         "baseline": {"passes": 5, "fails": 0, "errors": 0, "passed": True, "rate": 1.0, "reason": ""},
         "candidate": {"passes": 4, "fails": 1, "errors": 0, "passed": False, "rate": 0.8,
                       "reason": "grader: test_total failed"}}

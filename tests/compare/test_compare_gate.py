@@ -270,6 +270,14 @@ def test_matrix_runs_pair_by_variant_and_case(tmp_path: Path) -> None:
     assert [r.key for r in other.regressions()] == ["v2::case-00"]
 
 
+def test_matrix_and_single_variant_without_a_shared_variant_is_bad_input(tmp_path: Path) -> None:
+    kinds = blocking(3)
+    base = {f"old::{case}": ALL_PASS for case in kinds}
+    cand = {f"{v}::{case}": ALL_PASS for v in ("v1", "v2") for case in kinds}
+    with pytest.raises(BadInput, match="cannot pair variants old with v1, v2"):
+        gate(tmp_path, base, cand, kinds)
+
+
 def test_single_variant_runs_pair_by_case_across_variant_names(tmp_path: Path) -> None:
     kinds = blocking(3)
     base = {f"old-prompt::{case}": ALL_PASS for case in kinds}
