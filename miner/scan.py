@@ -22,6 +22,7 @@ from miner.score import SizeLimits, Survivor, prefilter
 from miner.szz import introducing_commits
 from miner.writer import write_new
 
+REF_SETS = frozenset({"--all", "--branches", "--tags", "--remotes"})
 Progress = Callable[[str, int, int | None], None]
 """progress(phase, done, total): called as the scan advances (total None while unknown)."""
 
@@ -112,6 +113,18 @@ def _check_options(options: ScanOptions) -> None:
         raise UsageError("--jobs must be at least 1")
 
 
+def _open_repository(path: Path) -> Path:
+    """The repository to scan: a work tree's top level, or a bare repository as it is (history is all a scan
+    needs)."""
+    try:
+        return open_repository(path)
+    except GitError:
+        proc = run_git(["rev-parse", "--is-bare-repository"], path, check=False) if path.is_dir() else None
+        if proc is not None and proc.returncode == 0 and proc.stdout.strip() == b"true":
+            return path.resolve()
+        raise
+
+
 def _open_corpus(path: Path) -> Corpus | None:
     if (path / CONFIG).exists():
         return Corpus.open(path)
@@ -124,9 +137,11 @@ def _revisions(repo: Path, options: ScanOptions, corpus: Corpus | None,
                warnings: list[str]) -> tuple[list[str], str | None]:
     """The revisions for git log, and the tip to record afterwards (None for restricted scans)."""
     if options.rev:
-        if options.rev.startswith("-"):
-            raise UsageError(f"--rev {options.rev!r}: not a revision range")
-        return [options.rev], None
+        revs = options.rev.split()
+        for rev in revs:
+            if rev.startswith("-") and rev not in REF_SETS:
+                raise UsageError(f"--rev {rev!r}: not a revision (use a range such as v1.0..main, or --all)")
+        return revs, None
     head = resolve_commit(repo, "HEAD")
     if head is None:
         raise GitError(f"{repo}: the repository has no commits; nothing to scan")
@@ -201,7 +216,7 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     """Scan the repository's history and write candidate cases into the corpus."""
     started = time.perf_counter()
     _check_options(options)
-    repo = open_repository(options.repo)
+    repo = _open_repository(options.repo)
     corpus = _open_corpus(options.corpus)
     warnings: list[str] = []
     if run_git(["rev-parse", "--is-shallow-repository"], repo).stdout.strip() == b"true":

@@ -1,0 +1,98 @@
+"""The `miner` command line, through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from gitrepo import git_init
+
+from miner.cli import cli
+
+SRC = "def f(x):\n    return x\n"
+TEST = "from app import f\n\n\ndef test_f():\n    assert f(1) == 1\n"
+CANDIDATE_KEYS = {"id", "title", "fix_commit", "base_commit", "merge", "score", "evidence", "test_files",
+                  "source_files", "omitted_files", "deleted_tests", "grader_command", "grader_inferred", "junit",
+                  "fail_to_pass", "test_ids", "trigger_paths", "patch_id", "introducing_commits", "escape_days",
+                  "path"}
+
+
+def make_repo(path: Path) -> tuple[Path, str]:
+    repo = git_init(path)
+    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
+    fix = repo.commit({"app/__init__.py": SRC.replace("x\n", "abs(x)\n"),
+                       "tests/test_app.py": TEST + "\n\ndef test_negative():\n    assert f(-1) == 1\n"},
+                      "Fix f for negative numbers (#3)")
+    repo.commit({"README.md": "docs\n"}, "Docs")
+    return repo.path, fix
+
+
+def test_json_document_shape(tmp_path: Path) -> None:
+    repo, fix = make_repo(tmp_path / "repo")
+    result = CliRunner().invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(tmp_path / "evals"), "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert set(document) == {"stats", "warnings", "candidates"}
+    stats = document["stats"]
+    assert set(stats) == {"commits_scanned", "prefiltered", "candidates", "skipped", "seconds", "range", "tip"}
+    assert (stats["commits_scanned"], stats["prefiltered"], stats["candidates"]) == (3, 1, 1)
+    assert stats["skipped"] == {"no-test-change": 1, "root-commit": 1}
+    [candidate] = document["candidates"]
+    assert set(candidate) == CANDIDATE_KEYS
+    assert candidate["fix_commit"] == fix
+    assert candidate["id"] == f"fix-f-for-negative-numbers-3-{fix[:7]}"
+    assert candidate["test_files"] == ["tests/test_app.py"]
+    assert candidate["source_files"] == ["app/__init__.py"]
+    assert candidate["fail_to_pass"] == ["tests/test_app.py::test_negative"]
+    assert candidate["grader_command"].endswith("tests/test_app.py::test_negative")
+    assert Path(candidate["path"]).is_dir()
+
+
+def test_summary_output(tmp_path: Path) -> None:
+    repo, fix = make_repo(tmp_path / "repo")
+    evals = tmp_path / "evals"
+    result = CliRunner().invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(evals)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("scanned 3 commits in ")
+    assert lines[1:] == [
+        "  prefiltered: 1",
+        f"  candidates:  1 written to {evals / 'candidates'}",
+        "  skipped:",
+        "    no-test-change  1",
+        "    root-commit     1",
+        "top 1:",
+        f"   4.75  fix-f-for-negative-numbers-3-{fix[:7]}",
+    ]
+
+
+def test_repo_defaults_to_the_corpus_repo(tmp_path: Path) -> None:
+    repo, _ = make_repo(tmp_path / "repo")
+    evals = tmp_path / "evals"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(evals)]).exit_code == 0
+    again = runner.invoke(cli, ["scan", "--corpus", str(evals), "--json"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["stats"]["commits_scanned"] == 0
+
+
+def test_dry_run_flag(tmp_path: Path) -> None:
+    repo, _ = make_repo(tmp_path / "repo")
+    result = CliRunner().invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(tmp_path / "evals"), "--dry-run",
+                                      "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["candidates"][0]["path"] is None
+    assert not (tmp_path / "evals").exists()
+
+
+def test_every_command_has_help() -> None:
+    runner = CliRunner()
+    assert cli.help
+    for name, command in cli.commands.items():
+        assert command.help, name
+        result = runner.invoke(cli, [name, "--help"])
+        assert result.exit_code == 0
+        for option in ("--repo", "--corpus", "--rev", "--since", "--until", "--max-candidates", "--full",
+                       "--no-merges", "--json", "--szz"):
+            assert option in result.output

@@ -1,0 +1,154 @@
+"""Corpus hygiene: a fix is never proposed twice (sha, patch-id, rejection), and scans are incremental."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitrepo import GitRepo, git_init
+
+from corpus.model import Rejection
+from corpus.store import Corpus
+from corpus.yamlio import load_yaml
+from miner.hygiene import STATE_FILE
+from miner.scan import ScanOptions, scan
+
+SRC = "def f(x):\n    return x\n"
+TEST = "from app import f\n\n\ndef test_f():\n    assert f(1) == 1\n"
+
+
+def fix(repo: GitRepo, number: int, message: str | None = None) -> str:
+    """A small fix commit touching one source and one test file."""
+    return repo.commit({
+        f"app/m{number}.py": f"def f{number}(x):\n    return x + {number}\n",
+        f"tests/test_m{number}.py": f"def test_f{number}():\n    assert {number}\n",
+    }, message or f"Fix bug {number}")
+
+
+def base_repo(path: Path) -> GitRepo:
+    repo = git_init(path)
+    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
+    return repo
+
+
+def test_rescanning_with_full_proposes_nothing_twice(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    fix(repo, 1)
+    fix(repo, 2)
+    evals = tmp_path / "evals"
+    first = scan(ScanOptions(repo=repo.path, corpus=evals))
+    assert len(first.candidates) == 2
+    again = scan(ScanOptions(repo=repo.path, corpus=evals, full=True))
+    assert again.candidates == []
+    assert again.stats.skipped["already-candidate"] == 2
+    assert len(Corpus.open(evals).ids("candidates")) == 2
+
+
+def test_approved_and_rejected_fixes_are_skipped(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    approved, rejected = fix(repo, 1), fix(repo, 2)
+    evals = tmp_path / "evals"
+    result = scan(ScanOptions(repo=repo.path, corpus=evals))
+    corpus = Corpus.open(evals)
+    ids = {c.case.fix_commit: c.case.id for c in result.candidates}
+    stored = corpus.load(ids[approved], "candidates")
+    corpus.write(stored.case, stored.files, kind="cases")
+    corpus.remove(ids[approved])
+    corpus.add_rejection(Rejection(fix_commit=rejected, reason="not a bug", candidate_id=ids[rejected]))
+    corpus.remove(ids[rejected])
+    again = scan(ScanOptions(repo=repo.path, corpus=evals, full=True))
+    assert again.candidates == []
+    assert again.stats.skipped["already-case"] == 1
+    assert again.stats.skipped["already-rejected"] == 1
+
+
+def test_cherry_pick_in_one_scan_is_proposed_once(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "release")
+    original = fix(repo, 1, "Fix crash in f1")
+    repo.git("checkout", "-q", "main")
+    repo.commit({"README.md": "x\n"}, "Docs")
+    repo.clock += 86400
+    repo.git("cherry-pick", original)
+    picked = repo.head()
+    assert picked != original
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals", rev="--all"))
+    assert [c.case.fix_commit for c in result.candidates] == [original]
+    assert result.stats.skipped["duplicate-patch-in-scan"] == 1
+    assert picked not in {c.case.fix_commit for c in result.candidates}
+
+
+def test_cherry_pick_of_a_corpus_fix_is_skipped_by_patch_id(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "release")
+    original = fix(repo, 1, "Fix crash in f1")
+    repo.git("checkout", "-q", "main")
+    evals = tmp_path / "evals"
+    first = scan(ScanOptions(repo=repo.path, corpus=evals, rev="release"))
+    assert [c.case.fix_commit for c in first.candidates] == [original]
+    repo.clock += 86400
+    repo.git("cherry-pick", original)
+    again = scan(ScanOptions(repo=repo.path, corpus=evals))
+    assert again.candidates == []
+    assert again.stats.skipped["same-patch-as-candidate"] == 1
+
+
+def test_rejected_patch_id_catches_a_rebased_copy(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "topic")
+    original = fix(repo, 1, "Fix crash in f1")
+    repo.git("checkout", "-q", "main")
+    evals = tmp_path / "evals"
+    first = scan(ScanOptions(repo=repo.path, corpus=evals, rev="topic"))
+    patch_id = first.candidates[0].patch_id
+    corpus = Corpus.open(evals)
+    corpus.remove(first.candidates[0].case.id)
+    # The rejection names some other sha; only its patch id can match the copy.
+    corpus.add_rejection(Rejection(fix_commit="0" * 40, reason="flaky", patch_id=patch_id))
+    repo.clock += 86400
+    repo.git("cherry-pick", original)
+    again = scan(ScanOptions(repo=repo.path, corpus=evals))
+    assert again.candidates == []
+    assert again.stats.skipped["same-patch-as-rejected"] == 1
+
+
+def test_incremental_scan_covers_only_new_commits(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    fix(repo, 1)
+    evals = tmp_path / "evals"
+    first = scan(ScanOptions(repo=repo.path, corpus=evals))
+    assert first.stats.commits_scanned == 2
+    state = load_yaml(evals / STATE_FILE)
+    assert state["repositories"][str(repo.path.resolve())]["tip"] == repo.head()
+    fix(repo, 2)
+    newest = fix(repo, 3)
+    second = scan(ScanOptions(repo=repo.path, corpus=evals))
+    assert second.stats.commits_scanned == 2
+    assert len(second.candidates) == 2
+    assert load_yaml(evals / STATE_FILE)["repositories"][str(repo.path.resolve())]["tip"] == newest
+    nothing = scan(ScanOptions(repo=repo.path, corpus=evals))
+    assert nothing.stats.commits_scanned == 0
+    full = scan(ScanOptions(repo=repo.path, corpus=evals, full=True))
+    assert full.stats.commits_scanned == 4
+    assert full.stats.skipped["already-candidate"] == 3
+
+
+def test_restricted_scans_do_not_move_the_tip(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    fix(repo, 1)
+    evals = tmp_path / "evals"
+    scan(ScanOptions(repo=repo.path, corpus=evals, until="2024-01-01"))
+    assert not (evals / STATE_FILE).exists()
+    scan(ScanOptions(repo=repo.path, corpus=evals))
+    assert (evals / STATE_FILE).exists()
+
+
+def test_a_vanished_tip_means_a_full_scan_with_a_warning(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    fix(repo, 1)
+    evals = tmp_path / "evals"
+    scan(ScanOptions(repo=repo.path, corpus=evals))
+    state = evals / STATE_FILE
+    state.write_text(state.read_text().replace(repo.head(), "1" * 40))
+    again = scan(ScanOptions(repo=repo.path, corpus=evals))
+    assert again.stats.commits_scanned == 2
+    assert any("is gone" in warning for warning in again.warnings)
