@@ -91,8 +91,8 @@ def test_python_candidate_contents(truth: Truth, scanned: ScanResult) -> None:
     ("java", "mvn -q test -Dtest='CartTest#totalIncludesTax' -DfailIfNoTests=false"),
     ("rust", "cargo test --test parse -- parses_empty"),
     ("ruby", "bundle exec rspec spec/cart_spec.rb:8"),
-    ("python-deleted-test", "python -m pytest -q -p no:cacheprovider --junitxml=.hindcast/junit.xml "
-                            "tests/test_parse.py::test_parse_empty"),
+    ("python-deleted-test",
+     "python -m pytest -q -p no:cacheprovider --junitxml=.hindcast/junit.xml tests/test_parse.py::test_parse_empty"),
 ])
 def test_grader_command_per_language(truth: Truth, scanned: ScanResult, label: str, command: str) -> None:
     case = by_fix(scanned)[truth.expected[label]].case  # type: ignore[attr-defined]
