@@ -32,7 +32,7 @@ class LeakRefused(HindcastError):
         self.blocking = blocking(findings)
         if self.blocking:
             message = (f"approval refused: {len(self.blocking)} finding(s) that must never ship "
-                       f"(secrets, personal data, internal hosts); remove them from the prompt")
+                       f"(secrets, personal data, internal hosts, the draft marker); remove them from the prompt")
         else:
             message = (f"approval refused: {len(findings)} leakage finding(s) in the prompt; "
                        f"fix them or override with a written justification")

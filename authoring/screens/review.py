@@ -134,9 +134,8 @@ class ReviewScreen(Screen[None]):
         self.query_one("#grader-view", CodeView).show(*_grader_files(stored.files))
         self.load_grader_diff(self.opened)
         draft = self.session.draft(self.opened)
-        editor.load(draft.prompt)
+        editor.load(draft.prompt)  # its Changed message starts the findings worker
         self.query_one(CaseForm).load(draft)
-        self.check_prompt()
 
     def stash_draft(self) -> None:
         """Keep the draft of the open candidate in the session."""

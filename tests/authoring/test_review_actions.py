@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import os
 import sys
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
+from pilothelpers import settle, sync
 from shopfactory import TODAY, Shop, tree
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, Static, TextArea
@@ -33,27 +31,12 @@ def fake_verifier(corpus: Corpus, case_id: str, kind: Kind, progress: Progress) 
     return VerifyOutcome(case_id, "VALID", "")
 
 
-def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async test body on its own event loop (no async plugin needed)."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
-
-    return run
-
-
 @asynccontextmanager
 async def review(shop: Shop, kind: Kind = "candidates") -> AsyncIterator[tuple[ReviewApp, Pilot[None]]]:
     app = make_app(shop.corpus.root, kind=kind, today=TODAY, verifier=fake_verifier)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         yield app, pilot
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def type_prompt(pilot: Pilot[None], text: str) -> None:

@@ -1,0 +1,62 @@
+"""Snapshots of the review screens at 80x24 (update with `pytest --snapshot-update`, then look at them)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from pilothelpers import settle
+from shopfactory import TODAY, Shop
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+
+from authoring.app import make_app
+from authoring.verifying import Progress, VerifyOutcome
+from corpus import Corpus
+from corpus.store import Kind
+
+Compare = Callable[..., bool]
+
+
+def never_verify(corpus: Corpus, case_id: str, kind: Kind, progress: Progress) -> VerifyOutcome:
+    raise AssertionError("snapshots never verify")
+
+
+def steps(*keys: str, prompt: str | None = None) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """Settle the app (workers done, no blinking cursor), optionally set the prompt, then press keys."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        if prompt is not None:
+            area = pilot.app.screen.query_one("#prompt-text", TextArea)
+            area.load_text(prompt)
+            await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        for widget in [*pilot.app.screen.query(TextArea), *pilot.app.screen.query(Input)]:
+            widget.cursor_blink = False
+
+    return run_before
+
+
+SCREENS = {
+    "facts": steps(),
+    "oracle": steps("2"),
+    "grader": steps("3"),
+    "prompt_findings": steps("4", prompt="Totals drop cents since 4f5d987 (#12).\nAdd round_half_up; "
+                                         "ask dana@acme.io.\n"),
+    "case_form": steps("5"),
+    "help": steps("question_mark"),
+    "reject_modal": steps("r"),
+    "override_modal": steps("a", prompt="Totals drop cents (#12).\n"),
+    "refused_modal": steps("a"),
+    "filtered": steps("slash", "t", "a", "x", "enter"),
+}
+
+
+@pytest.mark.parametrize("name", SCREENS)
+def test_screen(shop: Shop, snap_compare: Compare, name: str) -> None:
+    app = make_app(shop.corpus.root, today=TODAY, verifier=never_verify)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=SCREENS[name])
