@@ -43,7 +43,7 @@ from runner.trial import (
     TrialSpec,
     run_trial,
 )
-from runner.workspace import build_template
+from runner.workspace import build_template, template_tree
 
 DEFAULT_AGENT_TIMEOUT = 1800.0
 RESULTS_SUBDIR = "results"
@@ -312,7 +312,9 @@ class _AssetCache:
             if case.id not in self.built:
                 try:
                     template = build_template(self.repo, case.base_commit, self.root / case.id)
-                    self.built[case.id] = CaseAssets(template, read_fix_config(self.repo, case.fix_commit))
+                    tree, paths = template_tree(template)
+                    self.built[case.id] = CaseAssets(template, tree, paths,
+                                                     read_fix_config(self.repo, case.fix_commit))
                 except HindcastError as exc:
                     self.built[case.id] = exc
             return self.built[case.id]

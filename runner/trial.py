@@ -9,7 +9,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +41,10 @@ class CaseAssets:
 
     template: Path
     """`build_template` git directory of the case's base."""
+    base_tree: str
+    """The base tree's sha."""
+    base_paths: frozenset[str]
+    """Every file and directory path of the base tree."""
     fix_config: FixConfig
     """Test configuration files at the fix commit."""
 
@@ -180,14 +184,25 @@ class _Trial:
             self.durations["setup"] = round(time.monotonic() - clock, 3)
         workspace = prepared.workspace
         snapshots = Snapshots(assets.template, workspace, self.scratch / "private")
-        setup_tree = snapshots.take("setup", stat_cache=workspace / ".git" / "index")
+        if self.case.setup.command:
+            snapshots.take("setup", stat_cache=workspace / ".git" / "index")
+            setup_tree = snapshots.tree("setup")
+
+            def at_setup(paths: Iterable[str]) -> set[str]:
+                return snapshots.existing(setup_tree, paths)
+        else:  # nothing ran in the workspace since its checkout: the setup state is the base tree
+            shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
+            setup_tree = assets.base_tree
+
+            def at_setup(paths: Iterable[str]) -> set[str]:
+                return {p for p in paths if p in assets.base_paths}
         self._check()
         clock = time.monotonic()
         agent_error = self._produce(workspace, prepared.env)
         self.durations["agent"] = round(time.monotonic() - clock, 3)
         self._check()
-        final_tree = snapshots.take("final", stat_cache=snapshots.index("setup"))
-        patch, changed = snapshots.diff(setup_tree, final_tree)
+        snapshots.take("final", stat_cache=snapshots.index("setup"))
+        patch, changed = snapshots.diff(setup_tree, "final")
         (self.staging / "candidate.patch").write_bytes(patch)
         grader_paths = [p for p, _ in spec.stored.files.grader_files] + list(self.case.grader.deleted)
         edits = edited_test_files(changed, grader_paths, spec_for_test_files(ctx.test_globs))
@@ -200,8 +215,7 @@ class _Trial:
         self._check()
         clock = time.monotonic()
         try:
-            actions = restore_test_config(workspace, assets.fix_config, changed,
-                                          lambda paths: snapshots.existing(setup_tree, paths),
+            actions = restore_test_config(workspace, assets.fix_config, changed, at_setup,
                                           lambda path: snapshots.read(setup_tree, path), grader_paths)
             self.facts["restored"] = tuple({"path": a.path, "action": a.action, "cause": a.cause}
                                            for a in actions)

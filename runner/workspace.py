@@ -93,82 +93,98 @@ def build_template(repo: Path, commit: str, dest: Path) -> Path:
 
     Only the objects of the tree are packed over from the source, so nothing of its history comes along. The
     base commit is the one `create_workspace` makes (fixed identity, date and message), with the tree exact.
+    The isolation invariant is asserted here; workspaces are exact copies of this directory.
     """
     if resolve_commit(repo, commit) is None:
         raise GitError(f"commit {commit} is not in the repository {repo}")
     tree = run_git(["rev-parse", f"{commit}^{{tree}}"], repo).stdout.decode().strip()
     env = git_env(FIXED_IDENTITY)
     dest.mkdir(parents=True, exist_ok=True)
-    run_git(["init", "-q", "-b", BASE_BRANCH], dest, env=env)
+    run_git(["init", "-q", "--template=", "-b", BASE_BRANCH], dest, env=env)
     objects = run_git(["rev-list", "--objects", tree], repo).stdout
     pack = run_git(["pack-objects", "-q", "--stdout"], repo, input=objects).stdout
     run_git(["index-pack", "--stdin"], dest, input=pack)
     sha = run_git(["commit-tree", "-m", BASE_MESSAGE, tree], dest, env=env).stdout.decode().strip()
     run_git(["update-ref", f"refs/heads/{BASE_BRANCH}", sha], dest)
+    assert_isolated(dest)
     return dest / ".git"
 
 
+def template_tree(template: Path) -> tuple[str, frozenset[str]]:
+    """A template's base tree: its sha and every file and directory path in it."""
+    env = git_env({"GIT_DIR": str(template)})
+    tree = run_git(["rev-parse", "HEAD^{tree}"], template, env=env).stdout.decode().strip()
+    out = run_git(["ls-tree", "-r", "-t", "--name-only", "-z", tree], template, env=env).stdout
+    return tree, frozenset(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
+
+
 def workspace_from_template(template: Path, dest: Path) -> Path:
-    """A fresh workspace in dest (new or empty) from a `build_template` git directory; isolation is asserted."""
+    """A fresh workspace in dest (new or empty): a copy of a `build_template` git directory, checked out."""
     dest.mkdir(parents=True, exist_ok=True)
     if any(dest.iterdir()):
         raise WorkspaceError(f"{dest}: workspace directory is not empty")
     shutil.copytree(template, dest / ".git", symlinks=True)
     run_git(["read-tree", "--reset", "-u", "HEAD"], dest)
-    assert_isolated(dest)
     return dest
 
 
 class Snapshots:
-    """Tree snapshots of a workspace kept in a private git directory outside it.
+    """Snapshots of a workspace's files, kept through a private git directory and index files outside it.
 
-    The agent can commit, reset, rewrite or delete the workspace's own `.git`; snapshots do not depend on it.
-    `add -A` honours the workspace's .gitignore files, so build junk stays out of the patch.
+    The private directory borrows the template's objects (alternates) and stores new ones itself, so the agent
+    can commit, reset, rewrite or delete the workspace's own `.git` without affecting it. `add -A` honours the
+    workspace's .gitignore files, so build junk stays out of the patch.
     """
 
     def __init__(self, template: Path, workspace: Path, private: Path) -> None:
         self.workspace = workspace
         self.private = private
         self.git_dir = private / "snapshots.git"
-        shutil.copytree(template, self.git_dir, symlinks=True)
+        (self.git_dir / "objects" / "info").mkdir(parents=True)
+        (self.git_dir / "refs").mkdir()
+        (self.git_dir / "HEAD").write_text(f"ref: refs/heads/{BASE_BRANCH}\n")
+        (self.git_dir / "objects" / "info" / "alternates").write_text(f"{template.resolve() / 'objects'}\n")
 
     def _env(self, index: Path) -> dict[str, str]:
         return git_env({"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.workspace),
                         "GIT_INDEX_FILE": str(index)})
 
-    def take(self, name: str, stat_cache: Path | None = None) -> str:
-        """Record the work tree as a tree object (no commit) and return its sha; stat_cache seeds the index."""
-        index = self.private / f"{name}.index"
-        if stat_cache is not None and stat_cache.is_file():
-            shutil.copy2(stat_cache, index)  # keeps the mtime, so git rechecks entries as new as it (racy git)
-        env = self._env(index)
-        run_git(["-c", "core.fsmonitor=false", "add", "-A"], self.workspace, env=env)
-        return run_git(["write-tree"], self.workspace, env=env).stdout.decode().strip()
-
     def index(self, name: str) -> Path:
-        """The index file a snapshot was taken with."""
+        """The index file of a snapshot."""
         return self.private / f"{name}.index"
 
-    def diff(self, old: str, new: str) -> tuple[bytes, list[str]]:
-        """The binary-safe patch from tree old to tree new, and the paths it touches."""
-        env = self._env(self.private / "diff.index")
-        patch = run_git(["diff", "--binary", "--full-index", "--no-renames", old, new], self.workspace, env=env)
-        names = run_git(["diff", "--name-only", "-z", "--no-renames", old, new], self.workspace, env=env)
+    def take(self, name: str, stat_cache: Path) -> None:
+        """Record the work tree in the snapshot's index; stat_cache (an index file) spares unchanged files."""
+        index = self.index(name)
+        shutil.copy2(stat_cache, index)  # keeps the mtime, so git rechecks entries as new as it (racy git)
+        run_git(["-c", "core.fsmonitor=false", "add", "-A"], self.workspace, env=self._env(index))
+
+    def tree(self, name: str) -> str:
+        """Write a snapshot's tree object and return its sha."""
+        return run_git(["write-tree"], self.workspace, env=self._env(self.index(name))).stdout.decode().strip()
+
+    def diff(self, old_tree: str, name: str) -> tuple[bytes, list[str]]:
+        """The binary-safe patch from old_tree to the snapshot, and the paths it touches."""
+        env = self._env(self.index(name))
+        patch = run_git(["diff", "--cached", "--binary", "--full-index", "--no-renames", old_tree],
+                        self.workspace, env=env)
+        names = run_git(["diff", "--cached", "--name-only", "-z", "--no-renames", old_tree], self.workspace,
+                        env=env)
         paths = [p.decode("utf-8", "surrogateescape") for p in names.stdout.split(b"\0") if p]
         return patch.stdout, paths
 
     def read(self, tree: str, path: str) -> bytes | None:
-        """A file's content in a snapshot, or None when it is not there."""
-        env = self._env(self.private / "diff.index")
+        """A file's content in a tree, or None when it is not there."""
+        env = self._env(self.private / "read.index")
         proc = run_git(["cat-file", "blob", f"{tree}:{path}"], self.workspace, env=env, check=False)
         return proc.stdout if proc.returncode == 0 else None
 
     def existing(self, tree: str, paths: Iterable[str]) -> set[str]:
-        """Which of paths (files or directories) exist in a snapshot."""
+        """Which of paths (files or directories) exist in a tree."""
         wanted = list(paths)
         if not wanted:
             return set()
-        env = {**self._env(self.private / "diff.index"), "GIT_LITERAL_PATHSPECS": "1"}
+        env = {**self._env(self.private / "read.index"), "GIT_LITERAL_PATHSPECS": "1"}
         out = run_git(["ls-tree", "--name-only", "-z", "--full-tree", tree, "--", *wanted], self.workspace,
                       env=env).stdout
         return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}

@@ -9,7 +9,7 @@ from casefactory import build_repo
 from gitrepo import git_init
 
 from runner.failclosed import FixConfig, read_fix_config, restore_test_config
-from runner.workspace import Snapshots, build_template, workspace_from_template
+from runner.workspace import Snapshots, build_template, template_tree, workspace_from_template
 
 PYPROJECT_PYTEST = b'[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
 
@@ -81,10 +81,11 @@ def test_snapshots_see_same_size_edits_made_right_after_setup(tmp_path: Path) ->
     for attempt in range(5):
         workspace = workspace_from_template(template, tmp_path / f"ws{attempt}")
         snapshots = Snapshots(template, workspace, tmp_path / f"private{attempt}")
-        setup_tree = snapshots.take("setup", stat_cache=workspace / ".git" / "index")
+        snapshots.take("setup", stat_cache=workspace / ".git" / "index")
+        setup_tree = snapshots.tree("setup")
         (workspace / "calc.py").write_text((workspace / "calc.py").read_text().replace("-", "+"))
-        final_tree = snapshots.take("final", stat_cache=snapshots.index("setup"))
-        patch, changed = snapshots.diff(setup_tree, final_tree)
+        snapshots.take("final", stat_cache=snapshots.index("setup"))
+        patch, changed = snapshots.diff(setup_tree, "final")
         assert changed == ["calc.py"] and b"+    return a + b" in patch
 
 
@@ -93,6 +94,9 @@ def test_template_workspace_matches_the_foundation_workspace(tmp_path: Path) -> 
 
     repo, base, _ = build_repo(tmp_path / "repo")
     plain = create_workspace(repo.path, base, tmp_path / "plain")
-    copied = workspace_from_template(build_template(repo.path, base, tmp_path / "template"), tmp_path / "copy")
+    template = build_template(repo.path, base, tmp_path / "template")
+    copied = workspace_from_template(template, tmp_path / "copy")
     assert assert_isolated(plain) == assert_isolated(copied)
+    tree, paths = template_tree(template)
+    assert paths == {"README.md", "calc.py", "test_calc.py"} and tree == repo.git("rev-parse", f"{base}^{{tree}}")
     assert sorted(p.name for p in copied.iterdir()) == sorted(p.name for p in plain.iterdir())
