@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from trialkit import Bench, agent, variants
+from trialkit import Bench, agent, alive, variants
 
 from corpus.errors import UsageError
 from runner.results import load_run, trial_path
@@ -76,3 +76,23 @@ def test_kill_9_at_any_moment_leaves_a_readable_resumable_run(calc_fast: Bench) 
     resumed = calc_fast.run(resume=run_dir, agent_timeout=None)
     assert len(resumed.trials) == 6 and {t.outcome for t in resumed.trials} == {"fail"}
     assert not list(run_dir.glob("*/*/.*"))  # no staging left once resumed
+
+
+def test_ctrl_c_stops_every_agent_and_leaves_a_resumable_run(calc_fast: Bench, tmp_path: Path) -> None:
+    pids_file = tmp_path / "pids.txt"
+    argv = [sys.executable, "-c", "from runner.cli import main; main()", "run", "--corpus",
+            str(calc_fast.corpus.root), "--all", "--results-dir", str(calc_fast.results),
+            "--agent", f"hang={agent('hang', str(pids_file))}"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not pids_file.exists() or not pids_file.read_text().endswith("\n"):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130 and err.strip().endswith("runner: interrupted")
+    pids = [int(p) for p in pids_file.read_text().split()]
+    time.sleep(0.2)
+    assert not [p for p in pids if alive(p)]
+    (run_dir,) = [p for p in calc_fast.results.iterdir() if not p.name.startswith(".")]
+    assert load_run(run_dir).missing == 1 and not list(run_dir.glob("*/*/[0-9]*"))

@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from trialkit import Bench, agent, graded_quickly, variants
+from trialkit import Bench, agent, alive, graded_quickly, variants
 
 from corpus import Setup
 from runner.results import trial_path
@@ -82,14 +82,6 @@ def test_snooping_agent_finds_only_the_base(calc_pytest: Bench) -> None:
     assert leaks == {}
 
 
-def _alive(pid: int) -> bool:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return False
-    return "\nState:\tZ" not in status
-
-
 def test_hanging_agent_is_killed_with_every_grandchild(calc_fast: Bench, tmp_path: Path) -> None:
     pids_file = tmp_path / "pids.txt"
     loaded = calc_fast.run(agent_timeout=2, variants=variants(hang=agent("hang", str(pids_file))))
@@ -98,7 +90,7 @@ def test_hanging_agent_is_killed_with_every_grandchild(calc_fast: Bench, tmp_pat
     assert trial.reason.startswith("agent timed out after 2s") and trial.grader_outcome == "pass"
     assert trial.changed_files == ("calc.py",)
     pids = [int(p) for p in pids_file.read_text().split()]
-    assert len(pids) == 3 and not [p for p in pids if _alive(p)]
+    assert len(pids) == 3 and not [p for p in pids if alive(p)]
 
 
 def test_agent_that_cannot_start_is_an_error(calc_fast: Bench) -> None:

@@ -81,3 +81,12 @@ def make_run(root: Path, outcomes: dict[tuple[str, str], list[str]], trials: int
                                  "2026-01-01T00:00:00+00:00")
             (folder / "result.json").write_text(result.to_json())
     return root
+
+
+def alive(pid: int) -> bool:
+    """True while a process exists and is not a zombie waiting to be reaped."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
