@@ -1,9 +1,10 @@
 """Trial overhead, measured side by side in one run.
 
-    python bench/trial_benchmark.py REPO [--trials N] [--rounds R]
+    python bench/trial_benchmark.py REPO [--trials N] [--rounds R] [--scratch DIR]
 
 REPO is an existing git checkout (for example a clone of psf/requests); nothing is cloned or fetched. A corpus
-with cases over REPO's HEAD~1 (fix HEAD) is made in a temp dir, graded by `true`.
+with cases over REPO's HEAD~1 (fix HEAD) is made in a temp dir under --scratch (default: the system temp dir),
+graded by `true`; the archives, workspaces and results are written there too.
 
 1. Harness time per trial with a no-op agent (`true`) and a trivial grader (`true`), as a ratio to a plain
    `git archive HEAD~1 | tar -x` of the same tree (target <= 3x). Measured two ways: N trials of one case (the
@@ -71,13 +72,14 @@ def main() -> None:
     parser.add_argument("repo", type=Path, help="an existing git checkout, e.g. a clone of psf/requests")
     parser.add_argument("--trials", type=int, default=10, help="trials per round (default 10)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
+    parser.add_argument("--scratch", type=Path, default=None, help="where to write (default: system temp dir)")
     args = parser.parse_args()
     repo = args.repo.resolve()
     n = args.trials
     files = git(repo, "ls-tree", "-r", "--name-only", "HEAD~1").count("\n") + 1
     size = sum(int(line.split()[3]) for line in git(repo, "ls-tree", "-r", "-l", "HEAD~1").splitlines()
                if line.split()[3] != "-")
-    with tempfile.TemporaryDirectory(prefix="hindcast-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="hindcast-bench-", dir=args.scratch) as tmp:
         scratch = Path(tmp)
         one_case = make_corpus(scratch / "one", repo, 1)
         many_cases = make_corpus(scratch / "many", repo, n)
@@ -95,7 +97,7 @@ def main() -> None:
     ratios_1 = statistics.median(t / x for t, x in zip(amortized, archive, strict=True))
     ratios_n = statistics.median(t / x for t, x in zip(per_case, archive, strict=True))
     print(f"repository {repo} at HEAD~1 {git(repo, 'rev-parse', '--short', 'HEAD~1')}: "
-          f"{files} files, {size / 1e6:.1f} MB; {n} trials x {args.rounds} rounds")
+          f"{files} files, {size / 1e6:.1f} MB; {n} trials x {args.rounds} rounds; scratch {scratch.parent}")
     print(f"  git archive | tar -x                          {a * 1000:7.1f} ms")
     print(f"  harness per trial, {n} trials of one case      {t1 * 1000:7.1f} ms   {ratios_1:4.2f}x archive "
           f"(target <= 3x)")

@@ -164,14 +164,19 @@ class Snapshots:
         return run_git(["write-tree"], self.workspace, env=self._env(self.index(name))).stdout.decode().strip()
 
     def diff(self, old_tree: str, name: str) -> tuple[bytes, list[str]]:
-        """The binary-safe patch from old_tree to the snapshot, and the paths it touches."""
-        env = self._env(self.index(name))
-        patch = run_git(["diff", "--cached", "--binary", "--full-index", "--no-renames", old_tree],
-                        self.workspace, env=env)
-        names = run_git(["diff", "--cached", "--name-only", "-z", "--no-renames", old_tree], self.workspace,
-                        env=env)
-        paths = [p.decode("utf-8", "surrogateescape") for p in names.stdout.split(b"\0") if p]
-        return patch.stdout, paths
+        """The binary-safe patch from old_tree to the snapshot, and the paths it touches (one git call)."""
+        out = run_git(["diff", "--cached", "--raw", "-z", "-p", "--binary", "--full-index", "--no-renames", old_tree],
+                      self.workspace, env=self._env(self.index(name))).stdout
+        # --raw -z first lists ":modes shas status\0path\0" per file, then one NUL, then the patch.
+        paths, pos = [], 0
+        while out.startswith(b":", pos):
+            meta_end = out.index(b"\0", pos)
+            path_end = out.index(b"\0", meta_end + 1)
+            paths.append(out[meta_end + 1:path_end].decode("utf-8", "surrogateescape"))
+            pos = path_end + 1
+        if paths:
+            pos += 1
+        return out[pos:], paths
 
     def read(self, tree: str, path: str) -> bytes | None:
         """A file's content in a tree, or None when it is not there."""
