@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from miner.classify import PathClassifier
-from miner.gitbatch import FileDiff, cat_blobs, diff_commits
+from miner.gitbatch import CatFile, FileDiff, diff_commits
 from miner.gitlog import LogCommit, decode_path, is_utf8
 from miner.grader_command import RepoHints, Suggestion, suggest
 from miner.score import SizeLimits, Survivor, score_commit
@@ -109,7 +109,7 @@ def _hints(fix: str, tests: list[str], blobs: dict[str, bytes | None],
     )
 
 
-def _finish(split: _Split, blobs: dict[str, bytes | None], patch_id: str | None) -> Extraction | str:
+def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
     commit = split.survivor.commit
     grader_files: dict[str, bytes] = {}
     deleted: list[str] = []
@@ -124,7 +124,7 @@ def _finish(split: _Split, blobs: dict[str, bytes | None], patch_id: str | None)
             return "grader-file-unreadable"
         grader_files[path] = content
         if not section.binary:
-            refs.extend(tests_changed(path, content, section.text))
+            refs.extend(tests_changed(path, content, section.text, section.new_blob))
     oracle_lines = sum(s.added_lines + s.deleted_lines for s in split.oracle)
     test_lines = sum(s.added_lines + s.deleted_lines for s in split.tests)
     suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, list(grader_files), blobs, grader_files))
@@ -146,43 +146,44 @@ def _finish(split: _Split, blobs: dict[str, bytes | None], patch_id: str | None)
         suggestion=suggestion,
         score=score,
         evidence=evidence,
-        patch_id=patch_id,
     )
+
+
+def _wanted(split: _Split) -> list[str]:
+    """Objects the second pass needs for one commit: new test blobs, and build files that pick a runner."""
+    fix = split.survivor.commit.sha
+    wanted = [s.new_blob for s in split.tests if s.new_blob and not s.deleted]
+    languages = {language_of(decode_path(s.path)) for s in split.tests}
+    if "js" in languages:
+        wanted.append(f"{fix}:package.json")
+    if "java" in languages:
+        wanted += [f"{fix}:build.gradle", f"{fix}:build.gradle.kts"]
+    return wanted
 
 
 def extract_batch(repo: Path, survivors: list[Survivor], test_globs: tuple[str, ...],
                   limits: SizeLimits) -> BatchResult:
-    """Run the second pass over survivors: one diff-tree (+ patch-id) and one cat-file process in all."""
+    """Run the second pass over survivors with one diff-tree (+ patch-id) and one cat-file process in all.
+
+    Each commit is finished as soon as its diff arrives, so Python works while git computes the next diffs.
+    """
     classifier = PathClassifier(test_globs)
     result = BatchResult()
     by_sha = {s.commit.sha: s for s in survivors}
     patch_ids: dict[str, str] = {}
-    splits: list[_Split] = []
     seen: set[str] = set()
-    for sha, sections in diff_commits(repo, ((s.commit.sha, s.commit.parents[0]) for s in survivors), patch_ids):
-        seen.add(sha)
-        outcome = _split(by_sha[sha], sections, classifier, limits)
-        if isinstance(outcome, str):
-            result.skipped[outcome] += 1
-        else:
-            splits.append(outcome)
-    result.skipped["empty-diff"] += len(by_sha) - len(seen)
-    wanted: list[str] = []
-    for split in splits:
-        fix = split.survivor.commit.sha
-        wanted += [s.new_blob for s in split.tests if s.new_blob and not s.deleted]
-        languages = {language_of(decode_path(s.path)) for s in split.tests}
-        if "js" in languages:
-            wanted.append(f"{fix}:package.json")
-        if "java" in languages:
-            wanted += [f"{fix}:build.gradle", f"{fix}:build.gradle.kts"]
-    blobs = cat_blobs(repo, wanted)
-    for split in splits:
-        done = _finish(split, blobs, patch_ids.get(split.survivor.commit.sha))
-        if isinstance(done, str):
-            result.skipped[done] += 1
-        else:
-            result.extractions.append(done)
-    if not result.skipped["empty-diff"]:
-        del result.skipped["empty-diff"]
+    finished: list[Extraction] = []
+    with CatFile(repo) as catfile:
+        pairs = ((s.commit.sha, s.commit.parents[0]) for s in survivors)
+        for sha, sections in diff_commits(repo, pairs, patch_ids):
+            seen.add(sha)
+            outcome = _split(by_sha[sha], sections, classifier, limits)
+            done = outcome if isinstance(outcome, str) else _finish(outcome, catfile.blobs(_wanted(outcome)))
+            if isinstance(done, str):
+                result.skipped[done] += 1
+            else:
+                finished.append(done)
+    if len(by_sha) > len(seen):
+        result.skipped["empty-diff"] += len(by_sha) - len(seen)
+    result.extractions = [replace(e, patch_id=patch_ids.get(e.commit.sha)) for e in finished]
     return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import re
 import subprocess
 import tempfile
@@ -22,9 +23,11 @@ ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, or
 GITLINK = b"160000"
 ZERO = re.compile(rb"^0+$")
 # A commit's header in diff-tree --stdin output: its sha alone on a line (no diff line can look like that).
-HEADER = re.compile(rb"(?:^|(?<=\n))([0-9a-f]{40}(?:[0-9a-f]{24})?)\n")
-SECTION = re.compile(rb"(?:^|(?<=\n))diff --git ")
+# Patterns start with a literal newline so the regex engine can skip ahead quickly.
+HEADER = re.compile(rb"\n([0-9a-f]{40}(?:[0-9a-f]{24})?)\n")
+SECTION = b"\ndiff --git "
 CHUNK = 1 << 20
+PIPE_SIZE = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -111,8 +114,20 @@ def parse_section(text: bytes) -> FileDiff:
 
 def split_sections(patch: bytes) -> list[FileDiff]:
     """Split one commit's patch into file sections."""
-    starts = [match.start() for match in SECTION.finditer(patch)]
+    starts = [0] if patch.startswith(SECTION[1:]) else []
+    position = patch.find(SECTION)
+    while position >= 0:
+        starts.append(position + 1)
+        position = patch.find(SECTION, position + 1)
     return [parse_section(patch[start:end]) for start, end in zip(starts, [*starts[1:], len(patch)], strict=True)]
+
+
+def widen_pipe(stream: object) -> None:
+    """Let git run up to a megabyte ahead of the reader (Linux); elsewhere the default pipe stays."""
+    try:
+        fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)  # type: ignore[attr-defined]
+    except (OSError, AttributeError):
+        pass
 
 
 def _feed(stream: object, payload: bytes) -> None:
@@ -149,11 +164,12 @@ def diff_commits(repo: Path, pairs: Iterable[tuple[str, str]],
         pid_proc = subprocess.Popen([*GIT, "patch-id", "--stable"], cwd=repo, stdin=subprocess.PIPE,
                                     stdout=ids_out, stderr=subprocess.DEVNULL, env=git_env())
     assert proc.stdout is not None and proc.stderr is not None
-    pending = b""
+    widen_pipe(proc.stdout)
+    pending = b"\n"  # every header, the first included, then follows a newline
     sha: bytes | None = None
     try:
         while True:
-            chunk = proc.stdout.read(CHUNK)
+            chunk = proc.stdout.read1(CHUNK)
             if pid_proc is not None and pid_proc.stdin is not None and chunk:
                 pid_proc.stdin.write(chunk)
             pending += chunk
@@ -162,13 +178,14 @@ def diff_commits(repo: Path, pairs: Iterable[tuple[str, str]],
                 if match.group(1) not in wanted:
                     continue
                 if sha is not None:
-                    yield sha.decode(), split_sections(pending[cut:match.start()])
+                    yield sha.decode(), split_sections(pending[cut:match.start() + 1])
                 sha, cut = match.group(1), match.end()
-            pending = pending[cut:]
+            # Keep the newline before the cut: the next header may start right there.
+            pending = pending[max(cut - 1, 0):] if cut else pending
             if not chunk:
                 break
         if sha is not None:
-            yield sha.decode(), split_sections(pending)
+            yield sha.decode(), split_sections(pending[1:] if pending.startswith(b"\n") else pending)
     finally:
         proc.stdout.close()
         stderr = proc.stderr.read()
@@ -193,6 +210,65 @@ def patch_ids_of(repo: Path, pairs: Iterable[tuple[str, str]]) -> dict[str, str]
     for _ in diff_commits(repo, pairs, ids):
         pass
     return ids
+
+
+class CatFile:
+    """One long-lived `git cat-file --batch`, asked for a few objects at a time as the second pass goes."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.proc = subprocess.Popen([*GIT, "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env())
+        widen_pipe(self.proc.stdout)
+
+    def get(self, names: Iterable[str]) -> dict[str, tuple[str, bytes] | None]:
+        """(type, content) per name (an object id or `rev:path`); None when missing.
+
+        All requests are written before any answer is read; that cannot deadlock as long as the requests
+        fit in the pipe (a few hundred names), which a single commit's files always do.
+        """
+        names = list(dict.fromkeys(names))
+        if not names:
+            return {}
+        stdin, stdout = self.proc.stdin, self.proc.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(b"".join(name.encode("utf-8", "surrogateescape") + b"\n" for name in names))
+        stdin.flush()
+        out: dict[str, tuple[str, bytes] | None] = {}
+        for name in names:
+            header = stdout.readline()
+            if not header:
+                self.close()
+                raise GitError(f"git cat-file stopped answering in {self.repo}")
+            fields = header.split()
+            if len(fields) == 3 and not header.rstrip().endswith((b" missing", b" ambiguous")):
+                content = stdout.read(int(fields[2]))
+                stdout.read(1)
+                out[name] = (fields[1].decode(), content)
+            else:
+                out[name] = None
+        return out
+
+    def blobs(self, names: Iterable[str]) -> dict[str, bytes | None]:
+        """Contents of blobs; None for anything missing or not a blob."""
+        return {name: found[1] if found and found[0] == "blob" else None for name, found in self.get(names).items()}
+
+    def close(self) -> None:
+        """End the process; a failure becomes a GitError."""
+        if self.proc.returncode is not None:
+            return
+        assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+        stderr = self.proc.stderr.read()
+        self.proc.wait()
+        _check(self.proc, "cat-file", self.repo, stderr)
+
+    def __enter__(self) -> CatFile:  # noqa: PYI034
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def cat_objects(repo: Path, names: Iterable[str]) -> dict[str, tuple[str, bytes] | None]:

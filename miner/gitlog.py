@@ -10,6 +10,7 @@ from pathlib import Path
 
 from corpus.errors import GitError
 from corpus.gitutil import git_env
+from miner.gitbatch import widen_pipe
 
 CHUNK = 1 << 20
 SHA_TOKEN = re.compile(rb"^[0-9a-f]{40}([0-9a-f]{24})?$")
@@ -83,49 +84,59 @@ def log_command(revs: list[str], *, merges: bool, since: str | None, until: str 
     return [*cmd, *revs, "--"]
 
 
-def _tokens(stream: Iterator[bytes]) -> Iterator[bytes]:
-    """NUL-separated tokens of a byte stream read in chunks."""
-    rest = b""
-    for chunk in stream:
-        parts = (rest + chunk).split(b"\0")
-        rest = parts.pop()
-        yield from parts
-    if rest:
-        yield rest
-
-
 def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
-    """Parse the output of `log_command`, one commit at a time.
+    """Parse the output of `log_command`, one commit at a time, from chunks of any size.
 
     Layout per commit: `H\\0P\\0at\\0aI\\0B\\0`, then for a commit with changes `\\nSTATUS\\0PATH\\0...`.
     A status token never looks like a sha (statuses are upper case), which is how a commit's paths end.
+    Tokens are handled a chunk at a time with plain indexing: this loop runs for every path in history.
     """
-    tokens = _tokens(stream)
-    pending: bytes | None = next(tokens, None)
-    while pending is not None:
-        sha = pending
-        if not SHA_TOKEN.match(sha):
-            raise GitError(f"unexpected git log output near {sha[:60]!r}")
-        parents, when, iso, message = (next(tokens, b"") for _ in range(4))
-        changes: list[Change] = []
-        pending = next(tokens, None)
-        while pending is not None:
-            status = pending.lstrip(b"\n")
-            if not STATUS_TOKEN.match(status) or SHA_TOKEN.match(pending):
-                break
-            paths = [next(tokens, b"")]
-            if status[:1] in (b"R", b"C"):
-                paths.append(next(tokens, b""))
-            changes.append(Change(status[:1].decode(), decode_path(paths[-1])))
-            pending = next(tokens, None)
-        yield LogCommit(
-            sha=sha.decode(),
-            parents=tuple(parents.decode().split()),
-            author_time=int(when or b"0"),
-            authored=iso.decode(),
-            message=message.decode("utf-8", "replace"),
-            changes=tuple(changes),
-        )
+    tokens: list[bytes] = []
+    index = 0
+    rest = b""
+    fields: list[bytes] = []
+    changes: list[Change] = []
+    state = 0  # 0: want sha, 1..4: header fields, 5: status or next sha, 6: path, 7: second path (R/C)
+    status = ""
+    sha_match, status_match = SHA_TOKEN.match, STATUS_TOKEN.match
+
+    def emit() -> LogCommit:
+        sha, parents, when, iso, message = fields
+        return LogCommit(sha=sha.decode(), parents=tuple(parents.decode().split()), author_time=int(when or b"0"),
+                         authored=iso.decode(), message=message.decode("utf-8", "replace"),
+                         changes=tuple(changes))
+
+    for chunk in (*stream, None):
+        if chunk is None:
+            tokens, index = ([rest] if rest else []), 0
+        else:
+            tokens = (rest + chunk).split(b"\0")
+            rest = tokens.pop()
+            index = 0
+        while index < len(tokens):
+            token = tokens[index]
+            index += 1
+            if state == 5:
+                stripped = token.lstrip(b"\n")
+                if status_match(stripped) and not sha_match(token):
+                    status, state = stripped[:1].decode(), (7 if stripped[:1] in (b"R", b"C") else 6)
+                    continue
+                yield emit()
+                fields, changes, state = [], [], 0
+            if state == 0:
+                if not sha_match(token):
+                    raise GitError(f"unexpected git log output near {token[:60]!r}")
+                fields, state = [token], 1
+            elif state < 5:
+                fields.append(token)
+                state += 1
+            elif state == 7:
+                state = 6
+            else:
+                changes.append(Change(status, decode_path(token)))
+                state = 5
+    if state >= 5:
+        yield emit()
 
 
 def iter_log(repo: Path, revs: list[str], *, merges: bool = True, since: str | None = None,
@@ -134,8 +145,9 @@ def iter_log(repo: Path, revs: list[str], *, merges: bool = True, since: str | N
     cmd = log_command(revs, merges=merges, since=since, until=until)
     proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env())
     assert proc.stdout is not None and proc.stderr is not None
+    widen_pipe(proc.stdout)
     try:
-        yield from parse_log(iter(lambda: proc.stdout.read(CHUNK), b""))  # type: ignore[union-attr]
+        yield from parse_log(iter(lambda: proc.stdout.read1(CHUNK), b""))  # type: ignore[union-attr]
     finally:
         proc.stdout.close()
         err = proc.stderr.read()

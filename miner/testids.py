@@ -9,9 +9,6 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from unidiff import PatchSet
-from unidiff.errors import UnidiffParseError
-
 Language = Literal["python", "go", "js", "java", "rust", "ruby", "other"]
 
 GO_TEST = re.compile(r"^func\s+(Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\)")
@@ -57,31 +54,45 @@ def language_of(path: str) -> Language:
     return "other"
 
 
+HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
 def changed_lines(section: bytes) -> set[int]:
-    """1-based line numbers in the new file that the diff section added or changed (deletions mark the
-    line that follows them)."""
-    try:
-        patch = PatchSet(section.decode("utf-8", "replace"))
-    except UnidiffParseError:
-        return set()
+    """1-based line numbers in the new file that the diff section added or changed.
+
+    A deletion marks the line that now stands where it was; blank lines belong to no test. The hunks are
+    read directly (a few comparisons per line) rather than through a general patch parser, because every
+    test file of every candidate goes through here.
+    """
     lines: set[int] = set()
-    for patched in patch:
-        for hunk in patched:
-            last, removed = hunk.target_start, False
-            for line in hunk:
-                if line.target_line_no is not None:
-                    last = line.target_line_no
-                    if removed:  # a deletion marks the line that now stands where it was
-                        lines.add(last)
-                        removed = False
-                if not line.value.strip():
-                    continue  # blank lines belong to no test
-                if line.is_added and line.target_line_no is not None:
-                    lines.add(line.target_line_no)
-                elif line.is_removed:
-                    removed = True
+    target, removed, in_hunk = 0, False, False
+    for line in section.split(b"\n"):
+        first = line[:1]
+        if first == b"@" and (hunk := HUNK.match(line)):
             if removed:
-                lines.add(max(last, 1))
+                lines.add(max(target, 1))
+            target, removed, in_hunk = int(hunk.group(1)), False, True
+            continue
+        if not in_hunk:
+            continue
+        if first == b"+":
+            if line[1:].strip():
+                lines.add(target)
+            removed = False
+            target += 1
+        elif first == b"-":
+            removed = removed or bool(line[1:].strip())
+        elif first == b" ":
+            if removed:
+                lines.add(target)
+                removed = False
+            target += 1
+        elif first == b"\\":
+            continue
+        else:
+            in_hunk = False
+    if removed:
+        lines.add(max(target - 1, 1))
     return lines
 
 
@@ -102,13 +113,13 @@ def _closer(indent: int) -> re.Pattern[str]:
 def _py_headers(text: str) -> list[tuple[int, int, str, str]]:
     """(offset, indent, "def" | "class", name) of every def and class line, found with str.find."""
     headers = []
-    for keyword in ("def", "class"):
+    for keyword in ("def ", "class "):
         position = text.find(keyword)
         while position >= 0:
             line_start = text.rfind("\n", 0, position) + 1
             prefix = text[line_start:position]
-            if prefix.strip() in ("", "async") and (name := PY_NAME.match(text, position + len(keyword))):
-                headers.append((line_start, len(prefix) - len(prefix.lstrip()), keyword, name.group(1)))
+            if prefix.strip() in ("", "async") and (name := PY_NAME.match(text, position + len(keyword) - 1)):
+                headers.append((line_start, len(prefix) - len(prefix.lstrip()), keyword.strip(), name.group(1)))
             position = text.find(keyword, position + 1)
     headers.sort()
     return headers
@@ -125,7 +136,36 @@ def _quote_positions(text: str) -> list[int]:
     return sorted(positions)
 
 
-def _python(path: str, text: str, lines: set[int]) -> set[TestRef]:
+@dataclass(frozen=True)
+class _PyIndex:
+    """What a Python test file's structure scan needs, computed once per file version."""
+
+    headers: list[tuple[int, int, str, str]]
+    starts: list[int]
+    quotes: list[int]
+    lengths: list[int]
+    ends: dict[int, int]
+
+
+_PY_INDEXES: dict[str, _PyIndex] = {}
+_PY_INDEX_LIMIT = 256
+
+
+def _py_index(text: str, rows: list[str], key: str | None) -> _PyIndex:
+    """The structure of a file version, cached by blob id (merges and their branch commits share versions)."""
+    if key is not None and (found := _PY_INDEXES.get(key)) is not None:
+        return found
+    headers = _py_headers(text)
+    index = _PyIndex(headers, [header[0] for header in headers], _quote_positions(text),
+                     list(itertools.accumulate(map(len, rows), initial=0)), {})
+    if key is not None:
+        if len(_PY_INDEXES) >= _PY_INDEX_LIMIT:
+            _PY_INDEXES.clear()
+        _PY_INDEXES[key] = index
+    return index
+
+
+def _python(path: str, text: str, rows: list[str], lines: set[int], key: str | None = None) -> set[TestRef]:
     """Enclosing test functions (and their classes) of the changed lines, from the def/class headers.
 
     A block ends at the first later line indented no deeper than its header; each block's end is searched
@@ -133,27 +173,29 @@ def _python(path: str, text: str, lines: set[int]) -> set[TestRef]:
     """
     if "def test" not in text:
         return set()
-    headers = _py_headers(text)
-    starts = [header[0] for header in headers]
-    quotes = _quote_positions(text)
-    line_starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
-    ends: dict[int, int] = {}
+    index_ = _py_index(text, rows, key)
+    headers, starts, quotes, lengths, ends = index_.headers, index_.starts, index_.quotes, index_.lengths, index_.ends
 
     def block_end(index: int) -> int:
         if index not in ends:
             start, indent = headers[index][0], headers[index][1]
-            position, closer, end = text.find("\n", start), _closer(headers[index][1]), len(text)
+            position, closer, end = text.find("\n", start), _closer(indent), len(text)
             while position >= 0 and (hit := closer.search(text, position)) is not None:
                 if bisect.bisect_left(quotes, hit.start()) % 2 == 0:
                     end = hit.start() + 1
                     break
                 position = hit.end()
-            ends[index] = end if indent >= 0 else len(text)
+            ends[index] = end
         return ends[index]
+
+    def line_of(offset: int) -> int:
+        # Line n starts at lengths[n - 1] + (n - 1): the lines before it and their newlines.
+        return bisect.bisect_right(range(len(lengths)), offset, key=lambda row: lengths[row] + row)
 
     found: set[TestRef] = set()
     for number in lines:
-        offset = line_starts[min(number, len(line_starts)) - 1]
+        row = min(number, len(lengths) - 1) - 1
+        offset = lengths[row] + row
         index = bisect.bisect_right(starts, offset) - 1
         test: tuple[str, int] | None = None
         scope: list[str] = []
@@ -163,7 +205,7 @@ def _python(path: str, text: str, lines: set[int]) -> set[TestRef]:
             if header[1] < ceiling and offset < block_end(index):
                 ceiling = header[1]
                 if test is None and header[2] == "def" and header[3].startswith("test"):
-                    test = (header[3], bisect.bisect_right(line_starts, header[0]))
+                    test = (header[3], line_of(header[0]))
                 elif test is not None and header[2] == "class":
                     scope.insert(0, header[3])
                 if ceiling == 0:
@@ -251,8 +293,8 @@ def _ruby(path: str, text: list[str], lines: set[int]) -> set[TestRef]:
     return found
 
 
-def tests_changed(path: str, new_content: bytes, section: bytes) -> list[TestRef]:
-    """The tests in path that a diff section added or changed, sorted."""
+def tests_changed(path: str, new_content: bytes, section: bytes, key: str | None = None) -> list[TestRef]:
+    """The tests in path that a diff section added or changed, sorted; key (the blob id) enables caching."""
     language = language_of(path)
     if language == "other":
         return []
@@ -260,13 +302,11 @@ def tests_changed(path: str, new_content: bytes, section: bytes) -> list[TestRef
     if not lines:
         return []
     decoded = new_content.decode("utf-8", "replace")
-    text = decoded.splitlines()
-    if not text:
-        return []
+    rows = decoded.split("\n")
     if language == "python":
-        found = _python(path, decoded, _past_decorators(text, lines))
+        found = _python(path, decoded, rows, _past_decorators(rows, lines), key)
     elif language == "ruby":
-        found = _ruby(path, text, lines)
+        found = _ruby(path, rows, lines)
     else:
-        found = _brace_language(path, text, lines, language)
+        found = _brace_language(path, rows, lines, language)
     return sorted(found)

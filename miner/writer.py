@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -112,11 +113,22 @@ def _check(case: Case) -> None:
         raise UsageError(f"candidate {case.id}: test ids need grader.junit")
 
 
-def _grader_target(root: Path, repo_path: str) -> Path:
+def _grader_target(repo_path: str) -> PurePosixPath:
     pure = PurePosixPath(repo_path)
     if pure.is_absolute() or any(part in ("..", ".", "") for part in repo_path.split("/")):
         raise UsageError(f"grader file path {repo_path!r} escapes the repository")
-    return root / GRADER_DIR / pure
+    return pure
+
+
+def _write(path: str, data: bytes) -> None:
+    # os-level calls: a scan writes thousands of files and each Python-level open costs extra syscalls.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def write_new(root: Path, case: Case, files: CaseFiles, kind: str = "candidates") -> Path:
@@ -126,14 +138,24 @@ def write_new(root: Path, case: Case, files: CaseFiles, kind: str = "candidates"
     target = parent / case.id
     if target.exists():
         raise UsageError(f"{target}: already exists; nothing was written")
-    staged = staging_directory(parent, case.id)
     try:
-        (staged / ORACLE_FILE).write_bytes(files.oracle_patch)
+        staged = Path(tempfile.mkdtemp(prefix=f".{case.id}.", suffix=".staging", dir=parent))
+    except FileNotFoundError:
+        staged = staging_directory(parent, case.id)
+    try:
+        base = str(staged)
+        _write(f"{base}/{ORACLE_FILE}", files.oracle_patch)
+        made: set[str] = set()
         for repo_path, content in files.grader_files:
-            path = _grader_target(staged, repo_path)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(content)
-        (staged / CASE_FILE).write_text(emit(case_mapping(case)), encoding="utf-8")
+            relative = _grader_target(repo_path)
+            folder = base + "/" + GRADER_DIR
+            for part in (GRADER_DIR, *relative.parts[:-1]):
+                folder = folder if part == GRADER_DIR else f"{folder}/{part}"
+                if folder not in made:
+                    os.mkdir(folder)
+                    made.add(folder)
+            _write(f"{folder}/{relative.name}", content)
+        _write(f"{base}/{CASE_FILE}", emit(case_mapping(case)).encode("utf-8"))
         os.rename(staged, target)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)

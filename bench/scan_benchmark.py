@@ -1,0 +1,117 @@
+"""Benchmark `miner scan` against `git log --no-merges -p` and a naive pydriller traversal, side by side.
+
+Usage: python bench/scan_benchmark.py REPO_PATH [--repeat 3] [--naive-limit 300] [--jobs 1]
+
+The scan runs as a child process exactly as a user runs it (`miner scan --repo REPO --corpus TMP`, candidates
+written into a fresh temp corpus each time). `git log --no-merges -p` runs over the same history with its
+output thrown away. The naive traversal walks the same history with pydriller and reads every modified file's
+diff and source; it is capped at --naive-limit commits and extrapolated linearly, which the output says.
+Scan and git log alternate, and each reports the median of its runs. Peak memory is the scan process's
+maximum resident set (Linux counts its waited-for git children in the same maximum). Nothing is cloned.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SCAN = [sys.executable, "-c", "from miner.cli import main; main()", "scan"]
+
+
+def timed_child(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, int]:
+    """Run cmd with stdout discarded; return (wall seconds, exit code, peak RSS in KiB)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
+        raise SystemExit(f"{' '.join(cmd[:4])}... failed ({proc.returncode}): {err.strip()}")
+    if proc.stderr:
+        proc.stderr.close()
+    return elapsed, proc.returncode, usage.ru_maxrss
+
+
+def run_scan(repo: Path, jobs: int) -> tuple[float, int, int]:
+    """One scan into a fresh corpus: (seconds, candidates written, peak RSS KiB)."""
+    scratch = Path(tempfile.mkdtemp(prefix="hindcast-bench-"))
+    try:
+        corpus = scratch / "evals"
+        seconds, _, rss = timed_child([*SCAN, "--repo", str(repo), "--corpus", str(corpus), "--jobs", str(jobs)])
+        written = len([p for p in (corpus / "candidates").iterdir() if not p.name.startswith(".")]) \
+            if (corpus / "candidates").is_dir() else 0
+        return seconds, written, rss
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run_git_log(repo: Path) -> float:
+    """`git log --no-merges -p` over HEAD's history, output to /dev/null."""
+    seconds, _, _ = timed_child(["git", "-C", str(repo), "log", "--no-merges", "-p", "HEAD"])
+    return seconds
+
+
+def run_naive(repo: Path, limit: int) -> tuple[float, int]:
+    """pydriller over HEAD's history reading every modified file's diff and source: (seconds, commits)."""
+    from pydriller import Repository
+
+    started = time.perf_counter()
+    count = 0
+    for commit in Repository(str(repo)).traverse_commits():
+        for modified in commit.modified_files:
+            _ = modified.diff
+            _ = modified.source_code
+        count += 1
+        if count >= limit:
+            break
+    return time.perf_counter() - started, count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("repo", type=Path, help="repository to scan (not cloned, not modified)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of the scan and of git log (median kept)")
+    parser.add_argument("--naive-limit", type=int, default=300,
+                        help="commits the naive traversal reads before extrapolating (0 = all)")
+    parser.add_argument("--jobs", type=int, default=1, help="--jobs passed to miner scan")
+    args = parser.parse_args()
+    repo = args.repo.resolve()
+    total = int(subprocess.run(["git", "-C", str(repo), "rev-list", "--count", "HEAD"], capture_output=True,
+                               check=True, text=True).stdout)
+    no_merges = int(subprocess.run(["git", "-C", str(repo), "rev-list", "--count", "--no-merges", "HEAD"],
+                                   capture_output=True, check=True, text=True).stdout)
+    run_git_log(repo)  # warm the page cache once so no one run pays for it
+    scans, logs, rss, written = [], [], 0, 0
+    for _ in range(args.repeat):
+        seconds, written, peak = run_scan(repo, args.jobs)
+        scans.append(seconds)
+        rss = max(rss, peak)
+        logs.append(run_git_log(repo))
+    naive_seconds, naive_commits = run_naive(repo, args.naive_limit or total)
+    naive_total = naive_seconds * total / max(naive_commits, 1)
+    scan_s, log_s = statistics.median(scans), statistics.median(logs)
+    print(f"repository:      {repo} ({total} commits on HEAD, {no_merges} without merges), {os.cpu_count()} cpus")
+    print(f"miner scan:      {scan_s:7.3f} s  median of {args.repeat} {sorted(round(s, 3) for s in scans)}, "
+          f"{written} candidates written, peak RSS {rss / 1024:.0f} MiB")
+    print(f"git log -p:      {log_s:7.3f} s  median of {args.repeat} {sorted(round(s, 3) for s in logs)} "
+          f"(git log --no-merges -p HEAD > /dev/null)")
+    extrapolated = naive_commits < total
+    note = (f"measured {naive_seconds:.2f} s over {naive_commits} commits, extrapolated to {total}"
+            if extrapolated else f"all {total} commits measured")
+    print(f"naive pydriller: {naive_total:7.1f} s  ({note})")
+    print(f"ratio scan / git log -p:       {scan_s / log_s:.2f}  (target <= 1.0)")
+    print(f"ratio scan / naive pydriller:  {scan_s / naive_total:.4f}  ({naive_total / scan_s:.0f}x faster"
+          f"{', naive extrapolated' if extrapolated else ''})")
+    print(f"peak memory:     {rss / 1024:.0f} MiB  (target < 300 MiB)")
+
+
+if __name__ == "__main__":
+    main()
