@@ -102,8 +102,13 @@ def build_template(repo: Path, commit: str, dest: Path) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     run_git(["init", "-q", "--template=", "-b", BASE_BRANCH], dest, env=env)
     objects = run_git(["rev-list", "--objects", tree], repo).stdout
-    pack = run_git(["pack-objects", "-q", "--stdout"], repo, input=objects).stdout
-    run_git(["index-pack", "--stdin"], dest, input=pack)
+    # pack-objects reads the source's objects through alternates given only in its environment and writes the
+    # pack with its index straight into the template; nothing points at the source afterwards.
+    source_objects = run_git(["rev-parse", "--path-format=absolute", "--git-path", "objects"], repo)
+    pack_env = git_env({"GIT_DIR": str(dest / ".git"),
+                        "GIT_ALTERNATE_OBJECT_DIRECTORIES": source_objects.stdout.decode().strip()})
+    run_git(["pack-objects", "-q", "--window=0", str(dest / ".git" / "objects" / "pack" / "pack")], dest,
+            input=objects, env=pack_env)
     sha = run_git(["commit-tree", "-m", BASE_MESSAGE, tree], dest, env=env).stdout.decode().strip()
     run_git(["update-ref", f"refs/heads/{BASE_BRANCH}", sha], dest)
     assert_isolated(dest)

@@ -99,4 +99,5 @@ def test_template_workspace_matches_the_foundation_workspace(tmp_path: Path) -> 
     assert assert_isolated(plain) == assert_isolated(copied)
     tree, paths = template_tree(template)
     assert paths == {"README.md", "calc.py", "test_calc.py"} and tree == repo.git("rev-parse", f"{base}^{{tree}}")
+    assert not (template / "objects" / "info" / "alternates").exists()
     assert sorted(p.name for p in copied.iterdir()) == sorted(p.name for p in plain.iterdir())
