@@ -91,6 +91,8 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
         return "no-test-change"
     if all(section.binary for section in oracle):
         return "bulk-binary"
+    if not any(section.binary or section.added_lines or section.deleted_lines for section in oracle):
+        return "mode-only"  # permissions or empty files changed, no source line did
     if all(section.deleted for section in tests):
         return "test-deletions-only"
     lines = sum(s.added_lines + s.deleted_lines for s in oracle + tests)
@@ -116,10 +118,10 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
     refs: list[TestRef] = []
     for section in split.tests:
         path = decode_path(section.path)
-        if section.deleted or section.new_blob is None:
+        if section.deleted:
             deleted.append(path)
             continue
-        content = blobs.get(section.new_blob)
+        content = blobs.get(_blob_name(commit.sha, section))
         if content is None:
             return "grader-file-unreadable"
         grader_files[path] = content
@@ -149,10 +151,16 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
     )
 
 
+def _blob_name(fix: str, section: FileDiff) -> str:
+    """How to ask cat-file for the fix version: its blob id, or `fix:path` when the diff shows none (a change
+    of mode only)."""
+    return section.new_blob or f"{fix}:{decode_path(section.path)}"
+
+
 def _wanted(split: _Split) -> list[str]:
     """Objects the second pass needs for one commit: new test blobs, and build files that pick a runner."""
     fix = split.survivor.commit.sha
-    wanted = [s.new_blob for s in split.tests if s.new_blob and not s.deleted]
+    wanted = [_blob_name(fix, s) for s in split.tests if not s.deleted]
     languages = {language_of(decode_path(s.path)) for s in split.tests}
     if "js" in languages:
         wanted.append(f"{fix}:package.json")

@@ -170,10 +170,17 @@ def tree_after_oracle(repo: Path, base: str, oracle: bytes, grader: dict[str, by
 
 
 def changed_paths(repo: Path, base: str, fix: str) -> list[str]:
-    """Paths that differ between two commits."""
-    proc = subprocess.run(["git", "diff", "--no-renames", "--name-only", "-z", base, fix], cwd=repo,
+    """Paths whose content differs between two trees or commits (mode-only changes do not count: a grader file
+    on disk carries no mode)."""
+    proc = subprocess.run(["git", "diff", "--no-renames", "--raw", "--abbrev=40", "-z", base, fix], cwd=repo,
                           env=git_env(), capture_output=True, check=True)
-    return [p.decode() for p in proc.stdout.split(b"\0") if p]
+    tokens = proc.stdout.split(b"\0")
+    out = []
+    for meta, path in zip(tokens[0::2], tokens[1::2], strict=False):
+        fields = meta.split()
+        if len(fields) >= 4 and fields[2] != fields[3]:
+            out.append(path.decode())
+    return out
 
 
 def paths_of_tests(paths: list[str]) -> list[str]:

@@ -200,3 +200,20 @@ def test_no_repo_and_no_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str
     code, _, err = run(["scan", "--corpus", str(tmp_path / "evals")], capsys)
     assert code == 2
     assert err == "miner: error: no repository: pass --repo PATH (or --corpus DIR of a corpus that names one)\n"
+
+
+def test_mode_changes(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    repo.commit({"app/__init__.py": SRC, "app/tool.py": "X = 1\n", "tests/test_app.py": TEST,
+                 "tests/test_tool.py": "def test_tool():\n    pass\n"}, "Initial")
+    os.chmod(repo.path / "app/tool.py", 0o755)
+    repo.commit({"tests/test_app.py": TEST + "\n# more\n"}, "Fix permissions of tool")
+    os.chmod(repo.path / "tests/test_tool.py", 0o755)
+    fix = repo.commit({"app/__init__.py": SRC + "\nX = 1\n", "tests/test_app.py": TEST + "\n\ndef test_x():\n    pass\n"},
+                      "Fix x")
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
+    assert result.stats.skipped["mode-only"] == 1
+    [candidate] = result.candidates
+    assert candidate.case.fix_commit == fix
+    assert candidate.case.grader.deleted == ()
+    assert dict(candidate.files.grader_files)["tests/test_tool.py"] == b"def test_tool():\n    pass\n"
