@@ -1,0 +1,1 @@
+"""Mine a repository's history for fix commits and propose them as candidate cases (`miner.scan.scan`)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import io
 import re
 import subprocess
 import tempfile
@@ -163,7 +164,7 @@ def diff_commits(repo: Path, pairs: Iterable[tuple[str, str]],
     if ids_out is not None:
         pid_proc = subprocess.Popen([*GIT, "patch-id", "--stable"], cwd=repo, stdin=subprocess.PIPE,
                                     stdout=ids_out, stderr=subprocess.DEVNULL, env=git_env())
-    assert proc.stdout is not None and proc.stderr is not None
+    assert isinstance(proc.stdout, io.BufferedReader) and proc.stderr is not None
     widen_pipe(proc.stdout)
     pending = b"\n"  # every header, the first included, then follows a newline
     sha: bytes | None = None

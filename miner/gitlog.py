@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 from collections.abc import Iterator
@@ -144,10 +145,12 @@ def iter_log(repo: Path, revs: list[str], *, merges: bool = True, since: str | N
     """Stream the commits of revs from ONE git log process; a git failure becomes a GitError."""
     cmd = log_command(revs, merges=merges, since=since, until=until)
     proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env())
-    assert proc.stdout is not None and proc.stderr is not None
-    widen_pipe(proc.stdout)
+    assert isinstance(proc.stdout, io.BufferedReader) and proc.stderr is not None
+    stdout = proc.stdout
+    widen_pipe(stdout)
     try:
-        yield from parse_log(iter(lambda: proc.stdout.read1(CHUNK), b""))  # type: ignore[union-attr]
+        # read1: parse whatever has arrived while git keeps writing, rather than wait for a full chunk.
+        yield from parse_log(iter(lambda: stdout.read1(CHUNK), b""))
     finally:
         proc.stdout.close()
         err = proc.stderr.read()

@@ -21,6 +21,7 @@ TEST_NAME = re.compile(r"`?\b(?:test_\w+|Test[A-Z]\w*|\w+_test|\w+Tests?\b(?=\s*
 REVERT_LINE = re.compile(r"^This reverts commit .*$", re.MULTILINE)
 MERGE_SUBJECT = re.compile(r"^Merge (pull request|branch|remote-tracking branch)\b", re.IGNORECASE)
 BLANKS = re.compile(r"\n{3,}")
+DANGLING = re.compile(r"(?m)^([ \t]*(?:[*-][ \t]+)?)[,;:][ \t]*")
 SPACES = re.compile(r"[ \t]{2,}")
 SLUG_CHARS = re.compile(r"[^a-z0-9]+")
 WORD = re.compile(r"[`'\"(\[]*[\w./-]+[`'\")\],;:.]*")
@@ -59,6 +60,7 @@ def scrub(text: str, *, test_paths: Iterable[str] = (), test_names: Iterable[str
     text = TEST_NAME.sub("a test", text)
     text = HASH.sub("an earlier commit", text)
     text = ISSUE_REF.sub("", text)
+    text = DANGLING.sub(r"\1", text.replace("()", "").replace("[]", ""))
     lines = [SPACES.sub(" ", line).rstrip() for line in text.splitlines()]
     return BLANKS.sub("\n\n", "\n".join(lines)).strip()
 
