@@ -3,6 +3,8 @@ hidden grader after fail-closed restoration, and the evidence published as one f
 
 from __future__ import annotations
 
+import os
+import re
 import secrets
 import shlex
 import shutil
@@ -113,9 +115,26 @@ def render_command(template: str, values: dict[str, str]) -> str:
     return out
 
 
+def mentions(value: str, path: str) -> bool:
+    """True when value contains path as a whole path (or a prefix of a deeper one), not as part of a longer name."""
+    return bool(path) and re.search(re.escape(path) + r"(?![^/\s:;,'\"=])", value) is not None
+
+
 def agent_environment(env: dict[str, str], hidden: tuple[str, ...], marker: str) -> dict[str, str]:
-    """The trial environment without any variable that names a hidden path, plus the trial's marker."""
-    clean = {k: v for k, v in env.items() if not any(h and h in v for h in hidden)}
+    """The trial environment with no mention of a hidden path, plus the trial's marker.
+
+    In a list of paths (PATH and the like) only the entries that mention one are removed; any other variable
+    that mentions one is dropped.
+    """
+    clean = {}
+    for key, value in env.items():
+        if not any(mentions(value, h) for h in hidden):
+            clean[key] = value
+            continue
+        entries = value.split(os.pathsep)
+        kept = [e for e in entries if not any(mentions(e, h) for h in hidden)]
+        if len(entries) > 1 and kept:
+            clean[key] = os.pathsep.join(kept)
     name, _, value = marker.partition("=")
     return {**clean, name: value}
 

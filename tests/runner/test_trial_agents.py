@@ -11,7 +11,7 @@ from trialkit import Bench, agent, alive, graded_quickly, variants
 
 from corpus import Setup
 from runner.results import trial_path
-from runner.trial import DEFAULT_TRANSCRIPT_LIMIT
+from runner.trial import DEFAULT_TRANSCRIPT_LIMIT, agent_environment
 
 
 def artifact(bench: Bench, run_dir: Path, variant: str, name: str, trial: int = 1) -> str:
@@ -138,3 +138,12 @@ def test_keep_leaves_the_workspace_for_debugging(calc_fast: Bench) -> None:
     workspace = Path(trial.kept) / "workspace"
     assert (workspace / "calc.py").read_text().endswith("a + b\n") and (workspace / "test_calc.py").exists()
     assert os.path.commonpath([trial.kept, str(calc_fast.scratch)]) == str(calc_fast.scratch)
+
+
+def test_agent_environment_keeps_no_mention_of_hidden_paths() -> None:
+    hidden = ("/work/proj", "/work/proj/evals", "/data/results")
+    env = {"PATH": "/work/proj/.venv/bin:/usr/bin:/work/proj-tools/bin", "OLDPWD": "/work/proj/evals",
+           "CONFIG": "--out=/data/results/x", "HOME": "/home/u", "OTHER": "/work/projects", "ONLY": "/work/proj"}
+    assert agent_environment(env, hidden, "HINDCAST_TRIAL_MARK=abc") == {
+        "PATH": "/usr/bin:/work/proj-tools/bin", "HOME": "/home/u", "OTHER": "/work/projects",
+        "HINDCAST_TRIAL_MARK": "abc"}
