@@ -146,7 +146,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         plan = _plan(config, stored_all, saved, None)
     if announce:
         announce(run_dir, len(plan))
-    hidden = _hidden_paths(corpus.root, repo, run_dir, options.results_dir, config.patch_from)
+    hidden = _hidden_paths(corpus.root, repo, run_dir.parent, run_dir, config.patch_from)
     _execute(plan, repo, run_dir, config, options, hidden, corpus.config.test_globs, progress)
     return load_run(run_dir)
 

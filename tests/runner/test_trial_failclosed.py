@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -101,3 +102,18 @@ def test_template_workspace_matches_the_foundation_workspace(tmp_path: Path) -> 
     assert paths == {"README.md", "calc.py", "test_calc.py"} and tree == repo.git("rev-parse", f"{base}^{{tree}}")
     assert not (template / "objects" / "info" / "alternates").exists()
     assert sorted(p.name for p in copied.iterdir()) == sorted(p.name for p in plain.iterdir())
+
+
+def test_snapshot_names_odd_paths_exactly(tmp_path: Path) -> None:
+    repo, base, _ = build_repo(tmp_path / "repo")
+    template = build_template(repo.path, base, tmp_path / "template")
+    workspace = workspace_from_template(template, tmp_path / "ws")
+    snapshots = Snapshots(template, workspace, tmp_path / "private")
+    shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
+    odd = ["tab\there.txt", "new\nline.txt", "ünï cödé.txt", "-dash.txt"]
+    for name in odd:
+        (workspace / name).write_text("x\n")
+    (workspace / "README.md").unlink()
+    snapshots.take("final", stat_cache=snapshots.index("setup"))
+    patch, changed = snapshots.diff(template_tree(template)[0], "final")
+    assert sorted(changed) == sorted([*odd, "README.md"]) and patch.startswith(b"diff --git")
