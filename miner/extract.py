@@ -14,6 +14,8 @@ from miner.score import SizeLimits, Survivor, score_commit
 from miner.testids import TestRef, language_of, tests_changed
 
 OMITTED_CATEGORIES = ("docs",)
+GROUP = 32
+"""Commits whose test files are fetched in one cat-file round trip (their requests must fit a pipe)."""
 
 
 @dataclass(frozen=True)
@@ -181,16 +183,31 @@ def extract_batch(repo: Path, survivors: list[Survivor], test_globs: tuple[str, 
     patch_ids: dict[str, str] = {}
     seen: set[str] = set()
     finished: list[Extraction] = []
+    waiting: list[_Split] = []
+
+    def finish_waiting(catfile: CatFile) -> None:
+        # One cat-file round trip per group of commits: each round trip costs a context switch or two.
+        blobs = catfile.blobs(name for split in waiting for name in _wanted(split))
+        for split in waiting:
+            done = _finish(split, blobs)
+            if isinstance(done, str):
+                result.skipped[done] += 1
+            else:
+                finished.append(done)
+        waiting.clear()
+
     with CatFile(repo) as catfile:
         pairs = ((s.commit.sha, s.commit.parents[0]) for s in survivors)
         for sha, sections in diff_commits(repo, pairs, patch_ids):
             seen.add(sha)
             outcome = _split(by_sha[sha], sections, classifier, limits)
-            done = outcome if isinstance(outcome, str) else _finish(outcome, catfile.blobs(_wanted(outcome)))
-            if isinstance(done, str):
-                result.skipped[done] += 1
-            else:
-                finished.append(done)
+            if isinstance(outcome, str):
+                result.skipped[outcome] += 1
+                continue
+            waiting.append(outcome)
+            if len(waiting) >= GROUP:
+                finish_waiting(catfile)
+        finish_waiting(catfile)
     if len(by_sha) > len(seen):
         result.skipped["empty-diff"] += len(by_sha) - len(seen)
     result.extractions = [replace(e, patch_id=patch_ids.get(e.commit.sha)) for e in finished]
