@@ -86,7 +86,7 @@ def _print_line(done: int, total: int, result: TrialResult) -> None:
 
 
 def _run_with_bar(corpus: Corpus, options: RunOptions) -> LoadedRun:
-    console = Console()
+    console = Console(highlight=False)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[last]}"), console=console) as bar:
         task = bar.add_task("trials", total=None, last="")
@@ -103,7 +103,7 @@ def _run_with_bar(corpus: Corpus, options: RunOptions) -> LoadedRun:
 
 def _print_report(loaded: LoadedRun) -> None:
     if sys.stdout.isatty():
-        render_table(loaded, Console())
+        render_table(loaded, Console(highlight=False))
     else:
         click.echo(render_table(loaded), nl=False)
     click.echo(f"run directory: {loaded.directory}")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -62,17 +63,18 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
     for case_id in config.cases:
         grid.add_row(case_id, *(_cell_text(cells[(name, case_id)], k) for name in names))
     out.print(grid)
-    totals = Table(show_lines=False)
-    for column in ("variant", "trials", "pass", "fail", "error", "missing", "rate", "wilson 95%",
+    totals = Table(box=box.SIMPLE, pad_edge=False)
+    for column in ("variant", "trials", "pass", "fail", "err", "miss", "rate", "wilson95",
                    f"pass@{k or 'k'}", f"pass^{k or 'k'}"):
-        totals.add_column(column, justify="left" if column == "variant" else "right", no_wrap=True)
+        totals.add_column(column, justify="left" if column == "variant" else "right", no_wrap=True,
+                          min_width=len(column))
     for v in run.variants:
         wilson = f"{v.wilson[0]:.0%}–{v.wilson[1]:.0%}" if v.wilson else "—"
         totals.add_row(v.variant, str(v.trials), str(v.passes), str(v.fails), str(v.errors), str(v.missing),
                        _rate(v.success_rate), wilson, _at(v.pass_at_k, k), _at(v.pass_hat_k, k))
     out.print(totals)
-    out.print("errors are excluded from rates and pass@k/pass^k; pass@k and pass^k are the unbiased estimators "
-              f"at k={k or '—'} (every k in --json and --html)")
+    out.print("err: trials that ended in error, kept out of rate, pass@k and pass^k; miss: trials not recorded; "
+              f"pass@k and pass^k: unbiased estimators at k={k or '—'} (every k in --json and --html)")
     for trial in run.trials:
         if trial.outcome == "error":
             out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
