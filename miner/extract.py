@@ -128,7 +128,7 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
             return "grader-file-unreadable"
         grader_files[path] = content
         if not section.binary:
-            refs.extend(tests_changed(path, content, section.text, section.new_blob))
+            refs.extend(tests_changed(path, content, section.text))
     oracle_lines = sum(s.added_lines + s.deleted_lines for s in split.oracle)
     test_lines = sum(s.added_lines + s.deleted_lines for s in split.tests)
     suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, list(grader_files), blobs, grader_files))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
 import re
@@ -110,107 +109,71 @@ def _closer(indent: int) -> re.Pattern[str]:
     return re.compile(rf"\n[ \t]{{0,{indent}}}[^\s#)\]}}]")
 
 
-def _py_headers(text: str) -> list[tuple[int, int, str, str]]:
-    """(offset, indent, "def" | "class", name) of every def and class line, found with str.find."""
-    headers = []
-    for keyword in ("def ", "class "):
-        position = text.find(keyword)
-        while position >= 0:
-            line_start = text.rfind("\n", 0, position) + 1
-            prefix = text[line_start:position]
-            if prefix.strip() in ("", "async") and (name := PY_NAME.match(text, position + len(keyword) - 1)):
-                headers.append((line_start, len(prefix) - len(prefix.lstrip()), keyword.strip(), name.group(1)))
-            position = text.find(keyword, position + 1)
-    headers.sort()
-    return headers
+Header = tuple[int, int, str, str]
+"""(offset of the line, indent, "def" | "class", name)."""
 
 
-def _quote_positions(text: str) -> list[int]:
-    """Offsets of every triple quote (both kinds), to tell whether a position is inside a docstring."""
-    positions = []
-    for mark in ('"""', "'''"):
-        position = text.find(mark)
-        while position >= 0:
-            positions.append(position)
-            position = text.find(mark, position + 3)
-    return sorted(positions)
+def _header_before(text: str, end: int, keywords: tuple[str, ...] = ("def ", "class ")) -> Header | None:
+    """The last def/class line (of the given keywords) that starts before end, found backwards with rfind."""
+    while end > 0:
+        hit, keyword = max((text.rfind(word, 0, end), word) for word in keywords)
+        if hit < 0:
+            return None
+        line_start = text.rfind("\n", 0, hit) + 1
+        prefix = text[line_start:hit]
+        if prefix.strip() in ("", "async") and (name := PY_NAME.match(text, hit + len(keyword) - 1)):
+            return line_start, len(prefix) - len(prefix.lstrip()), keyword.strip(), name.group(1)
+        end = hit
+    return None
 
 
-@dataclass(frozen=True)
-class _PyIndex:
-    """What a Python test file's structure scan needs, computed once per file version."""
-
-    headers: list[tuple[int, int, str, str]]
-    starts: list[int]
-    quotes: list[int]
-    lengths: list[int]
-    ends: dict[int, int]
+def _inside_string(text: str, position: int) -> bool:
+    """Whether position lies inside a triple-quoted string (an odd number of triple quotes before it)."""
+    return (text.count('"""', 0, position) + text.count("'''", 0, position)) % 2 == 1
 
 
-_PY_INDEXES: dict[str, _PyIndex] = {}
-_PY_INDEX_LIMIT = 256
+def _python(path: str, text: str, rows: list[str], lines: set[int]) -> set[TestRef]:
+    """Enclosing test functions (and their classes) of the changed lines.
 
-
-def _py_index(text: str, rows: list[str], key: str | None) -> _PyIndex:
-    """The structure of a file version, cached by blob id (merges and their branch commits share versions)."""
-    if key is not None and (found := _PY_INDEXES.get(key)) is not None:
-        return found
-    headers = _py_headers(text)
-    index = _PyIndex(headers, [header[0] for header in headers], _quote_positions(text),
-                     list(itertools.accumulate(map(len, rows), initial=0)), {})
-    if key is not None:
-        if len(_PY_INDEXES) >= _PY_INDEX_LIMIT:
-            _PY_INDEXES.clear()
-        _PY_INDEXES[key] = index
-    return index
-
-
-def _python(path: str, text: str, rows: list[str], lines: set[int], key: str | None = None) -> set[TestRef]:
-    """Enclosing test functions (and their classes) of the changed lines, from the def/class headers.
-
-    A block ends at the first later line indented no deeper than its header; each block's end is searched
-    once, lazily, with a regex that skips from newline to newline.
+    From each changed line, def/class headers are found backwards with rfind; a header encloses the line when
+    no line between them is indented no deeper than the header (a regex that skips from newline to newline,
+    docstrings skipped). Only the part of the file between a change and its enclosing headers is read.
     """
     if "def test" not in text:
         return set()
-    index_ = _py_index(text, rows, key)
-    headers, starts, quotes, lengths, ends = index_.headers, index_.starts, index_.quotes, index_.lengths, index_.ends
+    lengths = list(itertools.accumulate(map(len, rows), initial=0))
+    ends: dict[int, int] = {}
 
-    def block_end(index: int) -> int:
-        if index not in ends:
-            start, indent = headers[index][0], headers[index][1]
+    def block_end(header: Header) -> int:
+        start, indent = header[0], header[1]
+        if start not in ends:
             position, closer, end = text.find("\n", start), _closer(indent), len(text)
             while position >= 0 and (hit := closer.search(text, position)) is not None:
-                if bisect.bisect_left(quotes, hit.start()) % 2 == 0:
+                if not _inside_string(text, hit.start()):
                     end = hit.start() + 1
                     break
                 position = hit.end()
-            ends[index] = end
-        return ends[index]
-
-    def line_of(offset: int) -> int:
-        # Line n starts at lengths[n - 1] + (n - 1): the lines before it and their newlines.
-        return bisect.bisect_right(range(len(lengths)), offset, key=lambda row: lengths[row] + row)
+            ends[start] = end
+        return ends[start]
 
     found: set[TestRef] = set()
     for number in lines:
         row = min(number, len(lengths) - 1) - 1
         offset = lengths[row] + row
-        index = bisect.bisect_right(starts, offset) - 1
+        cursor = offset + len(rows[row]) if row < len(rows) else offset
         test: tuple[str, int] | None = None
         scope: list[str] = []
         ceiling = 10**6
-        while index >= 0:
-            header = headers[index]
-            if header[1] < ceiling and offset < block_end(index):
+        while (header := _header_before(text, cursor, ("class ",) if test else ("def ", "class "))) is not None:
+            if header[1] < ceiling and offset < block_end(header):
                 ceiling = header[1]
                 if test is None and header[2] == "def" and header[3].startswith("test"):
-                    test = (header[3], line_of(header[0]))
+                    test = (header[3], text.count("\n", 0, header[0]) + 1)
                 elif test is not None and header[2] == "class":
                     scope.insert(0, header[3])
                 if ceiling == 0:
                     break
-            index -= 1
+            cursor = header[0]
         if test is not None:
             found.add(TestRef(path, test[0], tuple(scope), test[1]))
     return found
@@ -293,8 +256,8 @@ def _ruby(path: str, text: list[str], lines: set[int]) -> set[TestRef]:
     return found
 
 
-def tests_changed(path: str, new_content: bytes, section: bytes, key: str | None = None) -> list[TestRef]:
-    """The tests in path that a diff section added or changed, sorted; key (the blob id) enables caching."""
+def tests_changed(path: str, new_content: bytes, section: bytes) -> list[TestRef]:
+    """The tests in path that a diff section added or changed, sorted."""
     language = language_of(path)
     if language == "other":
         return []
@@ -304,7 +267,7 @@ def tests_changed(path: str, new_content: bytes, section: bytes, key: str | None
     decoded = new_content.decode("utf-8", "replace")
     rows = decoded.split("\n")
     if language == "python":
-        found = _python(path, decoded, rows, _past_decorators(rows, lines), key)
+        found = _python(path, decoded, rows, _past_decorators(rows, lines))
     elif language == "ruby":
         found = _ruby(path, rows, lines)
     else:
