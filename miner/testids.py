@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
@@ -127,55 +128,86 @@ def _header_before(text: str, end: int, keywords: tuple[str, ...] = ("def ", "cl
     return None
 
 
-def _inside_string(text: str, position: int) -> bool:
-    """Whether position lies inside a triple-quoted string (an odd number of triple quotes before it)."""
-    return (text.count('"""', 0, position) + text.count("'''", 0, position)) % 2 == 1
+def _quote_positions(text: str) -> list[int]:
+    """Offsets of every triple quote (both kinds), to tell whether a position is inside a docstring."""
+    positions = []
+    for mark in ('"""', "'''"):
+        position = text.find(mark)
+        while position >= 0:
+            positions.append(position)
+            position = text.find(mark, position + 3)
+    return sorted(positions)
 
 
 def _python(path: str, text: str, rows: list[str], lines: set[int]) -> set[TestRef]:
     """Enclosing test functions (and their classes) of the changed lines.
 
-    From each changed line, def/class headers are found backwards with rfind; a header encloses the line when
+    From a changed line, def/class headers are found backwards with rfind; a header encloses the line when
     no line between them is indented no deeper than the header (a regex that skips from newline to newline,
-    docstrings skipped). Only the part of the file between a change and its enclosing headers is read.
+    docstrings skipped). Lines inside the same nearest header share its answer, so most lines cost one rfind.
     """
     if "def test" not in text:
         return set()
     lengths = list(itertools.accumulate(map(len, rows), initial=0))
     ends: dict[int, int] = {}
+    answers: dict[int, tuple[str, int, tuple[str, ...]] | None] = {}
+    quotes: list[int] | None = None
+
+    def inside_string(position: int) -> bool:
+        nonlocal quotes
+        if quotes is None:
+            quotes = _quote_positions(text) if ('"""' in text or "'''" in text) else []
+        return bisect.bisect_left(quotes, position) % 2 == 1
 
     def block_end(header: Header) -> int:
         start, indent = header[0], header[1]
         if start not in ends:
             position, closer, end = text.find("\n", start), _closer(indent), len(text)
             while position >= 0 and (hit := closer.search(text, position)) is not None:
-                if not _inside_string(text, hit.start()):
+                if not inside_string(hit.start()):
                     end = hit.start() + 1
                     break
                 position = hit.end()
             ends[start] = end
         return ends[start]
 
-    found: set[TestRef] = set()
-    for number in lines:
-        row = min(number, len(lengths) - 1) - 1
-        offset = lengths[row] + row
-        cursor = offset + len(rows[row]) if row < len(rows) else offset
+    def walk(offset: int, cursor: int) -> tuple[str, int, tuple[str, ...]] | None:
         test: tuple[str, int] | None = None
         scope: list[str] = []
         ceiling = 10**6
         while (header := _header_before(text, cursor, ("class ",) if test else ("def ", "class "))) is not None:
-            if header[1] < ceiling and offset < block_end(header):
+            if header[1] < ceiling:
+                if offset < block_end(header):
+                    if test is None and header[2] == "def" and header[3].startswith("test"):
+                        test = (header[3], text.count("\n", 0, header[0]) + 1)
+                    elif test is not None and header[2] == "class":
+                        scope.insert(0, header[3])
+                # A header line closes every earlier block indented at least as deep, enclosing or not.
                 ceiling = header[1]
-                if test is None and header[2] == "def" and header[3].startswith("test"):
-                    test = (header[3], text.count("\n", 0, header[0]) + 1)
-                elif test is not None and header[2] == "class":
-                    scope.insert(0, header[3])
                 if ceiling == 0:
                     break
             cursor = header[0]
-        if test is not None:
-            found.add(TestRef(path, test[0], tuple(scope), test[1]))
+        return (test[0], test[1], tuple(scope)) if test else None
+
+    found: set[TestRef] = set()
+    nearest: Header | None = None
+    previous = -1
+    for number in sorted(lines):
+        row = min(number, len(lengths) - 1) - 1
+        offset = lengths[row] + row
+        cursor = offset + len(rows[row]) if row < len(rows) else offset
+        # Changed lines come in runs: the nearest header only moves when one lies between two changes.
+        if previous < 0 or text.find("def ", previous, cursor) >= 0 or text.find("class ", previous, cursor) >= 0:
+            nearest = _header_before(text, cursor)
+        previous = cursor
+        if nearest is not None and offset < block_end(nearest):
+            if nearest[0] not in answers:
+                answers[nearest[0]] = walk(offset, cursor)
+            answer = answers[nearest[0]]
+        else:
+            answer = walk(offset, cursor)
+        if answer is not None:
+            found.add(TestRef(path, answer[0], answer[2], answer[1]))
     return found
 
 
