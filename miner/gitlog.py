@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import subprocess
 from collections.abc import Iterator
@@ -16,8 +17,8 @@ from miner.gitbatch import widen_pipe
 CHUNK = 1 << 20
 SHA_TOKEN = re.compile(rb"^[0-9a-f]{40}([0-9a-f]{24})?$")
 STATUS_TOKEN = re.compile(rb"^[ACDMRTUXB][0-9]*$")
-# %H, %P, author time (epoch), author date (ISO), raw message; each field NUL-terminated by -z/%x00.
-LOG_FORMAT = "%H%x00%P%x00%at%x00%aI%x00%B"
+# %H, %T, %P, author time (epoch), author date (ISO), raw message; each field NUL-terminated by -z/%x00.
+LOG_FORMAT = "%H%x00%T%x00%P%x00%at%x00%aI%x00%B"
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ class LogCommit:
 
     sha: str
     """Full sha."""
+    tree: str
+    """Its tree's sha: equal (parent tree, tree) pairs mean equal diffs."""
     parents: tuple[str, ...]
     """Parent shas; merges report their diff against the first."""
     author_time: int
@@ -88,7 +91,7 @@ def log_command(revs: list[str], *, merges: bool, since: str | None, until: str 
 def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
     """Parse the output of `log_command`, one commit at a time, from chunks of any size.
 
-    Layout per commit: `H\\0P\\0at\\0aI\\0B\\0`, then for a commit with changes `\\nSTATUS\\0PATH\\0...`.
+    Layout per commit: `H\\0T\\0P\\0at\\0aI\\0B\\0`, then for a commit with changes `\\nSTATUS\\0PATH\\0...`.
     A status token never looks like a sha (statuses are upper case), which is how a commit's paths end.
     Tokens are handled a chunk at a time with plain indexing: this loop runs for every path in history.
     """
@@ -97,17 +100,17 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
     rest = b""
     fields: list[bytes] = []
     changes: list[Change] = []
-    state = 0  # 0: want sha, 1..4: header fields, 5: status or next sha, 6: path, 7: second path (R/C)
+    state = 0  # 0: want sha, 1..5: header fields, 6: status or next sha, 7: path, 8: second path (R/C)
     status = ""
     sha_match, status_match = SHA_TOKEN.match, STATUS_TOKEN.match
 
     def emit() -> LogCommit:
-        sha, parents, when, iso, message = fields
-        return LogCommit(sha=sha.decode(), parents=tuple(parents.decode().split()), author_time=int(when or b"0"),
+        sha, tree, parents, when, iso, message = fields
+        return LogCommit(sha=sha.decode(), tree=tree.decode(), parents=tuple(parents.decode().split()), author_time=int(when or b"0"),
                          authored=iso.decode(), message=message.decode("utf-8", "replace"),
                          changes=tuple(changes))
 
-    for chunk in (*stream, None):
+    for chunk in itertools.chain(stream, [None]):
         if chunk is None:
             tokens, index = ([rest] if rest else []), 0
         else:
@@ -117,10 +120,10 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
         while index < len(tokens):
             token = tokens[index]
             index += 1
-            if state == 5:
+            if state == 6:
                 stripped = token.lstrip(b"\n")
                 if status_match(stripped) and not sha_match(token):
-                    status, state = stripped[:1].decode(), (7 if stripped[:1] in (b"R", b"C") else 6)
+                    status, state = stripped[:1].decode(), (8 if stripped[:1] in (b"R", b"C") else 7)
                     continue
                 yield emit()
                 fields, changes, state = [], [], 0
@@ -128,15 +131,15 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
                 if not sha_match(token):
                     raise GitError(f"unexpected git log output near {token[:60]!r}")
                 fields, state = [token], 1
-            elif state < 5:
+            elif state < 6:
                 fields.append(token)
                 state += 1
-            elif state == 7:
-                state = 6
+            elif state == 8:
+                state = 7
             else:
                 changes.append(Change(status, decode_path(token)))
-                state = 5
-    if state >= 5:
+                state = 6
+    if state >= 6:
         yield emit()
 
 

@@ -158,8 +158,10 @@ def _revisions(repo: Path, options: ScanOptions, corpus: Corpus | None,
 def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: PathClassifier, known: Known,
                 stats: ScanStats, progress: Progress | None) -> list[Survivor]:
     survivors: list[Survivor] = []
+    trees: dict[str, str] = {}
     for commit in iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until):
         stats.commits_scanned += 1
+        trees[commit.sha] = commit.tree
         if progress and stats.commits_scanned % 500 == 0:
             progress("history", stats.commits_scanned, None)
         where = known.by_sha.get(commit.sha)
@@ -171,7 +173,27 @@ def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: P
             stats.skipped[verdict] += 1
         else:
             survivors.append(verdict)
-    return survivors
+    return drop_same_diffs(survivors, trees, stats)
+
+
+def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: ScanStats) -> list[Survivor]:
+    """Keep one commit per (base tree, fix tree): equal trees mean an equal diff, hence an equal patch-id.
+
+    A pull request of one commit merged with --no-ff is the common case: the merge's first-parent diff is
+    the commit's diff. Found here from the log alone, the copy never costs a second-pass diff. The original
+    wins as in the patch-id check: non-merges first, then the oldest.
+    """
+    kept: dict[tuple[str, str], Survivor] = {}
+    order = sorted(survivors, key=lambda s: (s.commit.is_merge, s.commit.author_time, s.commit.sha))
+    for survivor in order:
+        base = survivor.commit.parents[0]
+        key = (trees.get(base, base), survivor.commit.tree)
+        if key in kept:
+            stats.skipped["duplicate-patch-in-scan"] += 1
+        else:
+            kept[key] = survivor
+    chosen = {id(s) for s in kept.values()}
+    return [s for s in survivors if id(s) in chosen]
 
 
 def _second_pass(repo: Path, survivors: list[Survivor], classifier: PathClassifier, options: ScanOptions,

@@ -152,3 +152,16 @@ def test_a_vanished_tip_means_a_full_scan_with_a_warning(tmp_path: Path) -> None
     again = scan(ScanOptions(repo=repo.path, corpus=evals))
     assert again.stats.commits_scanned == 2
     assert any("is gone" in warning for warning in again.warnings)
+
+
+def test_a_merge_of_one_fix_commit_is_the_same_fix(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "topic")
+    original = fix(repo, 1, "Fix crash in f1")
+    repo.git("checkout", "-q", "main")
+    repo.clock += 86400
+    repo.git("merge", "-q", "--no-ff", "topic", "-m", "Merge pull request #1 from dev/topic")
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
+    assert [c.case.fix_commit for c in result.candidates] == [original]
+    assert result.stats.skipped["duplicate-patch-in-scan"] == 1
+    assert result.stats.prefiltered == 1

@@ -52,18 +52,18 @@ def test_formatting_messages(message: str, bulk: bool) -> None:
 
 
 def test_log_parser_handles_odd_paths_and_empty_commits() -> None:
-    a, b, c = "a" * 40, "b" * 40, "c" * 40
+    a, b, c, t = "a" * 40, "b" * 40, "c" * 40, "d" * 40
     stream = (
-        f"{a}\0{b} {c}\0001700000000\0002024-01-01T00:00:00+00:00\0Merge\n\nbody\n\0\n".encode()
+        f"{a}\0{t}\0{b} {c}\0001700000000\0002024-01-01T00:00:00+00:00\0Merge\n\nbody\n\0\n".encode()
         + b"M\0src/x y.py\0A\0tests/t\xe9st.py\0"
-        + f"{b}\0{c}\0001700000000\0002024-01-01T00:00:00+00:00\0empty\n\0".encode()
-        + f"{c}\0\0001700000000\0002024-01-01T00:00:00+00:00\0root\n\0\nA\0R100\0".encode()
+        + f"{b}\0{t}\0{c}\0001700000000\0002024-01-01T00:00:00+00:00\0empty\n\0".encode()
+        + f"{c}\0{t}\0\0001700000000\0002024-01-01T00:00:00+00:00\0root\n\0\nA\0R100\0".encode()
     )
     # Feed it in awkward chunks: the parser must not care where reads end.
     chunks = [stream[i:i + 7] for i in range(0, len(stream), 7)]
     commits = list(parse_log(iter(chunks)))
     assert [c.sha for c in commits] == [a, b, c]
-    assert commits[0].parents == (b, c) and commits[0].is_merge
+    assert commits[0].parents == (b, c) and commits[0].is_merge and commits[0].tree == t
     assert [(ch.status, ch.path) for ch in commits[0].changes] == [("M", "src/x y.py"), ("A", "tests/t\udce9st.py")]
     assert commits[1].changes == ()
     assert commits[2].parents == () and [ch.path for ch in commits[2].changes] == ["R100"]
