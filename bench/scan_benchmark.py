@@ -1,6 +1,6 @@
 """Benchmark `miner scan` against `git log --no-merges -p` and a naive pydriller traversal, side by side.
 
-Usage: python bench/scan_benchmark.py REPO_PATH [--repeat 3] [--naive-limit 300] [--jobs 1]
+Usage: python bench/scan_benchmark.py REPO_PATH [--repeat 3] [--naive-limit 300] [--jobs 1] [--tmp DIR]
 
 The scan runs as a child process exactly as a user runs it (`miner scan --repo REPO --corpus TMP`, candidates
 written into a fresh temp corpus each time). `git log --no-merges -p` runs over the same history with its
@@ -40,9 +40,9 @@ def timed_child(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, in
     return elapsed, proc.returncode, usage.ru_maxrss
 
 
-def run_scan(repo: Path, jobs: int) -> tuple[float, int, int]:
+def run_scan(repo: Path, jobs: int, where: Path | None) -> tuple[float, int, int]:
     """One scan into a fresh corpus: (seconds, candidates written, peak RSS KiB)."""
-    scratch = Path(tempfile.mkdtemp(prefix="hindcast-bench-"))
+    scratch = Path(tempfile.mkdtemp(prefix="hindcast-bench-", dir=where))
     try:
         corpus = scratch / "evals"
         seconds, _, rss = timed_child([*SCAN, "--repo", str(repo), "--corpus", str(corpus), "--jobs", str(jobs)])
@@ -82,6 +82,7 @@ def main() -> None:
     parser.add_argument("--naive-limit", type=int, default=300,
                         help="commits the naive traversal reads before extrapolating (0 = all)")
     parser.add_argument("--jobs", type=int, default=1, help="--jobs passed to miner scan")
+    parser.add_argument("--tmp", type=Path, help="where the temp corpora go (default: the system temp dir)")
     args = parser.parse_args()
     repo = args.repo.resolve()
     total = int(subprocess.run(["git", "-C", str(repo), "rev-list", "--count", "HEAD"], capture_output=True,
@@ -91,7 +92,7 @@ def main() -> None:
     run_git_log(repo)  # warm the page cache once so no one run pays for it
     scans, logs, rss, written = [], [], 0, 0
     for _ in range(args.repeat):
-        seconds, written, peak = run_scan(repo, args.jobs)
+        seconds, written, peak = run_scan(repo, args.jobs, args.tmp)
         scans.append(seconds)
         rss = max(rss, peak)
         logs.append(run_git_log(repo))
@@ -100,7 +101,7 @@ def main() -> None:
     scan_s, log_s = statistics.median(scans), statistics.median(logs)
     print(f"repository:      {repo} ({total} commits on HEAD, {no_merges} without merges), {os.cpu_count()} cpus")
     print(f"miner scan:      {scan_s:7.3f} s  median of {args.repeat} {sorted(round(s, 3) for s in scans)}, "
-          f"{written} candidates written, peak RSS {rss / 1024:.0f} MiB")
+          f"{written} candidates written under {args.tmp or tempfile.gettempdir()}")
     print(f"git log -p:      {log_s:7.3f} s  median of {args.repeat} {sorted(round(s, 3) for s in logs)} "
           f"(git log --no-merges -p HEAD > /dev/null)")
     extrapolated = naive_commits < total

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,8 @@ from miner.score import SizeLimits, Survivor, prefilter
 from miner.szz import introducing_commits
 from miner.writer import write_new
 
+POOL_MINIMUM = 200
+"""Fewer survivors than this are not worth starting worker processes for."""
 REF_SETS = frozenset({"--all", "--branches", "--tags", "--remotes"})
 Progress = Callable[[str, int, int | None], None]
 """progress(phase, done, total): called as the scan advances (total None while unknown)."""
@@ -199,8 +200,10 @@ def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: Sca
 def _second_pass(repo: Path, survivors: list[Survivor], classifier: PathClassifier, options: ScanOptions,
                  progress: Progress | None) -> BatchResult:
     globs = tuple(classifier.test_globs)
-    if options.jobs <= 1 or len(survivors) < 200:
+    if options.jobs <= 1 or len(survivors) < POOL_MINIMUM:
         return extract_batch(repo, survivors, globs, options.limits)
+    from concurrent.futures import ProcessPoolExecutor
+
     chunks = [survivors[index::options.jobs] for index in range(options.jobs)]
     merged = BatchResult()
     with ProcessPoolExecutor(max_workers=options.jobs) as pool:

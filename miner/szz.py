@@ -3,7 +3,6 @@ escaped (pydriller's implementation: blame of the first parent, blank and commen
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -57,6 +56,8 @@ def introducing_commits(repo: Path, fixes: list[tuple[str, str, tuple[str, ...]]
         return {}
     if jobs <= 1 or len(fixes) == 1:
         return {fix: _one(str(repo), fix, base, paths) for fix, base, paths in fixes}
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         results = pool.map(_one, [str(repo)] * len(fixes), *zip(*[(f, b, p) for f, b, p in fixes], strict=True))
         return {found.fix_commit: found for found in results}
