@@ -40,17 +40,13 @@ def timed_child(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, in
     return elapsed, proc.returncode, usage.ru_maxrss
 
 
-def run_scan(repo: Path, jobs: int, where: Path | None) -> tuple[float, int, int]:
-    """One scan into a fresh corpus: (seconds, candidates written, peak RSS KiB)."""
-    scratch = Path(tempfile.mkdtemp(prefix="hindcast-bench-", dir=where))
-    try:
-        corpus = scratch / "evals"
-        seconds, _, rss = timed_child([*SCAN, "--repo", str(repo), "--corpus", str(corpus), "--jobs", str(jobs)])
-        written = len([p for p in (corpus / "candidates").iterdir() if not p.name.startswith(".")]) \
-            if (corpus / "candidates").is_dir() else 0
-        return seconds, written, rss
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+def run_scan(repo: Path, jobs: int, scratch: Path) -> tuple[float, int, int]:
+    """One scan into a fresh corpus under scratch: (seconds, candidates written, peak RSS KiB)."""
+    corpus = Path(tempfile.mkdtemp(prefix="run-", dir=scratch)) / "evals"
+    seconds, _, rss = timed_child([*SCAN, "--repo", str(repo), "--corpus", str(corpus), "--jobs", str(jobs)])
+    candidates = corpus / "candidates"
+    written = len([p for p in candidates.iterdir() if not p.name.startswith(".")]) if candidates.is_dir() else 0
+    return seconds, written, rss
 
 
 def run_git_log(repo: Path) -> float:
@@ -91,11 +87,17 @@ def main() -> None:
                                    capture_output=True, check=True, text=True).stdout)
     run_git_log(repo)  # warm the page cache once so no one run pays for it
     scans, logs, rss, written = [], [], 0, 0
-    for _ in range(args.repeat):
-        seconds, written, peak = run_scan(repo, args.jobs, args.tmp)
-        scans.append(seconds)
-        rss = max(rss, peak)
-        logs.append(run_git_log(repo))
+    # Corpora are removed only after the last run: a deletion's deferred file-system work must not land
+    # inside the next measured scan.
+    scratch = Path(tempfile.mkdtemp(prefix="hindcast-bench-", dir=args.tmp))
+    try:
+        for _ in range(args.repeat):
+            seconds, written, peak = run_scan(repo, args.jobs, scratch)
+            scans.append(seconds)
+            rss = max(rss, peak)
+            logs.append(run_git_log(repo))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     naive_seconds, naive_commits = run_naive(repo, args.naive_limit or total)
     naive_total = naive_seconds * total / max(naive_commits, 1)
     scan_s, log_s = statistics.median(scans), statistics.median(logs)
