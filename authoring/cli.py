@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import click
 
@@ -78,7 +78,7 @@ def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_
     corpus = Corpus.open(corpus_dir)
     stored = corpus.load(candidate, "candidates")
     draft = draft_from(stored.case, corpus.config.defaults)
-    changes = {
+    changes: dict[str, Any] = {
         "prompt": prompt_file.read(), "id": case_id, "title": title, "owner": owner, "policy": policy,
         "critical": critical, "tags": split_list(" ".join(tags)) if tags else None,
         "trigger_paths": split_list(" ".join(trigger_paths)) if trigger_paths else None,

@@ -66,7 +66,8 @@ def read_row(directory: Path) -> QueueRow:
         return QueueRow(directory.name, 0.0, f"(unreadable: {type(exc).__name__})", (), (), None, str(exc))
     if not isinstance(data, dict):
         return QueueRow(directory.name, 0.0, "(unreadable: not a mapping)", (), (), None, "not a mapping")
-    mined = data.get("mined") if isinstance(data.get("mined"), dict) else {}
+    mined_value = data.get("mined")
+    mined: dict[str, Any] = mined_value if isinstance(mined_value, dict) else {}
     score = mined.get("score")
     return QueueRow(
         id=directory.name,

@@ -32,6 +32,8 @@ from authoring.widgets.status_line import StatusLine
 from corpus import CaseFiles, HindcastError
 
 TABS = ("facts", "oracle", "grader", "prompt", "case")
+USER_ERRORS = (HindcastError, OSError)
+"""Errors a person can act on: shown in a modal (or the facts tab), never as a traceback."""
 
 
 class ReviewScreen(Screen[None]):
@@ -118,7 +120,7 @@ class ReviewScreen(Screen[None]):
         row = self.session.rows.get(case_id) if case_id else None
         try:
             self.opened = self.session.open(case_id) if case_id else None
-        except HindcastError as exc:
+        except USER_ERRORS as exc:
             facts.show(None, row, self.today, error=str(exc))
         if self.opened is None:
             if case_id is None:
@@ -190,7 +192,7 @@ class ReviewScreen(Screen[None]):
             return
         try:
             draft = self.current_draft()
-        except HindcastError as exc:
+        except USER_ERRORS as exc:
             self.show_error(f"Cannot {self.APPROVE_WORD} {self.opened.id}", str(exc))
             return
         self.approve(self.opened, draft, None)
@@ -210,7 +212,7 @@ class ReviewScreen(Screen[None]):
                             placeholder="why this prompt may ship as it is"),
                 lambda reason: self.approve(opened, draft, reason) if reason else None)
             return
-        except HindcastError as exc:
+        except USER_ERRORS as exc:
             self.show_error(f"Cannot {self.APPROVE_WORD} {opened.id}", str(exc))
             return
         self.after(decision)
@@ -237,7 +239,7 @@ class ReviewScreen(Screen[None]):
         try:
             self.stash_draft()
             decision = self.session.undo()
-        except HindcastError as exc:
+        except USER_ERRORS as exc:
             self.show_error("Cannot undo", str(exc))
             return
         self.opened = None
@@ -248,7 +250,7 @@ class ReviewScreen(Screen[None]):
         """Run a decision; its error goes to a modal, its success to the queue and status line."""
         try:
             decision = decide()
-        except HindcastError as exc:
+        except USER_ERRORS as exc:
             self.show_error(title, str(exc))
             return
         self.after(decision)
@@ -274,7 +276,7 @@ class ReviewScreen(Screen[None]):
             return
         try:
             self.opened = self.session.prepare_verify(self.opened, self.current_draft())
-        except HindcastError as exc:
+        except USER_ERRORS as exc:
             self.show_error(f"Cannot verify {self.opened.id}", str(exc))
             return
         self.verifying = self.opened.id

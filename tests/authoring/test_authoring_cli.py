@@ -151,6 +151,14 @@ def test_missing_corpus_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
                               "(use --corpus DIR)\n"))
 
 
+def test_review_of_a_missing_corpus_fails_before_any_screen(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty").mkdir()
+    code, out, err = run(["review", "--corpus", str(tmp_path / "empty")], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"authoring: error: {tmp_path / 'empty' / 'corpus.yaml'}: file not found: not a corpus directory\n"
+
+
 def test_every_command_and_option_has_help() -> None:
     assert cli.help
     for name, command in cli.commands.items():
