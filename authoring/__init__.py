@@ -1,0 +1,1 @@
+"""Authoring: turn the miner's candidates into cases (review screen, scriptable twins, leakage lint)."""
