@@ -67,13 +67,15 @@ def open_repository(path: Path | str) -> Path:
         raise GitError(f"{repo}: no such directory")
     if not repo.is_dir():
         raise GitError(f"{repo}: not a directory")
-    proc = run_git(["rev-parse", "--is-bare-repository", "--show-toplevel"], repo, check=False)
+    proc = run_git(["rev-parse", "--is-bare-repository"], repo, check=False)
     if proc.returncode != 0:
         raise GitError(f"{repo}: not a git repository")
-    lines = proc.stdout.decode().split()
-    if lines and lines[0] == "true":
+    if proc.stdout.decode().strip() == "true":
         return repo.resolve()
-    return Path(lines[1]).resolve() if len(lines) > 1 else repo.resolve()
+    top = run_git(["rev-parse", "--show-toplevel"], repo, check=False)
+    if top.returncode != 0:
+        raise GitError(f"{repo}: not a git work tree")
+    return Path(top.stdout.decode().strip()).resolve()
 
 
 def resolve_commit(repo: Path, rev: str) -> str | None:

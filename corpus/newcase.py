@@ -1,8 +1,8 @@
 """Write new candidate directories fast, in exactly the corpus format `Corpus.load` reads.
 
-A scan can propose hundreds of candidates; the round-trip YAML writer of `Corpus.write` (built for editing a
-person's file without losing comments) costs milliseconds per case. A new candidate has no comments to keep,
-so it is emitted directly: block style, plain scalars only where they cannot be misread, literal blocks for
+A scan can propose hundreds of candidates; the round-trip YAML writer (built for editing a person's file
+without losing comments) costs milliseconds per case. A new case has no comments to keep, so `Corpus.write`
+and the miner emit it directly: block style, plain scalars only where they cannot be misread, literal blocks for
 multi-line text, double quotes otherwise. Each directory is staged beside its final place and renamed in, so a
 reader never sees half a candidate. Existing directories are never touched here.
 """
@@ -18,8 +18,8 @@ from typing import Any
 
 from corpus.errors import UsageError
 from corpus.fsutil import staging_directory
+from corpus.layout import CASE_FILE, GRADER_DIR, ORACLE_FILE, case_mapping, check_id
 from corpus.model import SHA, Case, CaseFiles
-from corpus.store import CASE_FILE, GRADER_DIR, ORACLE_FILE, case_mapping, check_id
 
 PLAIN = re.compile(r"^[A-Za-z0-9_/.][A-Za-z0-9 _./@+=,;:()-]*$")
 # Starting with a digit or a dot is plain only when nothing could read it as a number, date or time.

@@ -7,25 +7,26 @@ import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
 
 from corpus.errors import CorpusError, UsageError
 from corpus.fsutil import atomic_write_bytes, replace_directory, staging_directory
-from corpus.model import SLUG, Case, CaseFiles, CorpusConfig, Rejection
+from corpus.layout import (
+    CASE_FILE,
+    CONFIG,
+    GRADER_DIR,
+    ORACLE_FILE,
+    REJECTED_FILE,
+    Kind,
+    case_mapping,
+    check_id,
+)
+from corpus.model import Case, CaseFiles, CorpusConfig, Rejection
+from corpus.newcase import write_new
 from corpus.schema import parse_case, parse_config, parse_rejections, to_mapping
 from corpus.yamlio import load_yaml, merge_into, to_yaml_value, write_yaml
-
-Kind = Literal["cases", "candidates"]
-CONFIG = "corpus.yaml"
-CASE_FILE = "case.yaml"
-ORACLE_FILE = "oracle.patch"
-GRADER_DIR = "grader"
-REJECTED_FILE = "rejected.yaml"
-KEY_ORDER = ("id", "title", "owner", "policy", "critical", "status", "deprecated_reason", "holdout",
-             "base_commit", "fix_commit", "prompt", "setup", "grader", "trigger_paths", "tags",
-             "leak_override", "mined")
 
 
 @dataclass(frozen=True)
@@ -40,14 +41,6 @@ class StoredCase:
     """The case directory."""
     mtime_ns: int
     """case.yaml's modification time when loaded, to refuse writes over someone else's edit."""
-
-
-def case_mapping(case: Case) -> dict[str, Any]:
-    """The minimal mapping written to case.yaml, in a reading order that puts people's fields first."""
-    raw = to_mapping(case)
-    for required in ("id", "title", "prompt", "base_commit", "fix_commit", "grader"):
-        raw.setdefault(required, to_mapping(getattr(case, required)))
-    return {key: raw[key] for key in KEY_ORDER if key in raw}
 
 
 class Corpus:
@@ -143,6 +136,8 @@ class Corpus:
         existing = target / CASE_FILE
         if expect_mtime_ns is not None and existing.exists() and existing.stat().st_mtime_ns != expect_mtime_ns:
             raise UsageError(f"{existing}: changed on disk since it was opened; reload it, nothing was written")
+        if not target.exists():
+            return write_new(self.root, case, files, kind)
         document: Any
         if existing.exists():
             document = load_yaml(existing)
@@ -186,13 +181,6 @@ class Corpus:
             **{**to_mapping(rejection), "rejected_at": datetime.now(UTC).isoformat(timespec="seconds")})
         items.append(to_yaml_value(to_mapping(stamped)))
         write_yaml(path, document)
-
-
-def check_id(case_id: str, what: str = "id") -> str:
-    """A case id must be a slug; anything path-like is refused before it touches the filesystem."""
-    if not SLUG.match(case_id or ""):
-        raise UsageError(f"{what} {case_id!r}: must be lowercase letters, digits and '-' (no paths)")
-    return case_id
 
 
 def read_case_files(directory: Path) -> CaseFiles:

@@ -11,6 +11,7 @@ from typing import Any
 
 from corpus.errors import GitError, UsageError
 from corpus.gitutil import open_repository, resolve_commit, run_git
+from corpus.newcase import write_new
 from corpus.store import CONFIG, Corpus
 from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
@@ -19,7 +20,6 @@ from miner.gitlog import iter_log
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
 from miner.score import SizeLimits, Survivor, prefilter
 from miner.szz import introducing_commits
-from miner.writer import write_new
 
 POOL_MINIMUM = 200
 """Fewer survivors than this are not worth starting worker processes for."""
@@ -112,18 +112,6 @@ def _check_options(options: ScanOptions) -> None:
         raise UsageError("size limits must be at least 1")
     if options.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-
-
-def _open_repository(path: Path) -> Path:
-    """The repository to scan: a work tree's top level, or a bare repository as it is (history is all a scan
-    needs)."""
-    try:
-        return open_repository(path)
-    except GitError:
-        proc = run_git(["rev-parse", "--is-bare-repository"], path, check=False) if path.is_dir() else None
-        if proc is not None and proc.returncode == 0 and proc.stdout.strip() == b"true":
-            return path.resolve()
-        raise
 
 
 def _open_corpus(path: Path) -> Corpus | None:
@@ -241,7 +229,7 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     """Scan the repository's history and write candidate cases into the corpus."""
     started = time.perf_counter()
     _check_options(options)
-    repo = _open_repository(options.repo)
+    repo = open_repository(options.repo)
     corpus = _open_corpus(options.corpus)
     warnings: list[str] = []
     if run_git(["rev-parse", "--is-shallow-repository"], repo).stdout.strip() == b"true":

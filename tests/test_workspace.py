@@ -81,3 +81,13 @@ def test_changes_and_patches(tmp_path: Path) -> None:
     assert (other / "new.bin").read_bytes() == b"\x00\x01\x02" and not (other / "README.md").exists()
     with pytest.raises(WorkspaceError, match="oracle patch does not apply"):
         apply_patch(other, patch, "oracle patch")
+
+
+def test_bare_repository_is_a_usable_source(tmp_path: Path) -> None:
+    from corpus.gitutil import open_repository
+
+    repo, base, _ = build_repo(tmp_path / "repo")
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo.path), str(tmp_path / "bare.git")], check=True)
+    assert open_repository(tmp_path / "bare.git") == (tmp_path / "bare.git").resolve()
+    ws = create_workspace(tmp_path / "bare.git", base, tmp_path / "ws")
+    assert (ws / "calc.py").read_text() == CALC_BUGGY

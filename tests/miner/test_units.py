@@ -15,7 +15,7 @@ from miner.grader_command import suggest
 from miner.prompt import DRAFT_MARKER, candidate_id, draft_prompt
 from miner.testids import TestRef as Ref
 from miner.testids import tests_changed as changed_tests
-from miner.writer import emit
+from corpus.newcase import emit
 
 
 @pytest.mark.parametrize(("path", "category"), [

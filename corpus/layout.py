@@ -1,0 +1,34 @@
+"""Names and shapes of the corpus directory, shared by the round-trip store and the fast new-case writer."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from corpus.errors import UsageError
+from corpus.model import SLUG, Case
+from corpus.schema import to_mapping
+
+Kind = Literal["cases", "candidates"]
+CONFIG = "corpus.yaml"
+CASE_FILE = "case.yaml"
+ORACLE_FILE = "oracle.patch"
+GRADER_DIR = "grader"
+REJECTED_FILE = "rejected.yaml"
+KEY_ORDER = ("id", "title", "owner", "policy", "critical", "status", "deprecated_reason", "holdout",
+             "base_commit", "fix_commit", "prompt", "setup", "grader", "trigger_paths", "tags",
+             "leak_override", "mined")
+
+
+def case_mapping(case: Case) -> dict[str, Any]:
+    """The minimal mapping written to case.yaml, in a reading order that puts people's fields first."""
+    raw = to_mapping(case)
+    for required in ("id", "title", "prompt", "base_commit", "fix_commit", "grader"):
+        raw.setdefault(required, to_mapping(getattr(case, required)))
+    return {key: raw[key] for key in KEY_ORDER if key in raw}
+
+
+def check_id(case_id: str, what: str = "id") -> str:
+    """A case id must be a slug; anything path-like is refused before it touches the filesystem."""
+    if not SLUG.match(case_id or ""):
+        raise UsageError(f"{what} {case_id!r}: must be lowercase letters, digits and '-' (no paths)")
+    return case_id
