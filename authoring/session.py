@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -42,6 +42,7 @@ class ReviewSession:
         self.needle = ""
         self.skipped: list[str] = []
         self.drafts: dict[str, Draft] = {}
+        self.origins: dict[str, Draft] = {}
         self.history: list[Decision] = []
 
     # -- the queue ---------------------------------------------------------------------------------
@@ -52,6 +53,11 @@ class ReviewSession:
         ahead = [row for row in rows if row.id not in self.skipped]
         later = sorted((row for row in rows if row.id in self.skipped), key=lambda r: self.skipped.index(r.id))
         return ahead + later
+
+    def reload(self) -> None:
+        """Read the queue from disk again (drafts in progress and skips of ids still there are kept)."""
+        self.rows = {row.id: row for row in read_queue(self.corpus, self.kind)}
+        self.skipped = [case_id for case_id in self.skipped if case_id in self.rows]
 
     def next_sort(self) -> str:
         """Cycle to the next sort order."""
@@ -71,8 +77,20 @@ class ReviewSession:
         return Opened(stored, base_probe(self.repo, stored.case.base_commit))
 
     def draft(self, opened: Opened) -> Draft:
-        """The draft in progress for opened, else one prefilled from it and the corpus defaults."""
-        return self.drafts.get(opened.id) or draft_from(opened.stored.case, self.corpus.config.defaults)
+        """The draft in progress for opened, else one prefilled from it and the corpus defaults.
+
+        When the file changed on disk since the draft began, each field the author has not touched takes the
+        new value from disk; the author's own edits are kept.
+        """
+        fresh = draft_from(opened.stored.case, self.corpus.config.defaults)
+        kept, origin = self.drafts.get(opened.id), self.origins.get(opened.id)
+        self.origins[opened.id] = fresh
+        if kept is None or origin is None or origin == fresh:
+            return kept or fresh
+        merged = {field.name: getattr(fresh if getattr(kept, field.name) == getattr(origin, field.name) else kept,
+                                      field.name) for field in fields(Draft)}
+        self.drafts[opened.id] = Draft(**merged)
+        return self.drafts[opened.id]
 
     def keep(self, case_id: str, draft: Draft) -> None:
         """Remember a draft in progress (moving through the queue loses nothing)."""
@@ -141,6 +159,7 @@ class ReviewSession:
     def _forget(self, case_id: str) -> None:
         self.rows.pop(case_id, None)
         self.drafts.pop(case_id, None)
+        self.origins.pop(case_id, None)
         if case_id in self.skipped:
             self.skipped.remove(case_id)
 

@@ -49,6 +49,7 @@ class ReviewScreen(Screen[None]):
         Binding("e", "edit", "Edit the prompt", show=False),
         Binding("slash", "filter", "Filter the queue", show=False, key_display="/"),
         Binding("o", "sort", "Cycle the sort order", show=False),
+        Binding("ctrl+r", "reload", "Reload the queue and the candidate from disk (drafts are kept)", show=False),
         *(Binding(str(n), f"tab('{tab}')", f"Show the {tab} tab", show=False) for n, tab in enumerate(TABS, 1)),
         Binding("escape", "back", "Back to the queue", show=False, key_display="Esc"),
     ]
@@ -321,6 +322,13 @@ class ReviewScreen(Screen[None]):
     def action_sort(self) -> None:
         self.session.next_sort()
         self.refresh_queue()
+
+    def action_reload(self) -> None:
+        self.stash_draft()
+        self.session.reload()
+        self.opened = None
+        self.refresh_queue()
+        self.query_one(StatusLine).say(f"reloaded {len(self.session.rows)} {self.session.kind} from disk")
 
     def action_back(self) -> None:
         field = self.query_one("#filter", Input)

@@ -198,7 +198,15 @@ async def test_a_candidate_changed_on_disk_is_not_overwritten(shop: Shop) -> Non
         await settle(pilot)
         assert isinstance(app.screen, MessageModal)
         assert "changed on disk since it was opened; reload it, nothing was written" in app.screen.body
-    assert tree(shop.corpus.root) == before
+        assert tree(shop.corpus.root) == before
+        await pilot.press("enter", "ctrl+r")
+        await settle(pilot)
+        assert status(app) == "reloaded 3 candidates from disk"
+        assert app.screen.query_one(PromptEditor).text == CLEAN
+        await pilot.press("a")
+        await settle(pilot)
+    case = shop.corpus.load("cart-total-cents", "cases").case
+    assert (case.title, case.prompt) == ("Edited elsewhere, fix cart total dropping cents", CLEAN + "\n")
 
 
 @sync
