@@ -28,9 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from corpus import Case, CaseFiles, Corpus, Grader  # noqa: E402
-from runner.results import Variant  # noqa: E402
-from runner.run import RunOptions, run  # noqa: E402
+from corpus import Case, CaseFiles, Corpus, Grader
+from runner.results import Variant
+from runner.run import RunOptions, run
 
 
 def git(repo: Path, *args: str) -> str:
