@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus.newcase import emit
 from corpus.yamlio import parse_yaml
 from miner.classify import PathClassifier, is_formatting_message
 from miner.gitbatch import header_path, split_sections
@@ -15,7 +16,6 @@ from miner.grader_command import suggest
 from miner.prompt import DRAFT_MARKER, candidate_id, draft_prompt
 from miner.testids import TestRef as Ref
 from miner.testids import tests_changed as changed_tests
-from corpus.newcase import emit
 
 
 @pytest.mark.parametrize(("path", "category"), [
