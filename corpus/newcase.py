@@ -131,6 +131,30 @@ def _write(path: str, data: bytes) -> None:
         os.close(fd)
 
 
+def write_files(directory: str, case: Case, files: CaseFiles) -> None:
+    """Write the case into an existing empty directory: oracle patch, grader files, case.yaml."""
+    _check(case)
+    _write(f"{directory}/{ORACLE_FILE}", files.oracle_patch)
+    made: set[str] = set()
+    for repo_path, content in files.grader_files:
+        relative = _grader_target(repo_path)
+        folder = directory + "/" + GRADER_DIR
+        for part in (GRADER_DIR, *relative.parts[:-1]):
+            folder = folder if part == GRADER_DIR else f"{folder}/{part}"
+            if folder not in made:
+                os.mkdir(folder)
+                made.add(folder)
+        _write(f"{folder}/{relative.name}", content)
+    _write(f"{directory}/{CASE_FILE}", emit(case_mapping(case)).encode("utf-8"))
+
+
+def rewrite_case_file(directory: str, case: Case) -> None:
+    """Replace case.yaml in a directory that is still being staged (not yet visible to readers)."""
+    _check(case)
+    os.unlink(f"{directory}/{CASE_FILE}")
+    _write(f"{directory}/{CASE_FILE}", emit(case_mapping(case)).encode("utf-8"))
+
+
 def write_new(root: Path, case: Case, files: CaseFiles, kind: str = "candidates") -> Path:
     """Write a new case directory under root/kind atomically; refuses to replace an existing one."""
     _check(case)
@@ -143,19 +167,7 @@ def write_new(root: Path, case: Case, files: CaseFiles, kind: str = "candidates"
     except FileNotFoundError:
         staged = staging_directory(parent, case.id)
     try:
-        base = str(staged)
-        _write(f"{base}/{ORACLE_FILE}", files.oracle_patch)
-        made: set[str] = set()
-        for repo_path, content in files.grader_files:
-            relative = _grader_target(repo_path)
-            folder = base + "/" + GRADER_DIR
-            for part in (GRADER_DIR, *relative.parts[:-1]):
-                folder = folder if part == GRADER_DIR else f"{folder}/{part}"
-                if folder not in made:
-                    os.mkdir(folder)
-                    made.add(folder)
-            _write(f"{folder}/{relative.name}", content)
-        _write(f"{base}/{CASE_FILE}", emit(case_mapping(case)).encode("utf-8"))
+        write_files(str(staged), case, files)
         os.rename(staged, target)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -172,10 +173,11 @@ def _wanted(split: _Split) -> list[str]:
 
 
 def extract_batch(repo: Path, survivors: list[Survivor], test_globs: tuple[str, ...],
-                  limits: SizeLimits) -> BatchResult:
+                  limits: SizeLimits, on_extraction: Callable[[Extraction], None] | None = None) -> BatchResult:
     """Run the second pass over survivors with one diff-tree (+ patch-id) and one cat-file process in all.
 
-    Each commit is finished as soon as its diff arrives, so Python works while git computes the next diffs.
+    Each commit is finished as soon as its diff arrives, so Python works while git computes the next diffs;
+    on_extraction sees each extraction then (without its patch id, known only at the end).
     """
     classifier = PathClassifier(test_globs)
     result = BatchResult()
@@ -194,6 +196,8 @@ def extract_batch(repo: Path, survivors: list[Survivor], test_globs: tuple[str, 
                 result.skipped[done] += 1
             else:
                 finished.append(done)
+                if on_extraction is not None:
+                    on_extraction(done)
         waiting.clear()
 
     with CatFile(repo) as catfile:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,9 @@ from miner.classify import PathClassifier
 from miner.extract import BatchResult, Extraction, extract_batch
 from miner.gitlog import iter_log
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
+from miner.prompt import candidate_id
 from miner.score import SizeLimits, Survivor, prefilter
+from miner.stage import Stager
 from miner.szz import introducing_commits
 
 POOL_MINIMUM = 200
@@ -186,10 +188,10 @@ def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: Sca
 
 
 def _second_pass(repo: Path, survivors: list[Survivor], classifier: PathClassifier, options: ScanOptions,
-                 progress: Progress | None) -> BatchResult:
+                 progress: Progress | None, on_extraction: Callable[[Extraction], None] | None) -> BatchResult:
     globs = tuple(classifier.test_globs)
     if options.jobs <= 1 or len(survivors) < POOL_MINIMUM:
-        return extract_batch(repo, survivors, globs, options.limits)
+        return extract_batch(repo, survivors, globs, options.limits, on_extraction)
     from concurrent.futures import ProcessPoolExecutor
 
     chunks = [survivors[index::options.jobs] for index in range(options.jobs)]
@@ -225,6 +227,21 @@ def _dedupe(extractions: list[Extraction], known: Known, stats: ScanStats) -> li
     return kept
 
 
+def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
+    """Where candidates are staged while the scan runs, when they can be: every candidate is kept (no
+    --max-candidates, no --szz) and a directory on the corpus's file system exists to stage in."""
+    if not options.write or options.max_candidates is not None or options.szz:
+        return None
+    if corpus is not None:
+        beside = corpus.root / "candidates"
+        beside.mkdir(exist_ok=True)
+        return Stager(beside, "candidates")
+    parent = options.corpus.absolute().parent
+    if not parent.is_dir():
+        return None
+    return Stager(parent, options.corpus.name or "corpus")
+
+
 def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     """Scan the repository's history and write candidate cases into the corpus."""
     started = time.perf_counter()
@@ -243,7 +260,33 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     stats.prefiltered = len(survivors)
     if progress:
         progress("history", stats.commits_scanned, stats.commits_scanned)
-    batch = _second_pass(repo, survivors, classifier, options, progress)
+    stager = _stager(options, corpus)
+    try:
+        corpus, candidates = _extract_and_write(repo, options, corpus, classifier, known, survivors, stats, stager,
+                                        progress)
+    finally:
+        if stager is not None:
+            stager.close()
+    stats.candidates = len(candidates)
+    if options.write and corpus is not None and tip is not None:
+        record_tip(corpus.root, repo, tip, stats.commits_scanned)
+    stats.seconds = time.perf_counter() - started
+    return ScanResult(stats, candidates, warnings, corpus.root if corpus else None)
+
+
+def _extract_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, classifier: PathClassifier,
+                       known: Known, survivors: list[Survivor], stats: ScanStats, stager: Stager | None,
+                       progress: Progress | None) -> tuple[Corpus | None, list[Candidate]]:
+    """The second pass, dedupe and ranking, then the candidates built and written (best first)."""
+    initial = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
+    defaults = corpus.config.defaults if corpus else None
+
+    def early(extraction: Extraction) -> None:
+        # Built against the ids taken before the scan: the final id differs only on a collision within it.
+        assert stager is not None
+        stager.stage(build_candidate(extraction, initial, defaults))
+
+    batch = _second_pass(repo, survivors, classifier, options, progress, early if stager else None)
     stats.skipped.update(batch.skipped)
     if known.by_sha and batch.extractions:
         add_corpus_patch_ids(known, repo)
@@ -258,19 +301,25 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
                                          options.jobs)
     if options.write and corpus is None:
         corpus = Corpus.init(options.corpus, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
-    taken = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
+    taken = set(initial)
     candidates: list[Candidate] = []
+    parent = corpus.root / "candidates" if corpus is not None else None
+    if stager is not None and parent is not None and extractions:
+        parent.mkdir(exist_ok=True)
     for number, extraction in enumerate(extractions, 1):
-        candidate = build_candidate(extraction, taken, corpus.config.defaults if corpus else None,
-                                    introduced.get(extraction.commit.sha))
+        staged = stager.candidate(extraction.commit.sha) if stager else None
+        if staged is not None and candidate_id(staged.case.title, extraction.commit.sha, taken) == staged.case.id:
+            candidate = replace(staged, patch_id=extraction.patch_id)
+        else:
+            candidate = build_candidate(extraction, taken, defaults, introduced.get(extraction.commit.sha))
         taken.add(candidate.case.id)
-        if options.write and corpus is not None:
-            candidate = candidate.written_to(write_new(corpus.root, candidate.case, candidate.files))
+        if options.write and corpus is not None and parent is not None:
+            if staged is not None and stager is not None:
+                path = stager.publish(candidate, parent)
+            else:
+                path = write_new(corpus.root, candidate.case, candidate.files)
+            candidate = candidate.written_to(path)
         candidates.append(candidate)
         if progress and number % 50 == 0:
             progress("candidates", number, len(extractions))
-    stats.candidates = len(candidates)
-    if options.write and corpus is not None and tip is not None:
-        record_tip(corpus.root, repo, tip, stats.commits_scanned)
-    stats.seconds = time.perf_counter() - started
-    return ScanResult(stats, candidates, warnings, corpus.root if corpus else None)
+    return corpus, candidates
