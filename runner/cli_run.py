@@ -15,6 +15,7 @@ from runner.report import render_table, report_json, write_html
 from runner.results import MODES, LoadedRun, TrialResult, Variant, load_run
 from runner.run import RunOptions, parse_agent, run
 from runner.select import changed_since, select_cases
+from runner.verify import unverified
 
 
 @click.command("run")
@@ -68,6 +69,7 @@ def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_
             click.echo(f"no case's trigger paths match the files changed since {select_since}; nothing to run",
                        err=True)
             return 0
+    _warn_unverified(corpus, case_ids, all_cases, mode)
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
                          agent_timeout=agent_timeout, repo=repo)
@@ -78,6 +80,21 @@ def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_
                      announce=lambda d, n: click.echo(f"run {d}: {n} trial(s)", err=True))
     _print_report(loaded)
     return 1 if any(t.outcome == "error" for t in loaded.trials) else 0
+
+
+def _warn_unverified(corpus: Corpus, case_ids: tuple[str, ...], all_cases: bool, mode: str | None) -> None:
+    """An agent's score on a case nobody proved (base fails, oracle passes) means little: say so up front."""
+    if mode not in (None, "agent"):
+        return
+    known = set(corpus.ids("cases"))
+    chosen = [corpus.load(c) for c in dict.fromkeys(case_ids) if c in known]
+    if all_cases:
+        chosen = corpus.load_all("cases", active_only=True)
+    pending = unverified(corpus, chosen)
+    if pending:
+        shown = ", ".join(pending[:5]) + (f" and {len(pending) - 5} more" if len(pending) > 5 else "")
+        click.echo(f"warning: {len(pending)} case(s) not verified VALID at their current content: {shown} "
+                   f"(run `runner verify`)", err=True)
 
 
 def _print_line(done: int, total: int, result: TrialResult) -> None:

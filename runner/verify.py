@@ -185,3 +185,20 @@ def report_json(report: VerifyReport) -> str:
     """The report as one JSON document."""
     return json.dumps({"dataset_fingerprint": report.dataset_fingerprint,
                        "verdicts": [asdict(v) for v in report.verdicts]}, indent=2)
+
+
+def unverified(corpus: Corpus, stored: list[StoredCase]) -> list[str]:
+    """Ids among stored whose last recorded verdict is not VALID at the case's current fingerprint."""
+    path = corpus.root / VERIFICATION_FILE
+    try:
+        record = json.loads(path.read_text()) if path.exists() else {}
+    except (OSError, ValueError):
+        record = {}
+    verdicts = record.get("cases", {}) if isinstance(record, dict) else {}
+    out = []
+    for s in stored:
+        entry = verdicts.get(s.case.id)
+        if not (isinstance(entry, dict) and entry.get("verdict") == "VALID"
+                and entry.get("case_fingerprint") == case_fingerprint(s.case, s.files)):
+            out.append(s.case.id)
+    return out

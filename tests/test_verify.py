@@ -122,3 +122,19 @@ def test_fixed_source_is_untouched_by_verify(tmp_path: Path) -> None:
     verify(corpus, VerifyOptions())
     assert repo.head() == head and (repo.path / "calc.py").read_text() == CALC_FIXED
     assert repo.git("status", "--porcelain") == ""
+
+
+def test_run_warns_about_cases_not_verified_at_their_content(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    corpus, _, case = build_corpus(tmp_path)
+    args = ["run", "--corpus", str(corpus.root), "--all", "--agent-command", "true",
+            "--results-dir", str(tmp_path / "results")]
+    assert run_cli(cli, "runner", args) == 0
+    assert "warning: 1 case(s) not verified VALID at their current content: calc-add" in capsys.readouterr().err
+    verify(corpus, VerifyOptions())
+    assert run_cli(cli, "runner", args) == 0
+    assert "not verified" not in capsys.readouterr().err
+    stored = corpus.load(case.id)
+    corpus.write(type(case)(**{**case.__dict__, "prompt": "Changed task.\n"}), stored.files)
+    assert run_cli(cli, "runner", args) == 0
+    assert "not verified VALID at their current content: calc-add" in capsys.readouterr().err
