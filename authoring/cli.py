@@ -67,12 +67,15 @@ def list_command(corpus_dir: Path, sort: str, needle: str, list_cases: bool) -> 
 @click.option("--trigger-path", "trigger_paths", multiple=True,
               help="A trigger path glob (repeatable; replaces the prefilled ones).")
 @click.option("--setup-command", help="Workspace setup command ('' for none).")
+@click.option("--setup-python", metavar="VERSION",
+              help="Interpreter version (e.g. 3.8) for setup, agent and grader ('' for the harness's own).")
 @click.option("--grader-command", help="Grader command.")
 @click.option("--grader-timeout", help="Grader timeout in seconds.")
 @click.option("--override", help="Written justification to approve despite leakage findings (stored in the case).")
 def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_id: str | None, title: str | None,
                     owner: str | None, policy: str | None, critical: bool | None, tags: tuple[str, ...],
-                    trigger_paths: tuple[str, ...], setup_command: str | None, grader_command: str | None,
+                    trigger_paths: tuple[str, ...], setup_command: str | None, setup_python: str | None,
+                    grader_command: str | None,
                     grader_timeout: str | None, override: str | None) -> None:
     """Approve CANDIDATE as a case with the prompt in --prompt-file; leakage findings refuse it."""
     corpus = Corpus.open(corpus_dir)
@@ -82,7 +85,7 @@ def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_
         "prompt": prompt_file.read(), "id": case_id, "title": title, "owner": owner, "policy": policy,
         "critical": critical, "tags": split_list(" ".join(tags)) if tags else None,
         "trigger_paths": split_list(" ".join(trigger_paths)) if trigger_paths else None,
-        "setup_command": setup_command, "grader_command": grader_command,
+        "setup_command": setup_command, "setup_python": setup_python, "grader_command": grader_command,
         "grader_timeout": parse_timeout(grader_timeout) if grader_timeout is not None else None,
     }
     draft = replace(draft, **{key: value for key, value in changes.items() if value is not None})

@@ -31,6 +31,8 @@ class Draft:
     """Globs of the source files the fix touched."""
     setup_command: str = ""
     """Shell command that prepares the workspace; empty runs nothing."""
+    setup_python: str = ""
+    """Interpreter version (e.g. 3.8) whose venv setup, agent and grader run in; empty uses the harness's."""
     grader_command: str = ""
     """Shell command that runs the hidden test."""
     grader_timeout: int = Grader.timeout
@@ -50,6 +52,7 @@ def draft_from(case: Case, defaults: Defaults) -> Draft:
         tags=case.tags,
         trigger_paths=case.trigger_paths or source_files,
         setup_command=case.setup.command or "",
+        setup_python=case.setup.python or "",
         grader_command=case.grader.command,
         grader_timeout=case.grader.timeout,
     )
@@ -86,6 +89,9 @@ def apply_draft(case: Case, draft: Draft) -> Case:
         raise UsageError("grader command: must not be empty")
     if draft.grader_timeout < 1:
         raise UsageError("grader timeout: must be at least 1 second")
+    python = draft.setup_python.strip()
+    if python and not re.fullmatch(r"\d+(\.\d+)*", python):
+        raise UsageError(f"python: expected a version such as 3.8, found {python!r}")
     prompt = draft.prompt if draft.prompt.endswith("\n") else draft.prompt + "\n"
     return replace(
         case,
@@ -97,7 +103,7 @@ def apply_draft(case: Case, draft: Draft) -> Case:
         critical=draft.critical,
         tags=draft.tags,
         trigger_paths=draft.trigger_paths,
-        setup=replace(case.setup, command=draft.setup_command.strip() or None),
+        setup=replace(case.setup, command=draft.setup_command.strip() or None, python=python or None),
         grader=replace(case.grader, command=draft.grader_command.strip(), timeout=draft.grader_timeout),
     )
 

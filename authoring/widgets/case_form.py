@@ -11,7 +11,7 @@ from corpus import UsageError
 
 TEXT_FIELDS = (
     ("id", "Id"), ("title", "Title"), ("owner", "Owner"), ("tags", "Tags"), ("trigger_paths", "Trigger paths"),
-    ("setup_command", "Setup command"), ("grader_command", "Grader command"), ("grader_timeout", "Timeout (s)"),
+    ("setup_command", "Setup command"), ("setup_python", "Python"), ("grader_command", "Grader command"), ("grader_timeout", "Timeout (s)"),
 )
 
 
@@ -41,7 +41,7 @@ class CaseForm(VerticalScroll):
         """Fill the fields from draft."""
         values = {"id": draft.id, "title": draft.title, "owner": draft.owner, "tags": ", ".join(draft.tags),
                   "trigger_paths": ", ".join(draft.trigger_paths), "setup_command": draft.setup_command,
-                  "grader_command": draft.grader_command, "grader_timeout": str(draft.grader_timeout)}
+                  "setup_python": draft.setup_python, "grader_command": draft.grader_command, "grader_timeout": str(draft.grader_timeout)}
         for key, value in values.items():
             field = self.query_one(f"#form-{key}", Input)
             field.value = value
@@ -62,5 +62,6 @@ class CaseForm(VerticalScroll):
         return Draft(prompt=prompt, id=value["id"].strip(), title=value["title"], owner=value["owner"],
                      policy=str(policy), critical=self.query_one("#form-critical", Checkbox).value,
                      tags=split_list(value["tags"]), trigger_paths=split_list(value["trigger_paths"]),
-                     setup_command=value["setup_command"], grader_command=value["grader_command"],
+                     setup_command=value["setup_command"], setup_python=value["setup_python"],
+                     grader_command=value["grader_command"],
                      grader_timeout=timeout)

@@ -52,6 +52,20 @@ def test_approve_writes_the_case(shop: Shop, tmp_path: Path, capsys: pytest.Capt
     assert not shop.candidate("cart-total-cents").exists()
 
 
+def test_approve_names_an_interpreter(shop: Shop, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompt = tmp_path / "prompt.md"
+    prompt.write_text(CLEAN)
+    args = ["approve", "cart-total-cents", "--corpus", str(shop.corpus.root), "--prompt-file", str(prompt),
+            "--setup-command", "pip install -e .", "--setup-python"]
+    code, _, err = run([*args, "three"], capsys)
+    assert (code, err) == (2, "authoring: error: python: expected a version such as 3.8, found 'three'\n")
+    assert shop.candidate("cart-total-cents").exists()
+    code, _, _ = run([*args, "3.8"], capsys)
+    assert code == 0
+    setup = shop.corpus.load("cart-total-cents", "cases").case.setup
+    assert (setup.command, setup.python) == ("pip install -e .", "3.8")
+
+
 def test_approve_refuses_leaks_with_one_line_per_finding(shop: Shop, tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     prompt = tmp_path / "prompt.md"
