@@ -138,3 +138,17 @@ def test_run_warns_about_cases_not_verified_at_their_content(tmp_path: Path,
     corpus.write(type(case)(**{**case.__dict__, "prompt": "Changed task.\n"}), stored.files)
     assert run_cli(cli, "runner", args) == 0
     assert "not verified VALID at their current content: calc-add" in capsys.readouterr().err
+
+
+def test_python_2_gets_a_private_user_base(tmp_path: Path) -> None:
+    from corpus.errors import WorkspaceError
+    from runner.environment import find_python
+
+    try:
+        find_python("2.7")
+    except WorkspaceError:
+        pytest.skip("no Python 2.7 interpreter on this machine")
+    check = ("python -c 'import sys, site; assert sys.version_info[:2] == (2, 7); "
+             "assert site.USER_BASE.endswith(\"/python/user\")' && grep -q 'a + b' calc.py")
+    corpus, _, _ = build_corpus(tmp_path, setup=Setup(python="2.7"), grader=Grader(command=check))
+    assert verify(corpus, VerifyOptions()).verdicts[0].verdict == "VALID"
