@@ -1,0 +1,78 @@
+"""Candidates staged in background threads during the scan: renamed in whole, nothing left behind."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from gitrepo import git_init
+
+from corpus.errors import GitError
+from corpus.store import Corpus
+from miner.scan import ScanOptions, scan
+from miner.stage import Stager
+
+SRC = "def f(x):\n    return x\n"
+TEST = "from app import f\n\n\ndef test_f():\n    assert f(1) == 1\n"
+
+
+def make_repo(path: Path) -> Path:
+    repo = git_init(path)
+    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
+    repo.commit({"app/__init__.py": SRC.replace("x\n", "abs(x)\n"),
+                 "tests/test_app.py": TEST + "\n\ndef test_negative():\n    assert f(-1) == 1\n"}, "Fix f (#3)")
+    repo.commit({"app/__init__.py": SRC.replace("x\n", "abs(x) + 0\n"),
+                 "tests/sub/test_more.py": TEST + "\n\ndef test_zero():\n    assert f(0) == 0\n"}, "Fix f again")
+    return repo.path
+
+
+def hidden(directory: Path) -> list[str]:
+    return [p.name for p in directory.iterdir() if p.name.startswith(".")] if directory.is_dir() else []
+
+
+def test_new_corpus_leaves_no_staging_behind(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    result = scan(ScanOptions(repo=repo, corpus=tmp_path / "evals"))
+    assert result.stats.candidates == 2
+    assert hidden(tmp_path) == [] and hidden(tmp_path / "evals" / "candidates") == []
+    corpus = Corpus.open(tmp_path / "evals")
+    for candidate in result.candidates:
+        assert candidate.path == tmp_path / "evals" / "candidates" / candidate.case.id
+        loaded = corpus.load(candidate.case.id, "candidates")
+        assert loaded.case == candidate.case
+        assert loaded.files.oracle_patch == candidate.files.oracle_patch
+        assert dict(loaded.files.grader_files) == dict(candidate.files.grader_files)
+
+
+def test_existing_corpus_stages_inside_candidates_and_cleans_up(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    Corpus.init(tmp_path / "evals", name="x", repo=str(repo))
+    result = scan(ScanOptions(repo=repo, corpus=tmp_path / "evals"))
+    assert result.stats.candidates == 2
+    assert hidden(tmp_path / "evals" / "candidates") == []
+
+
+def test_failed_scan_creates_nothing(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    with pytest.raises(GitError):
+        scan(ScanOptions(repo=repo, corpus=tmp_path / "evals", rev="no-such-rev"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["repo"]
+
+
+def test_final_id_differing_from_the_staged_one_rewrites_case_yaml(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    first = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[0]
+    corpus = Corpus.init(tmp_path / "evals", name="x", repo=str(repo))
+    parent = corpus.root / "candidates"
+    parent.mkdir()
+    stager = Stager(parent, "candidates")
+    try:
+        stager.stage(first)
+        renamed = dataclasses.replace(first, case=dataclasses.replace(first.case, id=first.case.id + "0"))
+        path = stager.publish(renamed, parent)
+    finally:
+        stager.close()
+    assert path == parent / renamed.case.id
+    assert corpus.load(renamed.case.id, "candidates").case == renamed.case
+    assert hidden(parent) == []
