@@ -140,6 +140,15 @@ def is_binary_name(path: str) -> bool:
     return dot > 0 and name[dot:] in BINARY_SUFFIXES
 
 
+# Every branch of FORMATTING_MESSAGE needs one of these in the lower-cased subject; most subjects have none,
+# and this one search is much cheaper than the full pattern (asked of every commit in history).
+FORMATTING_WORDS = re.compile(r"format|black|prettier|fmt|goimports|isort|autopep8|yapf|standardrb|lint|flake8|"
+                              r"rubocop|clippy|ruff|pycodestyle|style")
+
+
 def is_formatting_message(message: str) -> bool:
     """A commit message that announces a formatting or lint-only change."""
-    return FORMATTING_MESSAGE.search(message.split("\n", 1)[0]) is not None
+    subject = message.split("\n", 1)[0]
+    if subject.isascii() and FORMATTING_WORDS.search(subject.lower()) is None:
+        return False
+    return FORMATTING_MESSAGE.search(subject) is not None
