@@ -30,6 +30,7 @@ RESERVED = frozenset({"null", "true", "false", "yes", "no", "on", "off", "y", "n
 NON_PRINTABLE = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
                            "\U00010000-\U0010ffff]")
 ESCAPE = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+NEEDS_ESCAPE = re.compile('[\\\\"\n\t\r]')
 
 
 def _plain_ok(text: str) -> bool:
@@ -40,6 +41,8 @@ def _plain_ok(text: str) -> bool:
 
 
 def _quoted(text: str) -> str:
+    if NEEDS_ESCAPE.search(text) is None and NON_PRINTABLE.search(text) is None:
+        return '"' + text + '"'  # the common case: nothing to escape
     out = []
     for char in text:
         if char in ESCAPE:
