@@ -69,32 +69,38 @@ def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_
             click.echo(f"no case's trigger paths match the files changed since {select_since}; nothing to run",
                        err=True)
             return 0
-    _warn_unverified(corpus, case_ids, all_cases, mode)
+    warning = _unverified_warning(corpus, case_ids, all_cases, mode)
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
                          agent_timeout=agent_timeout, repo=repo)
     if sys.stdout.isatty():
-        loaded = _run_with_bar(corpus, options)
+        loaded = _run_with_bar(corpus, options, warning)
     else:
-        loaded = run(corpus, options, progress=_print_line,
-                     announce=lambda d, n: click.echo(f"run {d}: {n} trial(s)", err=True))
+
+        def announce(run_dir: Path, total: int) -> None:
+            if warning:
+                click.echo(warning, err=True)
+            click.echo(f"run {run_dir}: {total} trial(s)", err=True)
+
+        loaded = run(corpus, options, progress=_print_line, announce=announce)
     _print_report(loaded)
     return 1 if any(t.outcome == "error" for t in loaded.trials) else 0
 
 
-def _warn_unverified(corpus: Corpus, case_ids: tuple[str, ...], all_cases: bool, mode: str | None) -> None:
-    """An agent's score on a case nobody proved (base fails, oracle passes) means little: say so up front."""
+def _unverified_warning(corpus: Corpus, case_ids: tuple[str, ...], all_cases: bool, mode: str | None) -> str | None:
+    """A score on a case nobody proved (base fails, oracle passes) means little: the warning to print once the
+    run starts, or None."""
     if mode not in (None, "agent"):
-        return
+        return None
     known = set(corpus.ids("cases"))
     chosen = [corpus.load(c) for c in dict.fromkeys(case_ids) if c in known]
     if all_cases:
         chosen = corpus.load_all("cases", active_only=True)
     pending = unverified(corpus, chosen)
-    if pending:
-        shown = ", ".join(pending[:5]) + (f" and {len(pending) - 5} more" if len(pending) > 5 else "")
-        click.echo(f"warning: {len(pending)} case(s) not verified VALID at their current content: {shown} "
-                   f"(run `runner verify`)", err=True)
+    if not pending:
+        return None
+    shown = ", ".join(pending[:5]) + (f" and {len(pending) - 5} more" if len(pending) > 5 else "")
+    return f"warning: {len(pending)} case(s) not verified VALID at their current content: {shown} (run `runner verify`)"
 
 
 def _print_line(done: int, total: int, result: TrialResult) -> None:
@@ -102,13 +108,15 @@ def _print_line(done: int, total: int, result: TrialResult) -> None:
                f"({result.reason})", err=True)
 
 
-def _run_with_bar(corpus: Corpus, options: RunOptions) -> LoadedRun:
+def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None) -> LoadedRun:
     console = Console(highlight=False)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[last]}"), console=console) as bar:
         task = bar.add_task("trials", total=None, last="")
 
         def announce(run_dir: Path, total: int) -> None:
+            if warning:
+                bar.console.print(warning, markup=False)
             bar.update(task, total=total, description=f"run {run_dir.name}")
 
         def progress(done: int, total: int, result: TrialResult) -> None:
