@@ -233,9 +233,7 @@ def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
     if not options.write or options.max_candidates is not None or options.szz:
         return None
     if corpus is not None:
-        beside = corpus.root / "candidates"
-        beside.mkdir(exist_ok=True)
-        return Stager(beside, "candidates")
+        return Stager(corpus.root / "candidates", "candidates")
     parent = options.corpus.absolute().parent
     if not parent.is_dir():
         return None

@@ -33,6 +33,8 @@ class Stager:
         self.beside = beside
         self.name = name
         self.area: Path | None = None
+        self.made_beside = False
+        self.unavailable = False
         self.pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="stage")
         self.staged: dict[str, tuple[Candidate, Future[str]]] = {}
 
@@ -42,9 +44,20 @@ class Stager:
         return directory
 
     def stage(self, candidate: Candidate) -> None:
-        """Start writing a candidate (keyed by its fix commit) in the background."""
+        """Start writing a candidate (keyed by its fix commit) in the background; when no staging area can be
+        made there, nothing is staged and every candidate is written at the end instead."""
+        if self.unavailable:
+            return
         if self.area is None:
-            self.area = Path(tempfile.mkdtemp(prefix=f".{self.name}.scan-", suffix=".staging", dir=self.beside))
+            try:
+                if not self.beside.is_dir():
+                    self.beside.mkdir()
+                    self.made_beside = True
+                self.area = Path(tempfile.mkdtemp(prefix=f".{self.name}.scan-", suffix=".staging",
+                                                  dir=self.beside))
+            except OSError:
+                self.unavailable = True
+                return
         sha = candidate.case.fix_commit
         future = self.pool.submit(self._write, f"{self.area}/{sha}", candidate)
         self.staged[sha] = (candidate, future)
@@ -72,3 +85,8 @@ class Stager:
         if self.area is not None:
             shutil.rmtree(self.area, ignore_errors=True)
             self.area = None
+        if self.made_beside:
+            try:
+                self.beside.rmdir()  # only when nothing was published into it
+            except OSError:
+                pass

@@ -76,3 +76,25 @@ def test_final_id_differing_from_the_staged_one_rewrites_case_yaml(tmp_path: Pat
     assert path == parent / renamed.case.id
     assert corpus.load(renamed.case.id, "candidates").case == renamed.case
     assert hidden(parent) == []
+
+
+def test_no_candidates_leaves_no_candidates_directory(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    repo.commit({"app/__init__.py": SRC}, "Initial")
+    repo.commit({"app/__init__.py": SRC + "\n"}, "Fix spacing")
+    Corpus.init(tmp_path / "evals", name="x", repo=str(repo.path))
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
+    assert result.stats.candidates == 0
+    assert not (tmp_path / "evals" / "candidates").exists()
+
+
+def test_an_unwritable_staging_place_falls_back_to_writing_at_the_end(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    stager = Stager(tmp_path / "missing" / "deeper", "candidates")
+    first = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[0]
+    try:
+        stager.stage(first)
+    finally:
+        stager.close()
+    assert stager.candidate(first.case.fix_commit) is None
+    assert not (tmp_path / "missing").exists()
