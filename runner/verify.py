@@ -118,7 +118,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
             if progress:
                 progress(f"{stored.case.id}: {attempt.side} #{attempt.repeat}: {attempt.outcome}")
     verdicts = [decide(s, attempts[s.case.id]) for s in cases]
-    all_cases = corpus.load_all("cases") if options.kind == "cases" else []
+    all_cases = corpus.load_all("cases")
     report = VerifyReport(verdicts, corpus_fingerprint((s.case, s.files) for s in all_cases))
     if options.kind == "cases":
         record_verdicts(corpus, report)
