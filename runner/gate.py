@@ -34,14 +34,9 @@ from runner.compare import (
     pair_runs,
     summarize,
 )
+from runner.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 from runner.quarantine import Quarantine
-from runner.stats import (
-    DropTest,
-    cases_needed,
-    estimate_sd_of_differences,
-    min_detectable_drop,
-    significant_drop,
-)
+from runner.stats import DropTest, significant_drop
 
 Verdict = Literal["PASS", "WARN", "BLOCK"]
 EXIT_CODES: Mapping[str, int] = {"PASS": 0, "WARN": 2, "BLOCK": 4}
@@ -109,7 +104,7 @@ class PowerNote:
     def text(self) -> str:
         """The note as one line.
 
-        It describes the paired t test (``runner.stats.paired_t_power``); McNemar can only add blocks, so for the
+        It describes the paired t test (``runner.power.paired_t_power``); McNemar can only add blocks, so for the
         whole rule the power is at least this and the cases needed at most this.
         """
         mdd = self.min_detectable_drop

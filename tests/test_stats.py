@@ -13,21 +13,23 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from runner.power import (
+    binomial_sd_of_differences,
+    cases_needed,
+    estimate_sd_of_differences,
+    min_detectable_drop,
+    paired_t_power,
+)
 from runner.stats import (
     DropTest,
     McNemarResult,
     PairedDifference,
-    binomial_sd_of_differences,
     case_passed,
-    cases_needed,
     classify_case,
     component_level,
     discordant_counts,
-    estimate_sd_of_differences,
     mcnemar_one_sided,
-    min_detectable_drop,
     paired_difference,
-    paired_t_power,
     pass_at_k,
     pass_hat_k,
     significant_drop,

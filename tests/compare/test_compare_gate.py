@@ -288,7 +288,7 @@ def test_single_variant_runs_pair_by_case_across_variant_names(tmp_path: Path) -
 
 
 def test_power_note_uses_the_gate_sd_and_functions(tmp_path: Path) -> None:
-    from runner.stats import cases_needed, estimate_sd_of_differences, min_detectable_drop
+    from runner.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 
     kinds = blocking(6)
     base = {case: ALL_PASS for case in kinds}
