@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from corpus.errors import UsageError
-from corpus.fsutil import staging_directory
+from corpus.fsutil import DIR_MODE, staging_directory
 from corpus.layout import CASE_FILE, GRADER_DIR, ORACLE_FILE, case_mapping, check_id
 from corpus.model import SHA, Case, CaseFiles
 
@@ -167,6 +167,7 @@ def write_new(root: Path, case: Case, files: CaseFiles, kind: str = "candidates"
         raise UsageError(f"{target}: already exists; nothing was written")
     try:
         staged = Path(tempfile.mkdtemp(prefix=f".{case.id}.", suffix=".staging", dir=parent))
+        staged.chmod(DIR_MODE)
     except FileNotFoundError:
         staged = staging_directory(parent, case.id)
     try:

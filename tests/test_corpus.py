@@ -198,3 +198,21 @@ def test_case_mapping_orders_people_fields_first() -> None:
                 owner="o", tags=("a",))
     assert list(case_mapping(case)) == ["id", "title", "owner", "base_commit", "fix_commit", "prompt", "grader",
                                         "tags"]
+
+
+def test_published_files_get_ordinary_permissions(tmp_path: Path) -> None:
+    import stat
+
+    from corpus.fsutil import DIR_MODE, FILE_MODE
+
+    corpus = Corpus.init(tmp_path, "t")
+    case = Case(id="x", title="t", prompt="p", base_commit=SHA_A, fix_commit=SHA_B, grader=Grader("true"))
+    files = CaseFiles.of(b"diff", {"tests/test_x.py": b"x = 1\n"})
+    corpus.write(case, files)
+    corpus.write(Case(**{**case.__dict__, "owner": "o"}), files)  # an edit goes through the round-trip path
+    corpus.add_rejection(Rejection(fix_commit=SHA_A, reason="no"))
+    for path in [tmp_path / "cases" / "x", tmp_path / "cases" / "x" / "grader" / "tests"]:
+        assert stat.S_IMODE(path.stat().st_mode) == DIR_MODE, path
+    for path in [tmp_path / "corpus.yaml", tmp_path / "rejected.yaml", tmp_path / "cases" / "x" / "case.yaml",
+                 tmp_path / "cases" / "x" / "oracle.patch"]:
+        assert stat.S_IMODE(path.stat().st_mode) == FILE_MODE, path
