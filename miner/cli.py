@@ -83,6 +83,8 @@ def summary(result: ScanResult) -> str:
 @click.option("--since", help="Only commits after this date.")
 @click.option("--until", help="Only commits before this date.")
 @click.option("--max-candidates", type=int, help="Keep only the N best candidates of this scan.")
+@click.option("--min-score", type=float, help="Drop candidates scoring below this (fix words, issue references, "
+              "size and tests added make the score; see DESIGN.md).")
 @click.option("--full", is_flag=True, help="Rescan all history, not only commits since the last scan.")
 @click.option("--merges/--no-merges", default=True, show_default=True,
               help="Consider merge commits by their first-parent diff.")
@@ -95,11 +97,11 @@ def summary(result: ScanResult) -> str:
 @click.option("--dry-run", is_flag=True, help="Report candidates without writing anything.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of the summary.")
 def scan_command(repo: Path | None, corpus_dir: Path, rev: str | None, since: str | None, until: str | None,
-                 max_candidates: int | None, full: bool, merges: bool, max_files: int, max_lines: int, szz: bool,
+                 max_candidates: int | None, min_score: float | None, full: bool, merges: bool, max_files: int, max_lines: int, szz: bool,
                  jobs: int, dry_run: bool, as_json: bool) -> None:
     """Walk the repository's history and write candidate cases into the corpus's candidates/."""
     options = ScanOptions(repo=_repo_from(corpus_dir, repo), corpus=corpus_dir, rev=rev, since=since,
-                          until=until, max_candidates=max_candidates, full=full, merges=merges,
+                          until=until, max_candidates=max_candidates, min_score=min_score, full=full, merges=merges,
                           limits=SizeLimits(max_files=max_files, max_lines=max_lines), szz=szz, jobs=jobs,
                           write=not dry_run)
     with _progress(sys.stderr.isatty()) as progress:

@@ -46,6 +46,8 @@ class ScanOptions:
     """Only commits before this date (git's --until)."""
     max_candidates: int | None = None
     """Keep only the best N candidates of this scan."""
+    min_score: float | None = None
+    """Drop candidates scoring below this (counted as `below-min-score`)."""
     full: bool = False
     """Scan the whole history even when a previous scan recorded its tip."""
     merges: bool = True
@@ -282,6 +284,8 @@ def _extract_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, 
     def early(extraction: Extraction) -> None:
         # Built against the ids taken before the scan: the final id differs only on a collision within it.
         assert stager is not None
+        if options.min_score is not None and extraction.score < options.min_score:
+            return
         stager.stage(build_candidate(extraction, initial, defaults))
 
     batch = _second_pass(repo, survivors, classifier, options, progress, early if stager else None)
@@ -290,6 +294,11 @@ def _extract_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, 
         add_corpus_patch_ids(known, repo)
     extractions = _dedupe(batch.extractions, known, stats)
     extractions.sort(key=lambda e: (-e.score, -e.commit.author_time, e.commit.sha))
+    if options.min_score is not None:
+        kept = [e for e in extractions if e.score >= options.min_score]
+        if len(kept) < len(extractions):
+            stats.skipped["below-min-score"] += len(extractions) - len(kept)
+        extractions = kept
     if options.max_candidates is not None and len(extractions) > options.max_candidates:
         stats.skipped["over-max-candidates"] += len(extractions) - options.max_candidates
         extractions = extractions[:options.max_candidates]
