@@ -164,14 +164,21 @@ def decide(stored: StoredCase, attempts: list[Attempt]) -> CaseVerdict:
     return verdict("VALID", "")
 
 
+def recorded_verdicts(corpus: Corpus) -> dict[str, dict[str, object]]:
+    """The per-case entries of verification.json; a missing or unreadable record is an empty one."""
+    path = corpus.root / VERIFICATION_FILE
+    try:
+        record = json.loads(path.read_text()) if path.exists() else {}
+    except (OSError, ValueError):
+        record = {}
+    cases = record.get("cases") if isinstance(record, dict) else None
+    return cases if isinstance(cases, dict) else {}
+
+
 def record_verdicts(corpus: Corpus, report: VerifyReport) -> None:
     """Merge the verdicts into verification.json (atomically), with fingerprints for later runs to check."""
     path = corpus.root / VERIFICATION_FILE
-    try:
-        existing = json.loads(path.read_text()) if path.exists() else {}
-    except (OSError, ValueError):
-        existing = {}
-    cases = existing.get("cases", {}) if isinstance(existing, dict) else {}
+    cases = recorded_verdicts(corpus)
     now = datetime.now(UTC).isoformat(timespec="seconds")
     for v in report.verdicts:
         cases[v.case_id] = {"verdict": v.verdict, "reason": v.reason, "case_fingerprint": v.case_fingerprint,
@@ -189,12 +196,7 @@ def report_json(report: VerifyReport) -> str:
 
 def unverified(corpus: Corpus, stored: list[StoredCase]) -> list[str]:
     """Ids among stored whose last recorded verdict is not VALID at the case's current fingerprint."""
-    path = corpus.root / VERIFICATION_FILE
-    try:
-        record = json.loads(path.read_text()) if path.exists() else {}
-    except (OSError, ValueError):
-        record = {}
-    verdicts = record.get("cases", {}) if isinstance(record, dict) else {}
+    verdicts = recorded_verdicts(corpus)
     out = []
     for s in stored:
         entry = verdicts.get(s.case.id)
