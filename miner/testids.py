@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -100,70 +100,200 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-PY_NAME = re.compile(r"[ \t]+(\w+)")
+HUNK_LINES = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@[^\n]*\n", re.MULTILINE)
+PY_NAME = re.compile(rb"[ \t]+([\w\x80-\xff]+)")  # UTF-8 names too
+
+
+def _line_start(data: bytes, line: int, known_line: int, known_offset: int) -> int:
+    """Offset of a 1-based line, counted forward from a known (line, offset)."""
+    if line < known_line:
+        known_line, known_offset = 1, 0
+    offset = known_offset
+    for _ in range(line - known_line):
+        found = data.find(b"\n", offset)
+        if found < 0:
+            return len(data)
+        offset = found + 1
+    return offset
+
+
+def changed_offsets(data: bytes, section: bytes) -> list[tuple[int, int]]:
+    """(1-based line, offset of its start) in the new file for every line the diff section added or changed,
+    sorted; the same lines as `changed_lines`.
+
+    Each hunk's new side (its context and added lines) is a slice of the new file, so the hunk is found with
+    one search from the previous hunk and checked by counting the newlines in between: the file is never
+    split into lines.
+    """
+    found: dict[int, int] = {}
+    known_line, known_offset = 1, 0
+    heads = list(HUNK_LINES.finditer(section))
+    for index, head in enumerate(heads):
+        stop = heads[index + 1].start() if index + 1 < len(heads) else len(section)
+        body = section[head.end():stop].split(b"\n")
+        new: list[bytes] = []
+        marks: list[int] = []  # indexes into new of changed lines (len(new) marks "the line after")
+        removed = False
+        for line in body:
+            first = line[:1]
+            if first == b"+":
+                if line[1:].strip():
+                    marks.append(len(new))
+                new.append(line[1:])
+                removed = False
+            elif first == b" ":
+                if removed:
+                    marks.append(len(new))
+                    removed = False
+                new.append(line[1:])
+            elif first == b"-":
+                removed = removed or bool(line[1:].strip())
+            elif first != b"\\":
+                break
+        if removed:
+            marks.append(max(len(new) - 1, 0) if new else -1)
+        if not marks:
+            continue
+        start_line = int(head.group(1))
+        offset = _locate(data, start_line, b"\n".join(new), known_line, known_offset) if new else -1
+        if offset < 0:
+            offset = _line_start(data, max(start_line, 1), known_line, known_offset)
+        known_line, known_offset = max(start_line, 1), offset
+        position, row = offset, 0
+        for mark in sorted(set(marks)):
+            if mark < 0:  # a hunk that only deletes: the line now standing there
+                found.setdefault(max(start_line, 1), offset)
+                continue
+            while row < mark and row < len(new):
+                position += len(new[row]) + 1
+                row += 1
+            found.setdefault(start_line + mark, min(position, len(data)))
+    return sorted(found.items())
+
+
+def _locate(data: bytes, line: int, text: bytes, known_line: int, known_offset: int) -> int:
+    """Offset where text starts as line `line` of data, searching from a known (line, offset); -1 if not there."""
+    if line < known_line:
+        known_line, known_offset = 1, 0
+    position = data.find(text, known_offset)
+    while position >= 0:
+        at = known_line + data.count(b"\n", known_offset, position)
+        if at > line:
+            return -1
+        if at == line and (position == 0 or data[position - 1] == 10):
+            return position
+        position = data.find(text, position + 1)
+    return -1
 
 
 @functools.cache
-def _closer(indent: int) -> re.Pattern[str]:
+def _closer(indent: int) -> re.Pattern[bytes]:
     """The newline before a line that ends a block opened at indent: code no deeper than it (closing brackets
     do not count). Starting with a literal newline keeps the search fast."""
-    return re.compile(rf"\n[ \t]{{0,{indent}}}[^\s#)\]}}]")
+    return re.compile(rb"\n[ \t]{0,%d}[^\s#)\]}]" % indent)
 
 
-Header = tuple[int, int, str, str]
-"""(offset of the line, indent, "def" | "class", name)."""
+Header = tuple[int, int, bytes, bytes]
+"""(offset of the line, indent, b"def" | b"class", name)."""
 
 
-def _header_before(text: str, end: int, keywords: tuple[str, ...] = ("def ", "class ")) -> Header | None:
-    """The last def/class line (of the given keywords) that starts before end, found backwards with rfind."""
+def _header_at(data: bytes, hit: int, word: bytes) -> Header | None:
+    """The header whose keyword starts at hit, or None when the word there is not one (text, strings)."""
+    line_start = data.rfind(b"\n", 0, hit) + 1
+    prefix = data[line_start:hit]
+    if prefix.strip() in (b"", b"async") and (name := PY_NAME.match(data, hit + len(word) - 1)):
+        return line_start, len(prefix) - len(prefix.lstrip()), word.strip(), name.group(1)
+    return None
+
+
+def _header_before(data: bytes, end: int, in_string: Callable[[int], bool]) -> Header | None:
+    """The last def/class line that starts before end, found backwards with rfind (a class only when it is
+    nearer than the nearest def, so the search stays short); lines inside triple-quoted strings are text."""
     while end > 0:
-        hit, keyword = max((text.rfind(word, 0, end), word) for word in keywords)
+        hit, word = data.rfind(b"def ", 0, end), b"def "
+        nearer = data.rfind(b"class ", max(hit, 0), end)
+        if nearer >= 0:
+            hit, word = nearer, b"class "
         if hit < 0:
             return None
-        line_start = text.rfind("\n", 0, hit) + 1
-        prefix = text[line_start:hit]
-        if prefix.strip() in ("", "async") and (name := PY_NAME.match(text, hit + len(keyword) - 1)):
-            return line_start, len(prefix) - len(prefix.lstrip()), keyword.strip(), name.group(1)
+        if (header := _header_at(data, hit, word)) is not None and not in_string(header[0]):
+            return header
         end = hit
     return None
 
 
-def _quote_positions(text: str) -> list[int]:
+def _class_headers(data: bytes) -> list[Header]:
+    """Every class header line in the file, in order."""
+    headers = []
+    hit = data.find(b"class ")
+    while hit >= 0:
+        if (header := _header_at(data, hit, b"class ")) is not None:
+            headers.append(header)
+        hit = data.find(b"class ", hit + 6)
+    return headers
+
+
+def _next_header_word(data: bytes, start: int) -> int:
+    """Offset of the next "def " or "class " at or after start (len(data) when none)."""
+    end = data.find(b"def ", start)
+    end = len(data) if end < 0 else end
+    hit = data.find(b"class ", start, end)
+    return end if hit < 0 else hit
+
+
+def _quote_positions(data: bytes) -> list[int]:
     """Offsets of every triple quote (both kinds), to tell whether a position is inside a docstring."""
     positions = []
-    for mark in ('"""', "'''"):
-        position = text.find(mark)
+    for mark in (b'"""', b"'''"):
+        position = data.find(mark)
         while position >= 0:
             positions.append(position)
-            position = text.find(mark, position + 3)
+            position = data.find(mark, position + 3)
     return sorted(positions)
 
 
-def _python(path: str, text: str, rows: list[str], lines: set[int]) -> set[TestRef]:
-    """Enclosing test functions (and their classes) of the changed lines.
+def _past_decorator(data: bytes, offset: int) -> int:
+    """A changed decorator line stands for the def below it: the offset of that def's line."""
+    while True:
+        end = data.find(b"\n", offset)
+        if end < 0 or not data[offset:end].lstrip().startswith(b"@"):
+            return offset
+        offset = end + 1
+
+
+def _python(path: str, data: bytes, section: bytes) -> set[TestRef]:
+    """Enclosing test functions (and their classes) of the changed lines, read from the bytes of the file.
 
     From a changed line, def/class headers are found backwards with rfind; a header encloses the line when
     no line between them is indented no deeper than the header (a regex that skips from newline to newline,
-    docstrings skipped). Lines inside the same nearest header share its answer, so most lines cost one rfind.
+    docstrings skipped). Lines before the next def/class share the nearest header, so most lines cost a
+    comparison or two.
     """
-    if "def test" not in text:
+    if b"def test" not in data:
         return set()
-    lengths = list(itertools.accumulate(map(len, rows), initial=0))
     ends: dict[int, int] = {}
-    answers: dict[int, tuple[str, int, tuple[str, ...]] | None] = {}
+    answers: dict[int, tuple[bytes, int, tuple[bytes, ...]] | None] = {}
+    classes: list[Header] | None = None
     quotes: list[int] | None = None
 
     def inside_string(position: int) -> bool:
         nonlocal quotes
         if quotes is None:
-            quotes = _quote_positions(text) if ('"""' in text or "'''" in text) else []
+            quotes = _quote_positions(data) if (b'"""' in data or b"'''" in data) else []
         return bisect.bisect_left(quotes, position) % 2 == 1
+
+    def class_before(end: int) -> Header | None:
+        nonlocal classes
+        if classes is None:
+            classes = [header for header in _class_headers(data) if not inside_string(header[0])]
+        index = bisect.bisect_left(classes, (end,)) - 1
+        return classes[index] if index >= 0 else None
 
     def block_end(header: Header) -> int:
         start, indent = header[0], header[1]
         if start not in ends:
-            position, closer, end = text.find("\n", start), _closer(indent), len(text)
-            while position >= 0 and (hit := closer.search(text, position)) is not None:
+            position, closer, end = data.find(b"\n", start), _closer(indent), len(data)
+            while position >= 0 and (hit := closer.search(data, position)) is not None:
                 if not inside_string(hit.start()):
                     end = hit.start() + 1
                     break
@@ -171,16 +301,16 @@ def _python(path: str, text: str, rows: list[str], lines: set[int]) -> set[TestR
             ends[start] = end
         return ends[start]
 
-    def walk(offset: int, cursor: int) -> tuple[str, int, tuple[str, ...]] | None:
-        test: tuple[str, int] | None = None
-        scope: list[str] = []
+    def walk(offset: int, cursor: int) -> tuple[bytes, int, tuple[bytes, ...]] | None:
+        test: tuple[bytes, int] | None = None
+        scope: list[bytes] = []
         ceiling = 10**6
-        while (header := _header_before(text, cursor, ("class ",) if test else ("def ", "class "))) is not None:
+        while (header := class_before(cursor) if test else _header_before(data, cursor, inside_string)) is not None:
             if header[1] < ceiling:
                 if offset < block_end(header):
-                    if test is None and header[2] == "def" and header[3].startswith("test"):
-                        test = (header[3], text.count("\n", 0, header[0]) + 1)
-                    elif test is not None and header[2] == "class":
+                    if test is None and header[2] == b"def" and header[3].startswith(b"test"):
+                        test = (header[3], header[0])
+                    elif test is not None and header[2] == b"class":
                         scope.insert(0, header[3])
                 # A header line closes every earlier block indented at least as deep, enclosing or not.
                 ceiling = header[1]
@@ -189,37 +319,38 @@ def _python(path: str, text: str, rows: list[str], lines: set[int]) -> set[TestR
             cursor = header[0]
         return (test[0], test[1], tuple(scope)) if test else None
 
-    found: set[TestRef] = set()
+    found: dict[int, tuple[bytes, int, tuple[bytes, ...]]] = {}
     nearest: Header | None = None
-    previous = -1
-    for number in sorted(lines):
-        row = min(number, len(lengths) - 1) - 1
-        offset = lengths[row] + row
-        cursor = offset + len(rows[row]) if row < len(rows) else offset
-        # Changed lines come in runs: the nearest header only moves when one lies between two changes.
-        if previous < 0 or text.find("def ", previous, cursor) >= 0 or text.find("class ", previous, cursor) >= 0:
-            nearest = _header_before(text, cursor)
-        previous = cursor
+    rescan = -1  # the nearest header holds for every cursor before this offset
+    for _, start in changed_offsets(data, section):
+        offset = _past_decorator(data, start)
+        line_end = data.find(b"\n", offset)
+        cursor = len(data) if line_end < 0 else line_end
+        # Changed lines come in runs: the nearest header only moves when a def or class lies between two.
+        if cursor > rescan:
+            nearest = _header_before(data, cursor, inside_string)
+            rescan = _next_header_word(data, cursor)
         if nearest is not None and offset < block_end(nearest):
             if nearest[0] not in answers:
                 answers[nearest[0]] = walk(offset, cursor)
             answer = answers[nearest[0]]
         else:
             answer = walk(offset, cursor)
-        if answer is not None:
-            found.add(TestRef(path, answer[0], answer[2], answer[1]))
-    return found
+        if answer is not None and answer[1] not in found:
+            found[answer[1]] = answer
+    return _refs(path, data, found.values())
 
 
-def _past_decorators(text: list[str], lines: set[int]) -> set[int]:
-    """A changed decorator line stands for the def below it."""
-    out = set()
-    for number in lines:
-        index = min(number, len(text)) - 1
-        while 0 <= index < len(text) - 1 and text[index].lstrip().startswith("@"):
-            index += 1
-        out.add(index + 1)
-    return out
+def _refs(path: str, data: bytes, found: Iterable[tuple[bytes, int, tuple[bytes, ...]]]) -> set[TestRef]:
+    """TestRefs for (name, offset of its def line, scope) answers, line numbers counted in one forward sweep."""
+    refs: set[TestRef] = set()
+    line, position = 1, 0
+    for name, start, scope in sorted(found, key=lambda answer: answer[1]):
+        line += data.count(b"\n", position, start)
+        position = start
+        refs.add(TestRef(path, name.decode("utf-8", "replace"),
+                         tuple(part.decode("utf-8", "replace") for part in scope), line))
+    return refs
 
 
 def _block_end(text: list[str], start: int) -> int:
@@ -293,14 +424,13 @@ def tests_changed(path: str, new_content: bytes, section: bytes) -> list[TestRef
     language = language_of(path)
     if language == "other":
         return []
+    if language == "python":
+        return sorted(_python(path, new_content, section))
     lines = changed_lines(section)
     if not lines:
         return []
-    decoded = new_content.decode("utf-8", "replace")
-    rows = decoded.split("\n")
-    if language == "python":
-        found = _python(path, decoded, rows, _past_decorators(rows, lines))
-    elif language == "ruby":
+    rows = new_content.decode("utf-8", "replace").split("\n")
+    if language == "ruby":
         found = _ruby(path, rows, lines)
     else:
         found = _brace_language(path, rows, lines, language)
