@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.errors import GitError
-from corpus.gitutil import git_env
-from miner.gitbatch import widen_pipe
+from miner.gitbatch import batch_env, widen_pipe
 
 CHUNK = 1 << 20
 SHA_TOKEN = re.compile(rb"^[0-9a-f]{40}([0-9a-f]{24})?$")
@@ -147,7 +146,7 @@ def iter_log(repo: Path, revs: list[str], *, merges: bool = True, since: str | N
              until: str | None = None) -> Iterator[LogCommit]:
     """Stream the commits of revs from ONE git log process; a git failure becomes a GitError."""
     cmd = log_command(revs, merges=merges, since=since, until=until)
-    proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env())
+    proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
     assert isinstance(proc.stdout, io.BufferedReader) and proc.stderr is not None
     stdout = proc.stdout
     widen_pipe(stdout)
