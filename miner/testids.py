@@ -117,15 +117,15 @@ def _line_start(data: bytes, line: int, known_line: int, known_offset: int) -> i
     return offset
 
 
-def changed_offsets(data: bytes, section: bytes) -> list[tuple[int, int]]:
-    """(1-based line, offset of its start) in the new file for every line the diff section added or changed,
-    sorted; the same lines as `changed_lines`.
+def changed_offsets(data: bytes, section: bytes) -> list[tuple[int, int, int]]:
+    """(1-based line, offset of its start, offset of its end) in the new file for every line the diff section
+    added or changed, sorted; the same lines as `changed_lines`.
 
     Each hunk's new side (its context and added lines) is a slice of the new file, so the hunk is found with
     one search from the previous hunk and checked by counting the newlines in between: the file is never
     split into lines.
     """
-    found: dict[int, int] = {}
+    found: dict[int, tuple[int, int]] = {}
     known_line, known_offset = 1, 0
     heads = list(HUNK_LINES.finditer(section))
     for index, head in enumerate(heads):
@@ -156,19 +156,33 @@ def changed_offsets(data: bytes, section: bytes) -> list[tuple[int, int]]:
             continue
         start_line = int(head.group(1))
         offset = _locate(data, start_line, b"\n".join(new), known_line, known_offset) if new else -1
-        if offset < 0:
+        exact = offset >= 0  # the hunk's lines are the file's lines there, lengths included
+        if not exact:
             offset = _line_start(data, max(start_line, 1), known_line, known_offset)
         known_line, known_offset = max(start_line, 1), offset
         position, row = offset, 0
         for mark in sorted(set(marks)):
             if mark < 0:  # a hunk that only deletes: the line now standing there
-                found.setdefault(max(start_line, 1), offset)
+                found.setdefault(max(start_line, 1), (offset, _line_end(data, offset)))
                 continue
-            while row < mark and row < len(new):
-                position += len(new[row]) + 1
-                row += 1
-            found.setdefault(start_line + mark, min(position, len(data)))
-    return sorted(found.items())
+            if exact:
+                while row < mark:
+                    position += len(new[row]) + 1
+                    row += 1
+                found.setdefault(start_line + mark, (position, position + len(new[row])))
+            else:
+                while row < mark and position < len(data):
+                    position = _line_end(data, position) + 1
+                    row += 1
+                position = min(position, len(data))
+                found.setdefault(start_line + mark, (position, _line_end(data, position)))
+    return sorted((line, start, end) for line, (start, end) in found.items())
+
+
+def _line_end(data: bytes, offset: int) -> int:
+    """Offset of the newline ending the line at offset (len(data) for a last line without one)."""
+    end = data.find(b"\n", offset)
+    return len(data) if end < 0 else end
 
 
 def _locate(data: bytes, line: int, text: bytes, known_line: int, known_offset: int) -> int:
@@ -241,15 +255,29 @@ def _next_header_word(data: bytes, start: int) -> int:
     return end if hit < 0 else hit
 
 
-def _quote_positions(data: bytes) -> list[int]:
-    """Offsets of every triple quote (both kinds), to tell whether a position is inside a docstring."""
-    positions = []
-    for mark in (b'"""', b"'''"):
-        position = data.find(mark)
-        while position >= 0:
-            positions.append(position)
-            position = data.find(mark, position + 3)
-    return sorted(positions)
+class _Quotes:
+    """Offsets of the triple quotes (both kinds) in a file, found only as far as asked: whether a position is
+    inside a triple-quoted string is the parity of the quotes before it."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.positions: list[int] = []
+        self.scanned = 0  # every quote starting before this offset is in positions
+        self.resume = {b'"""': 0, b"'''": 0}
+
+    def inside(self, position: int) -> bool:
+        """Whether position lies inside a triple-quoted string."""
+        if position > self.scanned:
+            limit = max(position, 2 * self.scanned, 4096)
+            for mark, start in self.resume.items():
+                # A quote starting before limit ends by limit + 2: bounded searches never read past that.
+                while (hit := self.data.find(mark, start, limit + 2)) >= 0:
+                    self.positions.append(hit)
+                    start = hit + 3
+                self.resume[mark] = max(start, limit)
+            self.positions.sort()
+            self.scanned = limit
+        return bisect.bisect_left(self.positions, position) % 2 == 1
 
 
 def _past_decorator(data: bytes, offset: int) -> int:
@@ -274,13 +302,10 @@ def _python(path: str, data: bytes, section: bytes) -> set[TestRef]:
     ends: dict[int, int] = {}
     answers: dict[int, tuple[bytes, int, tuple[bytes, ...]] | None] = {}
     classes: list[Header] | None = None
-    quotes: list[int] | None = None
+    quotes = _Quotes(data)
 
     def inside_string(position: int) -> bool:
-        nonlocal quotes
-        if quotes is None:
-            quotes = _quote_positions(data) if (b'"""' in data or b"'''" in data) else []
-        return bisect.bisect_left(quotes, position) % 2 == 1
+        return quotes.inside(position)
 
     def class_before(end: int) -> Header | None:
         nonlocal classes
@@ -301,41 +326,68 @@ def _python(path: str, data: bytes, section: bytes) -> set[TestRef]:
             ends[start] = end
         return ends[start]
 
-    def walk(offset: int, cursor: int) -> tuple[bytes, int, tuple[bytes, ...]] | None:
-        test: tuple[bytes, int] | None = None
+    parents: dict[int, Header | None] = {}
+
+    def parent_of(header: Header) -> Header | None:
+        """The nearest header before this one that is indented less: the only one that may enclose it.
+
+        Answers are kept for every sibling passed on the way and reused to jump over whole runs of them, so
+        the methods of a long class are walked once, not once per changed line.
+        """
+        if header[0] in parents:
+            return parents[header[0]]
+        siblings = [header[0]]
+        candidate = _header_before(data, header[0], inside_string)
+        while candidate is not None and candidate[1] >= header[1]:
+            if candidate[1] == header[1]:
+                siblings.append(candidate[0])
+            if candidate[0] in parents:  # everything between it and its parent is indented deeper
+                candidate = parents[candidate[0]]
+            else:
+                candidate = _header_before(data, candidate[0], inside_string)
+        for start in siblings:
+            parents[start] = candidate
+        return candidate
+
+    def walk(offset: int, nearest: Header) -> tuple[bytes, int, tuple[bytes, ...]] | None:
+        header: Header | None = nearest
+        while header is not None:
+            if header[2] == b"def" and header[3].startswith(b"test") and offset < block_end(header):
+                break
+            if header[1] == 0:
+                return None
+            header = parent_of(header)
+        if header is None:
+            return None
         scope: list[bytes] = []
-        ceiling = 10**6
-        while (header := class_before(cursor) if test else _header_before(data, cursor, inside_string)) is not None:
-            if header[1] < ceiling:
-                if offset < block_end(header):
-                    if test is None and header[2] == b"def" and header[3].startswith(b"test"):
-                        test = (header[3], header[0])
-                    elif test is not None and header[2] == b"class":
-                        scope.insert(0, header[3])
-                # A header line closes every earlier block indented at least as deep, enclosing or not.
-                ceiling = header[1]
-                if ceiling == 0:
-                    break
-            cursor = header[0]
-        return (test[0], test[1], tuple(scope)) if test else None
+        ceiling, cursor = header[1], header[0]
+        while ceiling > 0 and (enclosing := class_before(cursor)) is not None:
+            if enclosing[1] < ceiling:
+                if offset < block_end(enclosing):
+                    scope.insert(0, enclosing[3])
+                ceiling = enclosing[1]
+            cursor = enclosing[0]
+        return header[3], header[0], tuple(scope)
 
     found: dict[int, tuple[bytes, int, tuple[bytes, ...]]] = {}
     nearest: Header | None = None
     rescan = -1  # the nearest header holds for every cursor before this offset
-    for _, start in changed_offsets(data, section):
-        offset = _past_decorator(data, start)
-        line_end = data.find(b"\n", offset)
-        cursor = len(data) if line_end < 0 else line_end
+    for _, offset, cursor in changed_offsets(data, section):
+        if data[offset:cursor].lstrip()[:1] == b"@":
+            offset = _past_decorator(data, offset)
+            cursor = _line_end(data, offset)
         # Changed lines come in runs: the nearest header only moves when a def or class lies between two.
         if cursor > rescan:
             nearest = _header_before(data, cursor, inside_string)
             rescan = _next_header_word(data, cursor)
-        if nearest is not None and offset < block_end(nearest):
+        if nearest is None:
+            continue
+        if offset < block_end(nearest):
             if nearest[0] not in answers:
-                answers[nearest[0]] = walk(offset, cursor)
+                answers[nearest[0]] = walk(offset, nearest)
             answer = answers[nearest[0]]
         else:
-            answer = walk(offset, cursor)
+            answer = walk(offset, nearest)
         if answer is not None and answer[1] not in found:
             found[answer[1]] = answer
     return _refs(path, data, found.values())
