@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from miner.classify import PathClassifier
-from miner.gitbatch import CatFile, FileDiff, diff_commits
+from miner.gitbatch import CatFile, DiffTree, FileDiff, only_blobs
 from miner.gitlog import LogCommit, decode_path, is_utf8
 from miner.grader_command import RepoHints, Suggestion, suggest
 from miner.score import SizeLimits, Survivor, score_commit
@@ -172,47 +172,101 @@ def _wanted(split: _Split) -> list[str]:
     return wanted
 
 
+class Extractor:
+    """The second pass as a stream: survivors go in while the first pass is still reading history.
+
+    One diff-tree (+ patch-id) and one cat-file process serve every survivor. Git diffs the first survivors
+    while later ones are still being found; each commit is finished as soon as its diff arrives, and the
+    test files of one group of commits are asked for before the previous group is read, so Python works
+    while git computes. on_extraction sees each extraction as it is finished (without its patch id, known
+    only at the end).
+    """
+
+    def __init__(self, repo: Path, test_globs: tuple[str, ...], limits: SizeLimits,
+                 on_extraction: Callable[[Extraction], None] | None = None) -> None:
+        self.classifier = PathClassifier(test_globs)
+        self.limits = limits
+        self.on_extraction = on_extraction
+        self.by_sha: dict[str, Survivor] = {}
+        self.patch_ids: dict[str, str] = {}
+        self.diffs = DiffTree(repo, self.patch_ids)
+        try:
+            self.catfile = CatFile(repo)
+        except BaseException:
+            self.diffs.close()
+            raise
+
+    def add(self, survivor: Survivor) -> None:
+        """Queue one survivor (each fix commit once)."""
+        sha = survivor.commit.sha
+        if sha not in self.by_sha:
+            self.by_sha[sha] = survivor
+            self.diffs.add(sha, survivor.commit.parents[0])
+
+    def finish(self) -> BatchResult:
+        """Extract every survivor added; the processes are gone when this returns or raises."""
+        result = BatchResult()
+        finished: list[Extraction] = []
+        seen: set[str] = set()
+        waiting: list[_Split] = []
+        asked: deque[tuple[list[_Split], list[str]]] = deque()
+
+        def collect() -> None:
+            splits, names = asked.popleft()
+            blobs = only_blobs(self.catfile.collect(names))
+            for split in splits:
+                done = _finish(split, blobs)
+                if isinstance(done, str):
+                    result.skipped[done] += 1
+                else:
+                    finished.append(done)
+                    if self.on_extraction is not None:
+                        self.on_extraction(done)
+
+        def ask() -> None:
+            # One cat-file round trip per group of commits, one group ahead of the one being finished.
+            asked.append((list(waiting), self.catfile.request(name for split in waiting for name in _wanted(split))))
+            waiting.clear()
+            if len(asked) > 1:
+                collect()
+
+        self.diffs.close_input()
+        try:
+            for sha, sections in self.diffs.results():
+                seen.add(sha)
+                outcome = _split(self.by_sha[sha], sections, self.classifier, self.limits)
+                if isinstance(outcome, str):
+                    result.skipped[outcome] += 1
+                    continue
+                waiting.append(outcome)
+                if len(waiting) >= GROUP:
+                    ask()
+            ask()
+            while asked:
+                collect()
+        finally:
+            self.close()
+        if len(self.by_sha) > len(seen):
+            result.skipped["empty-diff"] += len(self.by_sha) - len(seen)
+        result.extractions = [replace(e, patch_id=self.patch_ids.get(e.commit.sha)) for e in finished]
+        return result
+
+    def close(self) -> None:
+        """End the git processes (a no-op once finished)."""
+        try:
+            self.diffs.close()
+        finally:
+            self.catfile.close()
+
+
 def extract_batch(repo: Path, survivors: list[Survivor], test_globs: tuple[str, ...],
                   limits: SizeLimits, on_extraction: Callable[[Extraction], None] | None = None) -> BatchResult:
-    """Run the second pass over survivors with one diff-tree (+ patch-id) and one cat-file process in all.
-
-    Each commit is finished as soon as its diff arrives, so Python works while git computes the next diffs;
-    on_extraction sees each extraction then (without its patch id, known only at the end).
-    """
-    classifier = PathClassifier(test_globs)
-    result = BatchResult()
-    by_sha = {s.commit.sha: s for s in survivors}
-    patch_ids: dict[str, str] = {}
-    seen: set[str] = set()
-    finished: list[Extraction] = []
-    waiting: list[_Split] = []
-
-    def finish_waiting(catfile: CatFile) -> None:
-        # One cat-file round trip per group of commits: each round trip costs a context switch or two.
-        blobs = catfile.blobs(name for split in waiting for name in _wanted(split))
-        for split in waiting:
-            done = _finish(split, blobs)
-            if isinstance(done, str):
-                result.skipped[done] += 1
-            else:
-                finished.append(done)
-                if on_extraction is not None:
-                    on_extraction(done)
-        waiting.clear()
-
-    with CatFile(repo) as catfile:
-        pairs = ((s.commit.sha, s.commit.parents[0]) for s in survivors)
-        for sha, sections in diff_commits(repo, pairs, patch_ids):
-            seen.add(sha)
-            outcome = _split(by_sha[sha], sections, classifier, limits)
-            if isinstance(outcome, str):
-                result.skipped[outcome] += 1
-                continue
-            waiting.append(outcome)
-            if len(waiting) >= GROUP:
-                finish_waiting(catfile)
-        finish_waiting(catfile)
-    if len(by_sha) > len(seen):
-        result.skipped["empty-diff"] += len(by_sha) - len(seen)
-    result.extractions = [replace(e, patch_id=patch_ids.get(e.commit.sha)) for e in finished]
-    return result
+    """Run the second pass over survivors with one diff-tree (+ patch-id) and one cat-file process in all."""
+    extractor = Extractor(repo, test_globs, limits, on_extraction)
+    try:
+        for survivor in survivors:
+            extractor.add(survivor)
+    except BaseException:
+        extractor.close()
+        raise
+    return extractor.finish()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import io
+import queue
 import re
 import subprocess
 import tempfile
@@ -136,9 +137,11 @@ def split_sections(patch: bytes) -> list[FileDiff]:
 
 
 def widen_pipe(stream: object) -> None:
-    """Let git run up to a megabyte ahead of the reader (Linux); elsewhere the default pipe stays."""
+    """Let the writer run up to a megabyte ahead of the reader (Linux); elsewhere the default pipe stays.
+    Takes a file object or a descriptor."""
     try:
-        fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)  # type: ignore[attr-defined]
+        fd = stream if isinstance(stream, int) else stream.fileno()  # type: ignore[attr-defined]
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
     except (OSError, AttributeError):
         pass
 
@@ -157,6 +160,118 @@ def _check(proc: subprocess.Popen[bytes], what: str, repo: Path, stderr: bytes) 
         raise GitError(f"git {what} failed in {repo}: {lines[0] if lines else f'exit {proc.returncode}'}")
 
 
+class DiffTree:
+    """ONE `git diff-tree --stdin` process that (fix, base) pairs can be added to while it already runs.
+
+    Pairs go to git from a feeder thread, so adding never blocks, and git computes diffs while the caller is
+    still finding the next pairs. `results` then yields (fix sha, file sections) in the order added. With
+    patch_ids, every commit's patch is also fed to one `git patch-id --stable`; the map (fix sha -> patch id)
+    is filled in when `results` ends. Commits with an empty diff are not yielded.
+    """
+
+    def __init__(self, repo: Path, patch_ids: dict[str, str] | None = None) -> None:
+        self.repo = repo
+        self.patch_ids = patch_ids
+        self.wanted: set[bytes] = set()
+        self.eof = False
+        self.queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.proc = subprocess.Popen([*GIT, "diff-tree", "--stdin", *DIFF_OPTIONS], cwd=repo,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env=batch_env())
+        widen_pipe(self.proc.stdout)
+        self.feeder = threading.Thread(target=self._feed, daemon=True, name="diff-tree-feed")
+        self.feeder.start()
+        self.ids_out = tempfile.TemporaryFile() if patch_ids is not None else None  # noqa: SIM115 (closed below)
+        self.pid_proc = None
+        if self.ids_out is not None:
+            self.pid_proc = subprocess.Popen([*GIT, "patch-id", "--stable"], cwd=repo, stdin=subprocess.PIPE,
+                                             stdout=self.ids_out, stderr=subprocess.DEVNULL, env=batch_env())
+
+    def _feed(self) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            done = False
+            while not done:
+                lines = [self.queue.get()]
+                while not self.queue.empty():  # everything waiting goes in one write
+                    lines.append(self.queue.get())
+                if None in lines:
+                    lines, done = lines[:lines.index(None)], True
+                if lines:
+                    stdin.write(b"".join(line for line in lines if line is not None))
+                    stdin.flush()
+            stdin.close()
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+
+    def add(self, fix: str, base: str) -> None:
+        """Ask for the diff of fix against base."""
+        self.wanted.add(fix.encode())
+        self.queue.put(f"{fix} {base}\n".encode())
+
+    def close_input(self) -> None:
+        """No more pairs: git finishes the ones it has."""
+        self.queue.put(None)
+
+    def results(self) -> Iterator[tuple[str, list[FileDiff]]]:
+        """(fix sha, file sections) for every pair added, as git produces them; call close_input first."""
+        proc, pid_proc, wanted = self.proc, self.pid_proc, self.wanted
+        assert isinstance(proc.stdout, io.BufferedReader) and proc.stderr is not None
+        pending = b"\n"  # every header, the first included, then follows a newline
+        sha: bytes | None = None
+        try:
+            while True:
+                chunk = proc.stdout.read1(CHUNK)
+                self.eof = not chunk
+                if pid_proc is not None and pid_proc.stdin is not None and chunk:
+                    pid_proc.stdin.write(chunk)
+                pending += chunk
+                cut = 0
+                for match in HEADER.finditer(pending):
+                    if match.group(1) not in wanted:
+                        continue
+                    if sha is not None:
+                        yield sha.decode(), split_sections(pending[cut:match.start() + 1])
+                    sha, cut = match.group(1), match.end()
+                # Keep the newline before the cut: the next header may start right there.
+                pending = pending[max(cut - 1, 0):] if cut else pending
+                if not chunk:
+                    break
+            if sha is not None:
+                yield sha.decode(), split_sections(pending[1:] if pending.startswith(b"\n") else pending)
+        finally:
+            stderr = self.close()
+        _check(proc, "diff-tree", self.repo, stderr)
+        if self.ids_out is not None and self.patch_ids is not None:
+            self.ids_out.seek(0)
+            for row in self.ids_out.read().decode().splitlines():
+                parts = row.split()
+                if len(parts) == 2:
+                    self.patch_ids[parts[1]] = parts[0]
+            self.ids_out.close()
+
+    def close(self) -> bytes:
+        """Stop everything (a no-op once done); returns diff-tree's stderr."""
+        if self.proc.returncode is not None:
+            return b""
+        self.queue.put(None)
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        if not self.eof:
+            # Stopped before the end: git must not block on a full pipe.
+            self.proc.kill()
+        self.proc.stdout.close()
+        stderr = self.proc.stderr.read()
+        self.proc.wait()
+        self.feeder.join()
+        if self.pid_proc is not None and self.pid_proc.stdin is not None:
+            self.pid_proc.stdin.close()
+            self.pid_proc.wait()
+        if self.ids_out is not None and not self.eof:
+            self.ids_out.close()
+        return stderr
+
+
 def diff_commits(repo: Path, pairs: Iterable[tuple[str, str]],
                  patch_ids: dict[str, str] | None = None) -> Iterator[tuple[str, list[FileDiff]]]:
     """Yield (fix sha, file sections) for every (fix, base) pair from ONE `git diff-tree --stdin` process.
@@ -164,57 +279,14 @@ def diff_commits(repo: Path, pairs: Iterable[tuple[str, str]],
     With patch_ids, every commit's patch is also fed to one `git patch-id --stable` and the map is filled in
     (fix sha -> patch id) when the iteration ends. Commits with an empty diff are not yielded.
     """
-    pairs = list(pairs)
-    wanted = {fix.encode() for fix, _ in pairs}
-    payload = b"".join(f"{fix} {base}\n".encode() for fix, base in pairs)
-    proc = subprocess.Popen([*GIT, "diff-tree", "--stdin", *DIFF_OPTIONS], cwd=repo, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
-    writer = threading.Thread(target=_feed, args=(proc.stdin, payload), daemon=True)
-    writer.start()
-    ids_out = tempfile.TemporaryFile() if patch_ids is not None else None  # noqa: SIM115 (closed below)
-    pid_proc = None
-    if ids_out is not None:
-        pid_proc = subprocess.Popen([*GIT, "patch-id", "--stable"], cwd=repo, stdin=subprocess.PIPE,
-                                    stdout=ids_out, stderr=subprocess.DEVNULL, env=batch_env())
-    assert isinstance(proc.stdout, io.BufferedReader) and proc.stderr is not None
-    widen_pipe(proc.stdout)
-    pending = b"\n"  # every header, the first included, then follows a newline
-    sha: bytes | None = None
+    tree = DiffTree(repo, patch_ids)
     try:
-        while True:
-            chunk = proc.stdout.read1(CHUNK)
-            if pid_proc is not None and pid_proc.stdin is not None and chunk:
-                pid_proc.stdin.write(chunk)
-            pending += chunk
-            cut = 0
-            for match in HEADER.finditer(pending):
-                if match.group(1) not in wanted:
-                    continue
-                if sha is not None:
-                    yield sha.decode(), split_sections(pending[cut:match.start() + 1])
-                sha, cut = match.group(1), match.end()
-            # Keep the newline before the cut: the next header may start right there.
-            pending = pending[max(cut - 1, 0):] if cut else pending
-            if not chunk:
-                break
-        if sha is not None:
-            yield sha.decode(), split_sections(pending[1:] if pending.startswith(b"\n") else pending)
+        for fix, base in pairs:
+            tree.add(fix, base)
+        tree.close_input()
+        yield from tree.results()
     finally:
-        proc.stdout.close()
-        stderr = proc.stderr.read()
-        proc.wait()
-        writer.join()
-        if pid_proc is not None and pid_proc.stdin is not None:
-            pid_proc.stdin.close()
-            pid_proc.wait()
-    _check(proc, "diff-tree", repo, stderr)
-    if ids_out is not None and patch_ids is not None:
-        ids_out.seek(0)
-        for row in ids_out.read().decode().splitlines():
-            parts = row.split()
-            if len(parts) == 2:
-                patch_ids[parts[1]] = parts[0]
-        ids_out.close()
+        tree.close()
 
 
 def patch_ids_of(repo: Path, pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -233,20 +305,30 @@ class CatFile:
         self.proc = subprocess.Popen([*GIT, "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
         widen_pipe(self.proc.stdout)
+        widen_pipe(self.proc.stdin)
 
     def get(self, names: Iterable[str]) -> dict[str, tuple[str, bytes] | None]:
-        """(type, content) per name (an object id or `rev:path`); None when missing.
+        """(type, content) per name (an object id or `rev:path`); None when missing."""
+        return self.collect(self.request(names))
 
-        All requests are written before any answer is read; that cannot deadlock as long as the requests
-        fit in the pipe (a few hundred names), which a single commit's files always do.
+    def request(self, names: Iterable[str]) -> list[str]:
+        """Ask for objects without waiting; `collect` the returned names later, requests in order.
+
+        Requests are small and the pipe to git is widened, so a few groups can be outstanding while git
+        writes the answers to an earlier one (thousands of names before a write could block).
         """
-        names = list(dict.fromkeys(names))
-        if not names:
-            return {}
-        stdin, stdout = self.proc.stdin, self.proc.stdout
-        assert stdin is not None and stdout is not None
-        stdin.write(b"".join(name.encode("utf-8", "surrogateescape") + b"\n" for name in names))
-        stdin.flush()
+        wanted = list(dict.fromkeys(names))
+        stdin = self.proc.stdin
+        assert stdin is not None
+        if wanted:
+            stdin.write(b"".join(name.encode("utf-8", "surrogateescape") + b"\n" for name in wanted))
+            stdin.flush()
+        return wanted
+
+    def collect(self, names: list[str]) -> dict[str, tuple[str, bytes] | None]:
+        """The answers to one `request`, read in order."""
+        stdout = self.proc.stdout
+        assert stdout is not None
         out: dict[str, tuple[str, bytes] | None] = {}
         for name in names:
             header = stdout.readline()
@@ -264,7 +346,7 @@ class CatFile:
 
     def blobs(self, names: Iterable[str]) -> dict[str, bytes | None]:
         """Contents of blobs; None for anything missing or not a blob."""
-        return {name: found[1] if found and found[0] == "blob" else None for name, found in self.get(names).items()}
+        return only_blobs(self.get(names))
 
     def close(self) -> None:
         """End the process; a failure becomes a GitError."""
@@ -318,10 +400,14 @@ def cat_objects(repo: Path, names: Iterable[str]) -> dict[str, tuple[str, bytes]
     return out
 
 
+def only_blobs(found: dict[str, tuple[str, bytes] | None]) -> dict[str, bytes | None]:
+    """Contents by name of the objects that are blobs; None for the rest."""
+    return {name: item[1] if item and item[0] == "blob" else None for name, item in found.items()}
+
+
 def cat_blobs(repo: Path, names: Iterable[str]) -> dict[str, bytes | None]:
     """Contents of many blobs (ids or `rev:path` names); None for anything missing or not a blob."""
-    return {name: found[1] if found and found[0] == "blob" else None
-            for name, found in cat_objects(repo, names).items()}
+    return only_blobs(cat_objects(repo, names))
 
 
 def first_parents(repo: Path, shas: Iterable[str]) -> dict[str, str]:

@@ -11,11 +11,12 @@ from typing import Any
 
 from corpus.errors import GitError, UsageError
 from corpus.gitutil import open_repository, resolve_commit, run_git
+from corpus.model import Defaults
 from corpus.newcase import write_new
 from corpus.store import CONFIG, Corpus
 from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
-from miner.extract import BatchResult, Extraction, extract_batch
+from miner.extract import BatchResult, Extraction, Extractor, extract_batch
 from miner.gitlog import iter_log
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
 from miner.prompt import candidate_id
@@ -149,7 +150,9 @@ def _revisions(repo: Path, options: ScanOptions, corpus: Corpus | None,
 
 
 def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: PathClassifier, known: Known,
-                stats: ScanStats, progress: Progress | None) -> list[Survivor]:
+                stats: ScanStats, progress: Progress | None, extractor: Extractor | None = None) -> list[Survivor]:
+    """Survivors of the prefilter, one per distinct diff. With an extractor, non-merge survivors go to it as
+    they are found (merges wait: whether one repeats a commit's diff is known only once its parent is)."""
     survivors: list[Survivor] = []
     trees: dict[str, str] = {}
     for commit in iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until):
@@ -166,25 +169,34 @@ def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: P
             stats.skipped[verdict] += 1
         else:
             survivors.append(verdict)
-    return drop_same_diffs(survivors, trees, stats)
+            if extractor is not None and not commit.is_merge:
+                extractor.add(verdict)
+    sent = set(extractor.by_sha) if extractor is not None else set()
+    kept = drop_same_diffs(survivors, trees, stats, sent)
+    if extractor is not None:
+        for survivor in kept:
+            extractor.add(survivor)
+    return kept
 
 
-def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: ScanStats) -> list[Survivor]:
+def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: ScanStats,
+                    sent: set[str] | frozenset[str] = frozenset()) -> list[Survivor]:
     """Keep one commit per (base tree, fix tree): equal trees mean an equal diff, hence an equal patch-id.
 
     A pull request of one commit merged with --no-ff is the common case: the merge's first-parent diff is
     the commit's diff. Found here from the log alone, the copy never costs a second-pass diff. The original
-    wins as in the patch-id check: non-merges first, then the oldest.
+    wins as in the patch-id check: non-merges first, then the oldest. A copy already sent to the second
+    pass (sent) is dropped there, by its patch-id, and counted then.
     """
     kept: dict[tuple[str, str], Survivor] = {}
     order = sorted(survivors, key=lambda s: (s.commit.is_merge, s.commit.author_time, s.commit.sha))
     for survivor in order:
         base = survivor.commit.parents[0]
         key = (trees.get(base, base), survivor.commit.tree)
-        if key in kept:
-            stats.skipped["duplicate-patch-in-scan"] += 1
-        else:
+        if key not in kept:
             kept[key] = survivor
+        elif survivor.commit.sha not in sent:
+            stats.skipped["duplicate-patch-in-scan"] += 1
     chosen = {id(s) for s in kept.values()}
     return [s for s in survivors if id(s) in chosen]
 
@@ -256,15 +268,26 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     stats = ScanStats(range=" ".join(revs), tip=tip)
     classifier = PathClassifier(corpus.config.test_globs if corpus else ())
     known = known_commits(corpus)
-    survivors = _first_pass(repo, revs, options, classifier, known, stats, progress)
-    stats.prefiltered = len(survivors)
-    if progress:
-        progress("history", stats.commits_scanned, stats.commits_scanned)
+    initial = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
+    defaults = corpus.config.defaults if corpus else None
     stager = _stager(options, corpus)
+    early = _early_staging(stager, options, initial, defaults)
+    # One process: the second pass starts while the first still reads history. Workers: after it.
+    extractor = Extractor(repo, classifier.test_globs, options.limits, early) if options.jobs <= 1 else None
     try:
-        corpus, candidates = _extract_and_write(repo, options, corpus, classifier, known, survivors, stats, stager,
-                                        progress)
+        survivors = _first_pass(repo, revs, options, classifier, known, stats, progress, extractor)
+        stats.prefiltered = len(extractor.by_sha) if extractor is not None else len(survivors)
+        if progress:
+            progress("history", stats.commits_scanned, stats.commits_scanned)
+        if extractor is not None:
+            batch = extractor.finish()
+        else:
+            batch = _second_pass(repo, survivors, classifier, options, progress, early)
+        corpus, candidates = _rank_and_write(repo, options, corpus, known, batch, stats, stager, initial,
+                                             progress)
     finally:
+        if extractor is not None:
+            extractor.close()
         if stager is not None:
             stager.close()
     stats.candidates = len(candidates)
@@ -274,21 +297,26 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     return ScanResult(stats, candidates, warnings, corpus.root if corpus else None)
 
 
-def _extract_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, classifier: PathClassifier,
-                       known: Known, survivors: list[Survivor], stats: ScanStats, stager: Stager | None,
-                       progress: Progress | None) -> tuple[Corpus | None, list[Candidate]]:
-    """The second pass, dedupe and ranking, then the candidates built and written (best first)."""
-    initial = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
-    defaults = corpus.config.defaults if corpus else None
+def _early_staging(stager: Stager | None, options: ScanOptions, initial: set[str],
+                   defaults: Defaults | None) -> Callable[[Extraction], None] | None:
+    """What the second pass does with each extraction as it is finished: stage its candidate's files."""
+    if stager is None:
+        return None
 
     def early(extraction: Extraction) -> None:
         # Built against the ids taken before the scan: the final id differs only on a collision within it.
-        assert stager is not None
         if options.min_score is not None and extraction.score < options.min_score:
             return
         stager.stage(build_candidate(extraction, initial, defaults))
 
-    batch = _second_pass(repo, survivors, classifier, options, progress, early if stager else None)
+    return early
+
+
+def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, known: Known, batch: BatchResult,
+                    stats: ScanStats, stager: Stager | None, initial: set[str],
+                    progress: Progress | None) -> tuple[Corpus | None, list[Candidate]]:
+    """Dedupe and ranking, then the candidates built and written (best first)."""
+    defaults = corpus.config.defaults if corpus else None
     stats.skipped.update(batch.skipped)
     if known.by_sha and batch.extractions:
         add_corpus_patch_ids(known, repo)

@@ -1,4 +1,4 @@
-"""Write candidates in background threads while the second pass still runs; rename them in at the end.
+"""Write candidates in the background while the second pass still runs; rename them in at the end.
 
 Which candidates a scan keeps (patch-id dedupe) and their final ids (a longer sha on a collision) are only
 known once every commit is extracted, but their files are known as soon as each one is. Each is written into
@@ -6,28 +6,107 @@ known once every commit is extracted, but their files are known as soon as each 
 `candidates/<id>` (case.yaml rewritten first in the rare case the final id differs) and the area, with any
 dropped candidate in it, is removed. A reader never sees half a candidate: only a finished directory is
 renamed in, and the staging area is hidden (`Corpus.ids` skips dot-directories).
+
+The writing itself happens in a child process forked before the scan starts any thread: YAML emission and
+thousands of file and directory creations then run beside the scan's Python and never contend for its
+interpreter lock. Candidates reach it pickled through a pipe. Where forking is not possible (no fork, or
+threads already running in the host process), writer threads do the same work.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
+import signal
+import struct
+import sys
 import tempfile
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from corpus.errors import UsageError
+from corpus.errors import HindcastError, UsageError
 from corpus.newcase import rewrite_case_file, write_files
 from miner.candidate import Candidate
+from miner.gitbatch import widen_pipe
 
 THREADS = 2
-"""Writer threads: file and directory creation is kernel work that overlaps Python and git. More threads only
-contend for the two cores the benchmark machine has (measured: 1 ~ 2 < 4 when creating files is cheap; more
-threads help only when it is slow)."""
+"""Writer threads when no writer process can be forked."""
+FRAME = struct.Struct("!Q")
+
+
+def _serve(read_fd: int, error_fd: int) -> None:
+    """The writer process: write every (directory, case, files) that arrives; exit 0 at end of input."""
+    code = 0
+    try:
+        with os.fdopen(read_fd, "rb", buffering=1 << 20) as stream:
+            while header := stream.read(FRAME.size):
+                payload = stream.read(FRAME.unpack(header)[0])
+                directory, case, files = pickle.loads(payload)
+                os.mkdir(directory)
+                write_files(directory, case, files)
+    except BaseException as error:  # noqa: BLE001 (everything is reported to the parent, nothing raised)
+        os.write(error_fd, (str(error) or type(error).__name__).encode("utf-8", "replace")[:4000])
+        code = 1
+    os._exit(code)
+
+
+class _WriterProcess:
+    """A forked child writing staged candidates; the parent only pickles them into a pipe."""
+
+    def __init__(self) -> None:
+        read_fd, self.write_fd = os.pipe()
+        self.error_fd, error_write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: nothing of the parent's Python state is used past this call
+            os.close(self.write_fd)
+            os.close(self.error_fd)
+            _serve(read_fd, error_write)
+        os.close(read_fd)
+        os.close(error_write)
+        widen_pipe(self.write_fd)
+        self.broken = False
+
+    def submit(self, directory: str, candidate: Candidate) -> None:
+        if self.broken:
+            return
+        payload = pickle.dumps((directory, candidate.case, candidate.files), protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(FRAME.pack(len(payload)) + payload)
+        try:
+            while view:
+                view = view[os.write(self.write_fd, view):]
+        except BrokenPipeError:
+            self.broken = True  # the child failed; finish() says why
+
+    def finish(self) -> None:
+        """Wait until everything submitted is written; a failure in the child becomes a HindcastError."""
+        if self.write_fd < 0:
+            return
+        os.close(self.write_fd)
+        self.write_fd = -1
+        _, status = os.waitpid(self.pid, 0)
+        message = os.read(self.error_fd, 4096).decode("utf-8", "replace").strip()
+        os.close(self.error_fd)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise HindcastError(f"writing candidates failed: {message or 'the writer process died'}")
+
+    def abandon(self) -> None:
+        """Stop without waiting for the rest (the staging area is being removed anyway)."""
+        if self.write_fd >= 0:
+            os.close(self.write_fd)
+            self.write_fd = -1
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            os.close(self.error_fd)
+
+
+def _can_fork() -> bool:
+    return hasattr(os, "fork") and threading.active_count() == 1 and sys.platform != "darwin"
 
 
 class Stager:
-    """A staging area on the corpus's file system and the threads that fill it."""
+    """A staging area on the corpus's file system and the writer that fills it."""
 
     def __init__(self, beside: Path, name: str) -> None:
         self.beside = beside
@@ -35,8 +114,10 @@ class Stager:
         self.area: Path | None = None
         self.made_beside = False
         self.unavailable = False
-        self.pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="stage")
-        self.staged: dict[str, tuple[Candidate, Future[str]]] = {}
+        self.process = _WriterProcess() if _can_fork() else None
+        self.pool = None if self.process else ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="stage")
+        self.staged: dict[str, tuple[Candidate, Future[str] | None]] = {}
+        self.written = False
 
     def _write(self, directory: str, candidate: Candidate) -> str:
         os.mkdir(directory)
@@ -59,8 +140,13 @@ class Stager:
                 self.unavailable = True
                 return
         sha = candidate.case.fix_commit
-        future = self.pool.submit(self._write, f"{self.area}/{sha}", candidate)
-        self.staged[sha] = (candidate, future)
+        directory = f"{self.area}/{sha}"
+        if self.process is not None:
+            self.process.submit(directory, candidate)
+            self.staged[sha] = (candidate, None)
+        else:
+            assert self.pool is not None
+            self.staged[sha] = (candidate, self.pool.submit(self._write, directory, candidate))
 
     def candidate(self, sha: str) -> Candidate | None:
         """The candidate staged for a fix commit, as it was built then."""
@@ -69,8 +155,12 @@ class Stager:
 
     def publish(self, candidate: Candidate, parent: Path) -> Path:
         """Rename a staged candidate into parent/<id>; its case.yaml is rewritten first if it changed."""
+        if self.process is not None and not self.written:
+            self.process.finish()
+            self.written = True
         staged, future = self.staged.pop(candidate.case.fix_commit)
-        directory = future.result()
+        assert self.area is not None
+        directory = future.result() if future is not None else f"{self.area}/{candidate.case.fix_commit}"
         if candidate.case != staged.case:
             rewrite_case_file(directory, candidate.case)
         target = parent / candidate.case.id
@@ -81,7 +171,10 @@ class Stager:
 
     def close(self) -> None:
         """Wait for the writers and remove the staging area with whatever was not published."""
-        self.pool.shutdown(wait=True)
+        if self.process is not None:
+            self.process.abandon()
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
         if self.area is not None:
             shutil.rmtree(self.area, ignore_errors=True)
             self.area = None

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from gitrepo import git_init
 
-from corpus.errors import GitError
+from corpus.errors import GitError, HindcastError
 from corpus.store import Corpus
 from miner.scan import ScanOptions, scan
 from miner.stage import Stager
@@ -98,3 +98,26 @@ def test_an_unwritable_staging_place_falls_back_to_writing_at_the_end(tmp_path: 
         stager.close()
     assert stager.candidate(first.case.fix_commit) is None
     assert not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize("forked", [True, False])
+def test_a_failed_write_is_an_error_and_leaves_nothing(tmp_path: Path, forked: bool,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(tmp_path / "repo")
+    good = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[0]
+    bad_files = dataclasses.replace(good.files, grader_files=(("../escape.py", b"x"),))
+    bad = dataclasses.replace(good, files=bad_files)
+    if not forked:
+        monkeypatch.setattr("miner.stage._can_fork", lambda: False)
+    parent = tmp_path / "evals" / "candidates"
+    parent.mkdir(parents=True)
+    stager = Stager(parent, "candidates")
+    assert (stager.process is not None) == forked
+    try:
+        stager.stage(bad)
+        with pytest.raises(HindcastError, match="escapes the repository"):
+            stager.publish(bad, parent)
+    finally:
+        stager.close()
+    assert list(parent.iterdir()) == []
+    assert not (tmp_path / "escape.py").exists()
