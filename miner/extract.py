@@ -49,6 +49,8 @@ class Extraction:
     """Why the score is what it is."""
     patch_id: str | None = None
     """`git patch-id --stable` of the first-parent diff."""
+    diff_key: tuple[bytes, ...] = ()
+    """Every file section's head (paths, modes, blob ids): two commits with equal keys have equal diffs."""
 
 
 @dataclass
@@ -67,6 +69,7 @@ class _Split:
     oracle: list[FileDiff]
     tests: list[FileDiff]
     omitted: list[str]
+    sections: list[FileDiff]
 
 
 def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassifier,
@@ -101,7 +104,7 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
     lines = sum(s.added_lines + s.deleted_lines for s in oracle + tests)
     if lines > limits.max_lines:
         return "too-many-lines"
-    return _Split(survivor, oracle, tests, omitted)
+    return _Split(survivor, oracle, tests, omitted, sections)
 
 
 def _hints(fix: str, tests: list[str], blobs: dict[str, bytes | None],
@@ -151,6 +154,7 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
         suggestion=suggestion,
         score=score,
         evidence=evidence,
+        diff_key=tuple(sorted(section.head for section in split.sections)),
     )
 
 

@@ -64,6 +64,8 @@ class FileDiff:
     """Lines added."""
     deleted_lines: int
     """Lines deleted."""
+    head: bytes = b""
+    """The section up to its first hunk: paths, modes and full blob ids. Equal heads, equal sections."""
 
 
 def unquote_c(raw: bytes) -> bytes:
@@ -123,7 +125,8 @@ def parse_section(text: bytes) -> FileDiff:
     if hunks >= 0:
         body = text[hunks:]
         added, removed = body.count(b"\n+"), body.count(b"\n-")
-    return FileDiff(path, text, None if deleted else new_blob, deleted, binary, gitlink, added, removed)
+    head = text if hunks < 0 else text[:hunks + 1]
+    return FileDiff(path, text, None if deleted else new_blob, deleted, binary, gitlink, added, removed, head)
 
 
 def split_sections(patch: bytes) -> list[FileDiff]:
