@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -236,17 +236,6 @@ def _header_before(data: bytes, end: int, in_string: Callable[[int], bool]) -> H
     return None
 
 
-def _class_headers(data: bytes) -> list[Header]:
-    """Every class header line in the file, in order."""
-    headers = []
-    hit = data.find(b"class ")
-    while hit >= 0:
-        if (header := _header_at(data, hit, b"class ")) is not None:
-            headers.append(header)
-        hit = data.find(b"class ", hit + 6)
-    return headers
-
-
 def _next_header_word(data: bytes, start: int) -> int:
     """Offset of the next "def " or "class " at or after start (len(data) when none)."""
     end = data.find(b"def ", start)
@@ -268,7 +257,7 @@ class _Quotes:
     def inside(self, position: int) -> bool:
         """Whether position lies inside a triple-quoted string."""
         if position > self.scanned:
-            limit = max(position, 2 * self.scanned, 4096)
+            limit = position + 8192
             for mark, start in self.resume.items():
                 # A quote starting before limit ends by limit + 2: bounded searches never read past that.
                 while (hit := self.data.find(mark, start, limit + 2)) >= 0:
@@ -301,18 +290,26 @@ def _python(path: str, data: bytes, section: bytes) -> set[TestRef]:
         return set()
     ends: dict[int, int] = {}
     answers: dict[int, tuple[bytes, int, tuple[bytes, ...]] | None] = {}
-    classes: list[Header] | None = None
+    classes: list[tuple[int, int, Header | None]] = []  # (low, high, h): h is the nearest class before (low, high]
+
+    def class_before(end: int) -> Header | None:
+        for low, high, known in classes:
+            if low < end <= high:
+                return known
+        cursor, found = end, None
+        while (hit := data.rfind(b"class ", 0, cursor)) >= 0:
+            header = _header_at(data, hit, b"class ")
+            if header is not None and not inside_string(header[0]):
+                found = header
+                break
+            cursor = hit
+        classes.append((found[0] if found else -1, end, found))
+        return found
+
     quotes = _Quotes(data)
 
     def inside_string(position: int) -> bool:
         return quotes.inside(position)
-
-    def class_before(end: int) -> Header | None:
-        nonlocal classes
-        if classes is None:
-            classes = [header for header in _class_headers(data) if not inside_string(header[0])]
-        index = bisect.bisect_left(classes, (end,)) - 1
-        return classes[index] if index >= 0 else None
 
     def block_end(header: Header) -> int:
         start, indent = header[0], header[1]
@@ -369,13 +366,14 @@ def _python(path: str, data: bytes, section: bytes) -> set[TestRef]:
             cursor = enclosing[0]
         return header[3], header[0], tuple(scope)
 
-    found: dict[int, tuple[bytes, int, tuple[bytes, ...]]] = {}
+    found: dict[int, TestRef] = {}
     nearest: Header | None = None
     rescan = -1  # the nearest header holds for every cursor before this offset
-    for _, offset, cursor in changed_offsets(data, section):
+    for number, offset, cursor in changed_offsets(data, section):
         if data[offset:cursor].lstrip()[:1] == b"@":
-            offset = _past_decorator(data, offset)
-            cursor = _line_end(data, offset)
+            moved = _past_decorator(data, offset)
+            number += data.count(b"\n", offset, moved)
+            offset, cursor = moved, _line_end(data, moved)
         # Changed lines come in runs: the nearest header only moves when a def or class lies between two.
         if cursor > rescan:
             nearest = _header_before(data, cursor, inside_string)
@@ -389,20 +387,11 @@ def _python(path: str, data: bytes, section: bytes) -> set[TestRef]:
         else:
             answer = walk(offset, nearest)
         if answer is not None and answer[1] not in found:
-            found[answer[1]] = answer
-    return _refs(path, data, found.values())
-
-
-def _refs(path: str, data: bytes, found: Iterable[tuple[bytes, int, tuple[bytes, ...]]]) -> set[TestRef]:
-    """TestRefs for (name, offset of its def line, scope) answers, line numbers counted in one forward sweep."""
-    refs: set[TestRef] = set()
-    line, position = 1, 0
-    for name, start, scope in sorted(found, key=lambda answer: answer[1]):
-        line += data.count(b"\n", position, start)
-        position = start
-        refs.add(TestRef(path, name.decode("utf-8", "replace"),
-                         tuple(part.decode("utf-8", "replace") for part in scope), line))
-    return refs
+            name, start, scope = answer  # the def's line is counted back from the changed line's
+            found[start] = TestRef(path, name.decode("utf-8", "replace"),
+                                   tuple(part.decode("utf-8", "replace") for part in scope),
+                                   number - data.count(b"\n", start, offset))
+    return set(found.values())
 
 
 def _block_end(text: list[str], start: int) -> int:
