@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -127,7 +128,21 @@ def _open_corpus(path: Path) -> Corpus | None:
     return None
 
 
-def _revisions(repo: Path, options: ScanOptions, corpus: Corpus | None,
+def _repository(path: Path) -> tuple[Path, bool, str | None]:
+    """The work tree's top level (or the bare repository), whether it is shallow, and HEAD's commit: one git
+    call in the common case, `open_repository`'s careful checks (and their errors) otherwise."""
+    if path.is_dir():
+        proc = run_git(["rev-parse", "--is-bare-repository", "--is-shallow-repository", "--show-toplevel",
+                        "--verify", "--quiet", "HEAD^{commit}"], path, check=False)
+        lines = os.fsdecode(proc.stdout).splitlines()
+        if proc.returncode == 0 and len(lines) == 4 and lines[0] == "false":
+            return Path(lines[2]).resolve(), lines[1] == "true", lines[3]
+    repo = open_repository(path)
+    shallow = run_git(["rev-parse", "--is-shallow-repository"], repo).stdout.strip() == b"true"
+    return repo, shallow, resolve_commit(repo, "HEAD")
+
+
+def _revisions(repo: Path, head: str | None, options: ScanOptions, corpus: Corpus | None,
                warnings: list[str]) -> tuple[list[str], str | None]:
     """The revisions for git log, and the tip to record afterwards (None for restricted scans)."""
     if options.rev:
@@ -136,7 +151,6 @@ def _revisions(repo: Path, options: ScanOptions, corpus: Corpus | None,
             if rev.startswith("-") and rev not in REF_SETS:
                 raise UsageError(f"--rev {rev!r}: not a revision (use a range such as v1.0..main, or --all)")
         return revs, None
-    head = resolve_commit(repo, "HEAD")
     if head is None:
         raise GitError(f"{repo}: the repository has no commits; nothing to scan")
     record = head if not options.until else None
@@ -258,13 +272,13 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     """Scan the repository's history and write candidate cases into the corpus."""
     started = time.perf_counter()
     _check_options(options)
-    repo = open_repository(options.repo)
+    repo, shallow, head = _repository(options.repo)
     corpus = _open_corpus(options.corpus)
     warnings: list[str] = []
-    if run_git(["rev-parse", "--is-shallow-repository"], repo).stdout.strip() == b"true":
+    if shallow:
         warnings.append("shallow clone: history is cut, fixes older than the cut cannot be found "
                         "(git fetch --unshallow for all of it)")
-    revs, tip = _revisions(repo, options, corpus, warnings)
+    revs, tip = _revisions(repo, head, options, corpus, warnings)
     stats = ScanStats(range=" ".join(revs), tip=tip)
     classifier = PathClassifier(corpus.config.test_globs if corpus else ())
     known = known_commits(corpus)
