@@ -98,13 +98,17 @@ class PathClassifier:
         self._generated = _spec(GENERATED_GLOBS)
         self._docs = _spec(DOCS_GLOBS)
         self._build = _spec(BUILD_GLOBS)
-        self._cache: dict[str, Category] = {}
+        self._cache: dict[str, tuple[Category, bool, bool]] = {}
 
     def category(self, path: str) -> Category:
         """The category of one repository path (posix, relative)."""
+        return self.facts(path)[0]
+
+    def facts(self, path: str) -> tuple[Category, bool, bool]:
+        """(category, is a lockfile, has a binary name) of a path, remembered: paths repeat across history."""
         found = self._cache.get(path)
         if found is None:
-            found = self._cache[path] = self._classify(path)
+            found = self._cache[path] = (self._classify(path), is_lockfile(path), is_binary_name(path))
         return found
 
     def _classify(self, path: str) -> Category:

@@ -7,8 +7,8 @@ import itertools
 import re
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from corpus.errors import GitError
 from miner.gitbatch import batch_env, widen_pipe
@@ -20,8 +20,9 @@ STATUS_TOKEN = re.compile(rb"^[ACDMRTUXB][0-9]*$")
 LOG_FORMAT = "%H%x00%T%x00%P%x00%at%x00%aI%x00%B"
 
 
-@dataclass(frozen=True)
-class Change:
+# The records of the first pass are NamedTuples: immutable and typed like the frozen dataclasses elsewhere,
+# and several times cheaper to build, which matters for every commit and path in history.
+class Change(NamedTuple):
     """One changed path of a commit, as `--name-status` reports it."""
 
     status: str
@@ -30,8 +31,7 @@ class Change:
     """Repository path, decoded as UTF-8 with surrogateescape (so no byte is lost)."""
 
 
-@dataclass(frozen=True)
-class LogCommit:
+class LogCommit(NamedTuple):
     """A commit as the first pass sees it: identity, message and the paths it changed."""
 
     sha: str
@@ -105,9 +105,8 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
 
     def emit() -> LogCommit:
         sha, tree, parents, when, iso, message = fields
-        return LogCommit(sha=sha.decode(), tree=tree.decode(), parents=tuple(parents.decode().split()), author_time=int(when or b"0"),
-                         authored=iso.decode(), message=message.decode("utf-8", "replace"),
-                         changes=tuple(changes))
+        return LogCommit(sha.decode(), tree.decode(), tuple(parents.decode().split()), int(when or b"0"),
+                         iso.decode(), message.decode("utf-8", "replace"), tuple(changes))
 
     for chunk in itertools.chain(stream, [None]):
         if chunk is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from miner.classify import Category, PathClassifier, is_binary_name, is_formatting_message, is_lockfile
+from miner.classify import Category, PathClassifier, is_binary_name, is_formatting_message
 from miner.gitlog import LogCommit
 
 FIX_WORDS = re.compile(
@@ -61,16 +61,25 @@ def prefilter(commit: LogCommit, classifier: PathClassifier, limits: SizeLimits)
         return "no-changes"
     if len(commit.changes) > limits.max_files:
         return "too-many-files"
-    categories = tuple((change.path, classifier.category(change.path)) for change in commit.changes)
-    kinds = {category for _, category in categories}
-    if all(is_lockfile(change.path) for change in commit.changes):
+    facts = classifier.facts
+    categories = []
+    lockfiles = binaries = vendored = 0
+    kinds = set()
+    for change in commit.changes:
+        category, lockfile, binary = facts(change.path)
+        categories.append((change.path, category))
+        kinds.add(category)
+        lockfiles += lockfile
+        binaries += binary
+        vendored += category == "vendored"
+    count = len(categories)
+    if lockfiles == count:
         return "bulk-lockfile"
-    if all(is_binary_name(change.path) for change in commit.changes):
+    if binaries == count:
         return "bulk-binary"
     if is_formatting_message(commit.message):
         return "bulk-formatting"
-    vendored = sum(1 for _, category in categories if category == "vendored")
-    if vendored >= 3 and vendored * 2 >= len(categories):
+    if vendored >= 3 and vendored * 2 >= count:
         return "bulk-vendored"
     if "test" not in kinds:
         return "no-test-change"
@@ -78,7 +87,7 @@ def prefilter(commit: LogCommit, classifier: PathClassifier, limits: SizeLimits)
         return "no-source-change"
     if all(is_binary_name(path) for path, category in categories if category == "source"):
         return "bulk-binary"
-    return Survivor(commit, categories)
+    return Survivor(commit, tuple(categories))
 
 
 def message_text(commit: LogCommit) -> str:
