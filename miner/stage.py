@@ -34,6 +34,7 @@ from miner.gitbatch import widen_pipe
 THREADS = 2
 """Writer threads when no writer process can be forked."""
 FRAME = struct.Struct("!Q")
+WRITER_NICENESS = 10
 
 
 def _serve(read_fd: int, error_fd: int) -> None:
@@ -60,6 +61,8 @@ class _WriterProcess:
         self.error_fd, error_write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the child: nothing of the parent's Python state is used past this call
+            # Writing is needed only at the end: git and the scan itself go first when the cores are busy.
+            os.nice(WRITER_NICENESS)
             os.close(self.write_fd)
             os.close(self.error_fd)
             _serve(read_fd, error_write)
