@@ -9,6 +9,7 @@ reader never sees half a candidate. Existing directories are never touched here.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -27,8 +28,16 @@ NUMBERISH = re.compile(r"[0-9eE.+_:-]*|0x[0-9a-f_]*|0o[0-7_]*|0b[01_]*|\d{4}-\d{
                        re.IGNORECASE)
 RESERVED = frozenset({"null", "true", "false", "yes", "no", "on", "off", "y", "n"})
 # Characters YAML cannot carry raw (or would read as line breaks): escaped in double quotes.
-NON_PRINTABLE = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
-                           "\U00010000-\U0010ffff]")
+NON_PRINTABLE_CLASS = ("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
+                       "\U00010000-\U0010ffff]")
+
+
+@functools.cache
+def _non_printable() -> re.Pattern[str]:
+    """Compiled on first use: the class spans most of Unicode and takes milliseconds to compile."""
+    return re.compile(NON_PRINTABLE_CLASS)
+
+
 ESCAPE = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 NEEDS_ESCAPE = re.compile('[\\\\"\n\t\r]')
 
@@ -41,13 +50,13 @@ def _plain_ok(text: str) -> bool:
 
 
 def _quoted(text: str) -> str:
-    if NEEDS_ESCAPE.search(text) is None and NON_PRINTABLE.search(text) is None:
+    if NEEDS_ESCAPE.search(text) is None and _non_printable().search(text) is None:
         return '"' + text + '"'  # the common case: nothing to escape
     out = []
     for char in text:
         if char in ESCAPE:
             out.append(ESCAPE[char])
-        elif NON_PRINTABLE.match(char):
+        elif _non_printable().match(char):
             code = ord(char)
             out.append("\\ufffd" if 0xD800 <= code <= 0xDFFF else f"\\u{code:04x}" if code <= 0xFFFF
                        else f"\\U{code:08x}")
@@ -59,7 +68,7 @@ def _quoted(text: str) -> str:
 def _literal(text: str, indent: int) -> str | None:
     """A literal block scalar for multi-line text, or None when one cannot hold it exactly."""
     body = text.removesuffix("\n")
-    if body.endswith("\n") or not body.strip() or NON_PRINTABLE.search(body) or "\r" in body:
+    if body.endswith("\n") or not body.strip() or _non_printable().search(body) or "\r" in body:
         return None
     lines = body.split("\n")
     if any(line != line.rstrip() for line in lines):
