@@ -1,9 +1,27 @@
-"""The shared case model and on-disk corpus format."""
+"""The shared case model and on-disk corpus format.
 
-from corpus.errors import CorpusError, GitError, GradingError, HindcastError, UsageError, WorkspaceError
-from corpus.fingerprint import case_fingerprint, corpus_fingerprint, dataset_fingerprint
-from corpus.model import Case, CaseFiles, CorpusConfig, Defaults, Grader, Provenance, Rejection, Setup
-from corpus.store import Corpus, StoredCase, check_id
+The names below load on first use (PEP 562), so importing one small module of the package (`corpus.errors`,
+`corpus.gitutil`) does not pull in the YAML and model machinery: command lines start git before that.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from corpus.errors import CorpusError, GitError, GradingError, HindcastError, UsageError, WorkspaceError
+    from corpus.fingerprint import case_fingerprint, corpus_fingerprint, dataset_fingerprint
+    from corpus.model import Case, CaseFiles, CorpusConfig, Defaults, Grader, Provenance, Rejection, Setup
+    from corpus.store import Corpus, StoredCase, check_id
+
+_HOMES = {
+    "corpus.errors": ("CorpusError", "GitError", "GradingError", "HindcastError", "UsageError", "WorkspaceError"),
+    "corpus.fingerprint": ("case_fingerprint", "corpus_fingerprint", "dataset_fingerprint"),
+    "corpus.model": ("Case", "CaseFiles", "CorpusConfig", "Defaults", "Grader", "Provenance", "Rejection", "Setup"),
+    "corpus.store": ("Corpus", "StoredCase", "check_id"),
+}
+_WHERE = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "Case", "CaseFiles", "Corpus", "CorpusConfig", "CorpusError", "Defaults", "GitError", "Grader",
@@ -12,3 +30,12 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'corpus' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -11,9 +11,10 @@ from typing import Any
 from corpus.errors import CorpusError
 from corpus.store import CASE_FILE, Corpus
 from corpus.yamlio import load_yaml, to_yaml_value, write_yaml
+from miner.early import SCAN_STATE
 from miner.gitbatch import first_parents, patch_ids_of
 
-STATE_FILE = "scan-state.yaml"
+STATE_FILE = SCAN_STATE
 FIX_COMMIT_LINE = re.compile(r"^fix_commit:\s*['\"]?([0-9a-f]{40}(?:[0-9a-f]{24})?)['\"]?\s*$", re.MULTILINE)
 
 

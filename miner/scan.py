@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-import os
+import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -19,6 +19,7 @@ from corpus.newcase import write_new
 from corpus.store import CONFIG, Corpus
 from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
+from miner.early import EarlyLog, repository_facts
 from miner.extract import BatchResult, Extraction, Extractor, extract_batch
 from miner.gitlog import iter_log
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
@@ -133,12 +134,9 @@ def _open_corpus(path: Path) -> Corpus | None:
 def _repository(path: Path) -> tuple[Path, bool, str | None]:
     """The work tree's top level (or the bare repository), whether it is shallow, and HEAD's commit: one git
     call in the common case, `open_repository`'s careful checks (and their errors) otherwise."""
-    if path.is_dir():
-        proc = run_git(["rev-parse", "--is-bare-repository", "--is-shallow-repository", "--show-toplevel",
-                        "--verify", "--quiet", "HEAD^{commit}"], path, check=False)
-        lines = os.fsdecode(proc.stdout).splitlines()
-        if proc.returncode == 0 and len(lines) == 4 and lines[0] == "false":
-            return Path(lines[2]).resolve(), lines[1] == "true", lines[3]
+    facts = repository_facts(path)
+    if facts is not None:
+        return facts
     repo = open_repository(path)
     shallow = run_git(["rev-parse", "--is-shallow-repository"], repo).stdout.strip() == b"true"
     return repo, shallow, resolve_commit(repo, "HEAD")
@@ -166,12 +164,14 @@ def _revisions(repo: Path, head: str | None, options: ScanOptions, corpus: Corpu
 
 
 def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: PathClassifier, known: Known,
-                stats: ScanStats, progress: Progress | None, extractor: Extractor | None = None) -> list[Survivor]:
+                stats: ScanStats, progress: Progress | None, extractor: Extractor | None = None,
+                log: subprocess.Popen[bytes] | None = None) -> list[Survivor]:
     """Survivors of the prefilter, one per distinct diff. With an extractor, non-merge survivors go to it as
     they are found (merges wait: whether one repeats a commit's diff is known only once its parent is)."""
     survivors: list[Survivor] = []
     trees: dict[str, str] = {}
-    for commit in iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until):
+    commits = iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until, started=log)
+    for commit in commits:
         stats.commits_scanned += 1
         trees[commit.sha] = commit.tree
         if progress and stats.commits_scanned % 500 == 0:
@@ -270,10 +270,18 @@ def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
     return Stager(parent, options.corpus.name or "corpus")
 
 
-def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
-    """Scan the repository's history and write candidate cases into the corpus."""
-    with _no_cycle_collection():
-        return _scan(options, progress)
+def scan(options: ScanOptions, progress: Progress | None = None, early: EarlyLog | None = None) -> ScanResult:
+    """Scan the repository's history and write candidate cases into the corpus.
+
+    early: a `git log` the caller started ahead (`miner.early.start_log`); taken over when it is the one this
+    scan needs, stopped otherwise.
+    """
+    try:
+        with _no_cycle_collection():
+            return _scan(options, progress, early)
+    finally:
+        if early is not None:
+            early.close()
 
 
 @contextmanager
@@ -289,10 +297,11 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _scan(options: ScanOptions, progress: Progress | None) -> ScanResult:
+def _scan(options: ScanOptions, progress: Progress | None, early: EarlyLog | None) -> ScanResult:
     started = time.perf_counter()
     _check_options(options)
-    repo, shallow, head = _repository(options.repo)
+    facts = (early.top, early.shallow, early.head) if early is not None and early.path == options.repo else None
+    repo, shallow, head = facts or _repository(options.repo)
     corpus = _open_corpus(options.corpus)
     warnings: list[str] = []
     if shallow:
@@ -305,18 +314,19 @@ def _scan(options: ScanOptions, progress: Progress | None) -> ScanResult:
     initial = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
     defaults = corpus.config.defaults if corpus else None
     stager = _stager(options, corpus)
-    early = _early_staging(stager, options, initial, defaults)
+    staging = _early_staging(stager, options, initial, defaults)
     # One process: the second pass starts while the first still reads history. Workers: after it.
-    extractor = Extractor(repo, classifier.test_globs, options.limits, early) if options.jobs <= 1 else None
+    extractor = Extractor(repo, classifier.test_globs, options.limits, staging) if options.jobs <= 1 else None
+    log = early.take(revs, options.merges, options.since, options.until) if early is not None else None
     try:
-        survivors = _first_pass(repo, revs, options, classifier, known, stats, progress, extractor)
+        survivors = _first_pass(repo, revs, options, classifier, known, stats, progress, extractor, log)
         stats.prefiltered = len(extractor.by_sha) if extractor is not None else len(survivors)
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
         if extractor is not None:
             batch = extractor.finish()
         else:
-            batch = _second_pass(repo, survivors, classifier, options, progress, early)
+            batch = _second_pass(repo, survivors, classifier, options, progress, staging)
         corpus, candidates = _rank_and_write(repo, options, corpus, known, batch, stats, stager, initial,
                                              progress)
     finally:
