@@ -186,9 +186,9 @@ class Extractor:
     only at the end).
     """
 
-    def __init__(self, repo: Path, test_globs: tuple[str, ...], limits: SizeLimits,
+    def __init__(self, repo: Path, classifier: PathClassifier, limits: SizeLimits,
                  on_extraction: Callable[[Extraction], None] | None = None) -> None:
-        self.classifier = PathClassifier(test_globs)
+        self.classifier = classifier  # the first pass's, with every path it has seen already classified
         self.limits = limits
         self.on_extraction = on_extraction
         self.by_sha: dict[str, Survivor] = {}
@@ -266,7 +266,7 @@ class Extractor:
 def extract_batch(repo: Path, survivors: list[Survivor], test_globs: tuple[str, ...],
                   limits: SizeLimits, on_extraction: Callable[[Extraction], None] | None = None) -> BatchResult:
     """Run the second pass over survivors with one diff-tree (+ patch-id) and one cat-file process in all."""
-    extractor = Extractor(repo, test_globs, limits, on_extraction)
+    extractor = Extractor(repo, PathClassifier(test_globs), limits, on_extraction)
     try:
         for survivor in survivors:
             extractor.add(survivor)

@@ -316,7 +316,7 @@ def _scan(options: ScanOptions, progress: Progress | None, early: EarlyLog | Non
     stager = _stager(options, corpus)
     staging = _early_staging(stager, options, initial, defaults)
     # One process: the second pass starts while the first still reads history. Workers: after it.
-    extractor = Extractor(repo, classifier.test_globs, options.limits, staging) if options.jobs <= 1 else None
+    extractor = Extractor(repo, classifier, options.limits, staging) if options.jobs <= 1 else None
     log = early.take(revs, options.merges, options.since, options.until) if early is not None else None
     try:
         survivors = _first_pass(repo, revs, options, classifier, known, stats, progress, extractor, log)
