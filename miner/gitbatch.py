@@ -10,8 +10,8 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from corpus.errors import GitError
 from corpus.gitutil import git_env
@@ -44,8 +44,7 @@ def batch_env() -> dict[str, str]:
     return env
 
 
-@dataclass(frozen=True)
-class FileDiff:
+class FileDiff(NamedTuple):
     """One file's section of a commit's patch."""
 
     path: bytes
@@ -64,7 +63,7 @@ class FileDiff:
     """Lines added."""
     deleted_lines: int
     """Lines deleted."""
-    head: bytes = b""
+    head: bytes
     """The section up to its first hunk: paths, modes and full blob ids. Equal heads, equal sections."""
 
 
