@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -274,20 +275,39 @@ def parse_rejections(path: Path, data: Any) -> tuple[Rejection, ...]:
     return tuple(out)
 
 
+_NO_DEFAULT = object()
+_SCALARS = (str, int, float, bool, type(None))
+
+
+@functools.cache
+def _defaults(cls: type) -> tuple[tuple[str, Any], ...]:
+    """(field name, default value or _NO_DEFAULT) of a dataclass, worked out once per class."""
+    out = []
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            default = _NO_DEFAULT
+        out.append((f.name, default))
+    return tuple(out)
+
+
 def to_mapping(value: Any) -> Any:
     """A dataclass as a plain mapping without the fields that equal their defaults (small diffs)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, Any] = {}
-        for f in dataclasses.fields(value):
-            item = getattr(value, f.name)
-            if f.default is not dataclasses.MISSING and item == f.default:
-                continue
-            if f.default_factory is not dataclasses.MISSING and item == f.default_factory():
-                continue
-            out[f.name] = to_mapping(item)
-        return out
+    if isinstance(value, _SCALARS):
+        return value
     if isinstance(value, tuple):
         return [to_mapping(item) for item in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for name, default in _defaults(type(value)):
+            item = getattr(value, name)
+            if default is not _NO_DEFAULT and item == default:
+                continue
+            out[name] = to_mapping(item)
+        return out
     return value
 
 
