@@ -15,8 +15,11 @@ from miner.score import SizeLimits, Survivor, score_commit
 from miner.testids import TestRef, language_of, tests_changed
 
 OMITTED_CATEGORIES = ("docs",)
-GROUP = 32
-"""Commits whose test files are fetched in one cat-file round trip (their requests must fit a pipe)."""
+GROUP = 8
+"""Commits whose test files are fetched in one cat-file round trip."""
+AHEAD = 4
+"""Groups asked for before the oldest one is read: cat-file works while the scan does (measured on requests:
+the scan's waits for it fell from 0.03 s to nothing against 1 group of 32)."""
 
 
 @dataclass(frozen=True)
@@ -228,10 +231,10 @@ class Extractor:
                         self.on_extraction(done)
 
         def ask() -> None:
-            # One cat-file round trip per group of commits, one group ahead of the one being finished.
+            # One cat-file round trip per group of commits, AHEAD groups ahead of the one being finished.
             asked.append((list(waiting), self.catfile.request(name for split in waiting for name in _wanted(split))))
             waiting.clear()
-            if len(asked) > 1:
+            if len(asked) > AHEAD:
                 collect()
 
         self.diffs.close_input()
