@@ -9,10 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ruamel.yaml.comments import CommentedMap
-
 from corpus.errors import CorpusError, UsageError
-from corpus.fsutil import atomic_write_bytes, replace_directory, staging_directory
+from corpus.fsutil import atomic_write_bytes, atomic_write_text, replace_directory, staging_directory
 from corpus.layout import (
     CASE_FILE,
     CONFIG,
@@ -24,7 +22,7 @@ from corpus.layout import (
     check_id,
 )
 from corpus.model import Case, CaseFiles, CorpusConfig, Rejection
-from corpus.newcase import write_new
+from corpus.newcase import emit, write_new
 from corpus.schema import parse_case, parse_config, parse_rejections, to_mapping
 from corpus.yamlio import load_yaml, merge_into, to_yaml_value, write_yaml
 
@@ -71,8 +69,9 @@ class Corpus:
         data: dict[str, Any] = {"name": name}
         if repo is not None:
             data["repo"] = repo
-        write_yaml(path, to_yaml_value(data))
-        return Corpus.open(root)
+        # A new file has no comments to keep: the fast emitter writes it (and ruamel is not loaded for it).
+        atomic_write_text(path, emit(data))
+        return Corpus(root, parse_config(path, data))
 
     # -- source repository -------------------------------------------------------------------------
 
@@ -141,8 +140,8 @@ class Corpus:
         document: Any
         if existing.exists():
             document = load_yaml(existing)
-            if not isinstance(document, CommentedMap):
-                document = CommentedMap()
+            if not isinstance(document, dict):
+                document = to_yaml_value({})
             merge_into(document, case_mapping(case))
         else:
             document = to_yaml_value(case_mapping(case))
@@ -170,8 +169,8 @@ class Corpus:
         """Append a rejection to rejected.yaml (atomically; comments in the file survive)."""
         path = self.root / REJECTED_FILE
         document = load_yaml(path) if path.exists() else None
-        if not isinstance(document, CommentedMap):
-            document = CommentedMap()
+        if not isinstance(document, dict):
+            document = to_yaml_value({})
         self.rejections()  # validate what is there before appending to it
         items = document.get("rejected")
         if items is None:

@@ -1,20 +1,25 @@
-"""All ruamel.yaml handling lives here: one round-trip instance per call, nothing global."""
+"""All ruamel.yaml handling lives here: one round-trip instance per call, nothing global.
+
+ruamel.yaml is imported on first use: a command that never reads a person's YAML (`miner scan` into a new
+corpus) does not pay for loading it.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.scalarstring import LiteralScalarString
+from typing import TYPE_CHECKING, Any
 
 from corpus.errors import CorpusError
 from corpus.fsutil import atomic_write_text
 
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
+
 
 def _yaml() -> YAML:
+    from ruamel.yaml import YAML
+
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096
@@ -24,6 +29,8 @@ def _yaml() -> YAML:
 
 def parse_yaml(text: str, path: Path) -> Any:
     """Parse YAML text (round-trip types keep line numbers); errors name the file and line."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     try:
         return _yaml().load(text)
     except MarkedYAMLError as exc:
@@ -64,6 +71,9 @@ def write_yaml(path: Path, data: Any) -> None:
 
 def to_yaml_value(value: Any) -> Any:
     """Plain Python values to YAML nodes: multi-line strings become literal blocks, tuples lists."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
     if isinstance(value, dict):
         out = CommentedMap()
         for key, item in value.items():
@@ -84,6 +94,8 @@ def merge_into(target: CommentedMap, new: dict[str, Any]) -> CommentedMap:
 
     Comments and the order of keys a person wrote survive; new keys are appended, removed keys dropped.
     """
+    from ruamel.yaml.comments import CommentedMap
+
     for key in [k for k in target if k not in new]:
         del target[key]
     for key, value in new.items():
@@ -113,6 +125,8 @@ def line_of(node: Any, key: str | int | None = None) -> int | None:
     lc = getattr(node, "lc", None)
     if lc is None:
         return None
+    from ruamel.yaml.comments import CommentedMap
+
     try:
         if key is None:
             return int(lc.line) + 1

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from corpus.errors import CorpusError
+from corpus.fsutil import atomic_write_text
+from corpus.newcase import emit
 from corpus.store import CASE_FILE, Corpus
 from corpus.yamlio import load_yaml, to_yaml_value, write_yaml
 from miner.early import SCAN_STATE
@@ -102,15 +104,15 @@ def last_tip(corpus_root: Path, repo: Path) -> str | None:
 def record_tip(corpus_root: Path, repo: Path, tip: str, scanned: int) -> None:
     """Remember the scanned tip of repo (atomic write; other repositories' entries kept)."""
     path = corpus_root / STATE_FILE
-    document = load_yaml(path) if path.exists() else None
+    entry = {"tip": tip, "scanned_at": datetime.now(UTC).isoformat(timespec="seconds"), "commits_scanned": scanned}
+    if not path.exists():  # a first scan: nothing to keep, so the fast emitter writes it
+        atomic_write_text(path, emit({"repositories": {state_key(repo): entry}}))
+        return
+    document = load_yaml(path)
     if not isinstance(document, dict):
         document = to_yaml_value({})
     repositories = document.get("repositories")
     if not isinstance(repositories, dict):
         document["repositories"] = repositories = to_yaml_value({})
-    repositories[state_key(repo)] = to_yaml_value({
-        "tip": tip,
-        "scanned_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "commits_scanned": scanned,
-    })
+    repositories[state_key(repo)] = to_yaml_value(entry)
     write_yaml(path, document)

@@ -23,13 +23,16 @@ import struct
 import sys
 import tempfile
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from corpus.errors import HindcastError, UsageError
 from corpus.newcase import rewrite_case_file, write_files
 from miner.candidate import Candidate
 from miner.gitbatch import widen_pipe
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 THREADS = 2
 """Writer threads when no writer process can be forked."""
@@ -118,7 +121,11 @@ class Stager:
         self.made_beside = False
         self.unavailable = False
         self.process = _WriterProcess() if _can_fork() else None
-        self.pool = None if self.process else ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="stage")
+        self.pool: ThreadPoolExecutor | None = None
+        if self.process is None:
+            from concurrent.futures import ThreadPoolExecutor  # the fallback only: it loads logging
+
+            self.pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="stage")
         self.staged: dict[str, tuple[Candidate, Future[str] | None]] = {}
         self.written = False
 
