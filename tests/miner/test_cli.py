@@ -6,30 +6,18 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from gitrepo import git_init
+from minerrepos import one_fix_repo
 
 from miner.cli import cli
 
-SRC = "def f(x):\n    return x\n"
-TEST = "from app import f\n\n\ndef test_f():\n    assert f(1) == 1\n"
 CANDIDATE_KEYS = {"id", "title", "fix_commit", "base_commit", "merge", "score", "evidence", "test_files",
                   "source_files", "omitted_files", "deleted_tests", "grader_command", "grader_inferred", "junit",
                   "fail_to_pass", "test_ids", "trigger_paths", "patch_id", "introducing_commits", "escape_days",
                   "path"}
 
 
-def make_repo(path: Path) -> tuple[Path, str]:
-    repo = git_init(path)
-    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
-    fix = repo.commit({"app/__init__.py": SRC.replace("x\n", "abs(x)\n"),
-                       "tests/test_app.py": TEST + "\n\ndef test_negative():\n    assert f(-1) == 1\n"},
-                      "Fix f for negative numbers (#3)")
-    repo.commit({"README.md": "docs\n"}, "Docs")
-    return repo.path, fix
-
-
 def test_json_document_shape(tmp_path: Path) -> None:
-    repo, fix = make_repo(tmp_path / "repo")
+    repo, fix = one_fix_repo(tmp_path / "repo")
     result = CliRunner().invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(tmp_path / "evals"), "--json"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
@@ -50,7 +38,7 @@ def test_json_document_shape(tmp_path: Path) -> None:
 
 
 def test_summary_output(tmp_path: Path) -> None:
-    repo, fix = make_repo(tmp_path / "repo")
+    repo, fix = one_fix_repo(tmp_path / "repo")
     evals = tmp_path / "evals"
     result = CliRunner().invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(evals)])
     assert result.exit_code == 0, result.output
@@ -68,7 +56,7 @@ def test_summary_output(tmp_path: Path) -> None:
 
 
 def test_repo_defaults_to_the_corpus_repo(tmp_path: Path) -> None:
-    repo, _ = make_repo(tmp_path / "repo")
+    repo, _ = one_fix_repo(tmp_path / "repo")
     evals = tmp_path / "evals"
     runner = CliRunner()
     assert runner.invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(evals)]).exit_code == 0
@@ -78,7 +66,7 @@ def test_repo_defaults_to_the_corpus_repo(tmp_path: Path) -> None:
 
 
 def test_dry_run_flag(tmp_path: Path) -> None:
-    repo, _ = make_repo(tmp_path / "repo")
+    repo, _ = one_fix_repo(tmp_path / "repo")
     result = CliRunner().invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(tmp_path / "evals"), "--dry-run",
                                       "--json"])
     assert result.exit_code == 0

@@ -7,21 +7,10 @@ from pathlib import Path
 
 import pytest
 from gitrepo import git_init
+from minerrepos import one_fix_repo
 
 from miner.early import SCAN_STATE, EarlyLog, start_log
 from miner.scan import ScanOptions, scan
-
-SRC = "def f(x):\n    return x\n"
-TEST = "from app import f\n\n\ndef test_f():\n    assert f(1) == 1\n"
-
-
-def make_repo(path: Path) -> tuple[Path, str]:
-    repo = git_init(path)
-    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
-    fix = repo.commit({"app/__init__.py": SRC.replace("x\n", "abs(x)\n"),
-                       "tests/test_app.py": TEST + "\n\ndef test_negative():\n    assert f(-1) == 1\n"},
-                      "Fix f for negative numbers (#3)")
-    return repo.path, fix
 
 
 def start(repo: Path | None, corpus: Path, *, rev: str | None = None, since: str | None = None,
@@ -30,19 +19,20 @@ def start(repo: Path | None, corpus: Path, *, rev: str | None = None, since: str
 
 
 def test_a_new_corpus_scan_takes_the_early_log_and_finds_the_same(tmp_path: Path) -> None:
-    repo, fix = make_repo(tmp_path / "repo")
+    repo, _ = one_fix_repo(tmp_path / "repo")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
     early = start_log(repo, tmp_path / "evals", rev=None, since=None, until=None, full=False, merges=True)
-    assert early is not None and early.proc is not None and early.head == fix
+    assert early is not None and early.proc is not None and early.head == head
     proc = early.proc
     with_early = scan(ScanOptions(repo=repo, corpus=tmp_path / "evals"), early=early)
     assert early.proc is None and proc.returncode == 0  # taken, read to the end
     without = scan(ScanOptions(repo=repo, corpus=tmp_path / "other"))
     assert [c.case for c in with_early.candidates] == [c.case for c in without.candidates]
-    assert with_early.stats.commits_scanned == 2 and with_early.stats.candidates == 1
+    assert with_early.stats.commits_scanned == 3 and with_early.stats.candidates == 1
 
 
 def test_a_scan_of_another_range_stops_the_early_log(tmp_path: Path) -> None:
-    repo, _ = make_repo(tmp_path / "repo")
+    repo, _ = one_fix_repo(tmp_path / "repo")
     early = start_log(repo, tmp_path / "evals", rev=None, since=None, until=None, full=False, merges=True)
     assert early is not None and early.proc is not None
     proc = early.proc
@@ -52,7 +42,7 @@ def test_a_scan_of_another_range_stops_the_early_log(tmp_path: Path) -> None:
 
 
 def test_a_failed_scan_stops_the_early_log(tmp_path: Path) -> None:
-    repo, _ = make_repo(tmp_path / "repo")
+    repo, _ = one_fix_repo(tmp_path / "repo")
     (tmp_path / "evals").mkdir()
     (tmp_path / "evals" / "stray").write_text("not a corpus")
     early = start_log(repo, tmp_path / "evals", rev=None, since=None, until=None, full=False, merges=True)
@@ -64,14 +54,14 @@ def test_a_failed_scan_stops_the_early_log(tmp_path: Path) -> None:
 
 
 def test_restricted_scans_start_nothing(tmp_path: Path) -> None:
-    repo, _ = make_repo(tmp_path / "repo")
+    repo, _ = one_fix_repo(tmp_path / "repo")
     assert start(repo, tmp_path / "evals", rev="HEAD~1..HEAD") is None
     assert start(repo, tmp_path / "evals", since="2020-01-01") is None
     assert start(repo, tmp_path / "evals", until="2030-01-01") is None
 
 
 def test_an_incremental_scan_starts_nothing_unless_full(tmp_path: Path) -> None:
-    repo, _ = make_repo(tmp_path / "repo")
+    repo, _ = one_fix_repo(tmp_path / "repo")
     scan(ScanOptions(repo=repo, corpus=tmp_path / "evals"))
     assert (tmp_path / "evals" / SCAN_STATE).exists()
     assert start(repo, tmp_path / "evals") is None
@@ -81,7 +71,7 @@ def test_an_incremental_scan_starts_nothing_unless_full(tmp_path: Path) -> None:
 
 
 def test_unusual_repositories_start_nothing(tmp_path: Path) -> None:
-    repo, _ = make_repo(tmp_path / "repo")
+    repo, _ = one_fix_repo(tmp_path / "repo")
     bare = tmp_path / "bare.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
     empty = git_init(tmp_path / "empty").path
