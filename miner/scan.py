@@ -394,17 +394,17 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
     for number, extraction in enumerate(extractions, 1):
         staged = stager.candidate(extraction.commit.sha) if stager else None
         if staged is not None and candidate_id(staged.case.title, extraction.commit.sha, taken) == staged.case.id:
-            candidate = replace(staged, patch_id=extraction.patch_id)
+            candidate = staged
         else:
             candidate = build_candidate(extraction, taken, defaults, introduced.get(extraction.commit.sha))
         taken.add(candidate.case.id)
+        path = None
         if options.write and corpus is not None and parent is not None:
             if staged is not None and stager is not None:
                 path = stager.publish(candidate, parent)
             else:
                 path = write_new(corpus.root, candidate.case, candidate.files)
-            candidate = candidate.written_to(path)
-        candidates.append(candidate)
+        candidates.append(replace(candidate, patch_id=extraction.patch_id, path=path))
         if progress and number % 50 == 0:
             progress("candidates", number, len(extractions))
     return corpus, candidates

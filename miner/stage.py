@@ -171,7 +171,7 @@ class Stager:
         staged, future = self.staged.pop(candidate.case.fix_commit)
         assert self.area is not None
         directory = future.result() if future is not None else f"{self.area}/{candidate.case.fix_commit}"
-        if candidate.case != staged.case:
+        if candidate.case is not staged.case and candidate.case != staged.case:
             rewrite_case_file(directory, candidate.case)
         target = parent / candidate.case.id
         if target.exists():
