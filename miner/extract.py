@@ -52,8 +52,6 @@ class Extraction:
     """Why the score is what it is."""
     patch_id: str | None = None
     """`git patch-id --stable` of the first-parent diff."""
-    diff_key: tuple[bytes, ...] = ()
-    """Every file section's head (paths, modes, blob ids): two commits with equal keys have equal diffs."""
 
 
 @dataclass
@@ -72,7 +70,6 @@ class _Split:
     oracle: list[FileDiff]
     tests: list[FileDiff]
     omitted: list[str]
-    sections: list[FileDiff]
 
 
 def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassifier,
@@ -107,7 +104,7 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
     lines = sum(s.added_lines + s.deleted_lines for s in oracle + tests)
     if lines > limits.max_lines:
         return "too-many-lines"
-    return _Split(survivor, oracle, tests, omitted, sections)
+    return _Split(survivor, oracle, tests, omitted)
 
 
 def _hints(fix: str, tests: list[str], blobs: dict[str, bytes | None],
@@ -157,7 +154,6 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
         suggestion=suggestion,
         score=score,
         evidence=evidence,
-        diff_key=tuple(sorted(section.head for section in split.sections)),
     )
 
 
@@ -237,14 +233,24 @@ class Extractor:
             if len(asked) > AHEAD:
                 collect()
 
+        commit_diffs: set[tuple[bytes, ...]] = set()
         self.diffs.close_input()
         try:
             for sha, sections in self.diffs.results():
                 seen.add(sha)
-                outcome = _split(self.by_sha[sha], sections, self.classifier, self.limits)
+                survivor = self.by_sha[sha]
+                # Equal section heads (paths, modes, blob ids) are equal diffs. A merge repeating a commit's diff
+                # loses the patch-id dedupe to it, so it is counted now and never extracted. Commits arrive first.
+                key = tuple(sorted(section.head for section in sections))
+                if survivor.commit.is_merge and key in commit_diffs:
+                    result.skipped["duplicate-patch-in-scan"] += 1
+                    continue
+                outcome = _split(survivor, sections, self.classifier, self.limits)
                 if isinstance(outcome, str):
                     result.skipped[outcome] += 1
                     continue
+                if not survivor.commit.is_merge:
+                    commit_diffs.add(key)
                 waiting.append(outcome)
                 if len(waiting) >= GROUP:
                     ask()

@@ -347,16 +347,10 @@ def _early_staging(stager: Stager | None, options: ScanOptions, initial: set[str
     if stager is None:
         return None
 
-    commits: set[tuple[bytes, ...]] = set()
-
     def early(extraction: Extraction) -> None:
         # Built against the ids taken before the scan: the final id differs only on a collision within it.
         if options.min_score is not None and extraction.score < options.min_score:
             return
-        if not extraction.commit.is_merge:
-            commits.add(extraction.diff_key)
-        elif extraction.diff_key in commits:
-            return  # the same diff as a commit's, which wins the patch-id dedupe: never kept
         stager.stage(build_candidate(extraction, initial, defaults))
 
     return early

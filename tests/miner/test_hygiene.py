@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from gitrepo import GitRepo, git_init
 
 from corpus.model import Rejection
 from corpus.store import Corpus
 from corpus.yamlio import load_yaml
+from miner import extract
 from miner.hygiene import STATE_FILE
 from miner.scan import ScanOptions, scan
 
@@ -165,3 +167,27 @@ def test_a_merge_of_one_fix_commit_is_the_same_fix(tmp_path: Path) -> None:
     assert [c.case.fix_commit for c in result.candidates] == [original]
     assert result.stats.skipped["duplicate-patch-in-scan"] == 1
     assert result.stats.prefiltered == 1
+
+
+def test_a_merge_repeating_a_commits_diff_on_a_moved_base_is_never_extracted(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = base_repo(tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "topic")
+    original = fix(repo, 1, "Fix crash in f1")
+    repo.git("checkout", "-q", "main")
+    repo.commit({"docs/notes.md": "main moved on\n"}, "Notes")  # the merge's base tree is no longer the fix's
+    repo.clock += 86400
+    repo.git("merge", "-q", "--no-ff", "topic", "-m", "Merge pull request #1 from dev/topic")
+    finished: list[str] = []
+    real_finish = extract._finish
+
+    def spy(split: object, blobs: object) -> object:
+        finished.append(split.survivor.commit.sha)  # type: ignore[attr-defined]
+        return real_finish(split, blobs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(extract, "_finish", spy)
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
+    assert [c.case.fix_commit for c in result.candidates] == [original]
+    assert result.stats.prefiltered == 2  # the merge's trees differ from the commit's: it reached the second pass
+    assert result.stats.skipped["duplicate-patch-in-scan"] == 1
+    assert finished == [original]  # ... where its diff was recognized before any extraction work
