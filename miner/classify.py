@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 import pathspec
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 Category = Literal["test", "source", "docs", "build", "vendored", "generated"]
 CATEGORIES: tuple[Category, ...] = ("test", "source", "docs", "build", "vendored", "generated")
@@ -83,8 +84,31 @@ FORMATTING_MESSAGE = re.compile(
 )
 
 
-def _spec(lines: Iterable[str]) -> pathspec.GitIgnoreSpec:
-    return pathspec.GitIgnoreSpec.from_lines(list(lines))
+NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+
+def _matcher(lines: Iterable[str]) -> Callable[[str], bool]:
+    """A match function for gitignore-style lines. pathspec turns each line into a regular expression; with every
+    negation after every inclusion (the built-in lists, most corpus.yaml globs) a path matches when an inclusion
+    does and no negation does, so each side is joined into one expression: one or two regex calls a path instead
+    of one a line. Any other order keeps pathspec's own line-by-line matching."""
+    lines = list(lines)
+    patterns = [GitIgnoreSpecPattern.pattern_to_regex(line) for line in lines]
+    patterns = [(regex, include) for regex, include in patterns if include is not None and regex is not None]
+    flags = [include for _, include in patterns]
+    if False in flags and True in flags[flags.index(False):]:
+        return pathspec.GitIgnoreSpec.from_lines(lines).match_file
+
+    def joined(regexes: list[str]) -> re.Pattern[str] | None:
+        return re.compile(NAMED_GROUP.sub("(?:", "|".join(f"(?:{r})" for r in regexes))) if regexes else None
+
+    included = joined([regex for regex, include in patterns if include])
+    excluded = joined([regex for regex, include in patterns if not include])
+    if included is None:
+        return lambda path: False
+    if excluded is None:
+        return lambda path: included.match(path) is not None
+    return lambda path: included.match(path) is not None and excluded.match(path) is None
 
 
 class PathClassifier:
@@ -93,11 +117,11 @@ class PathClassifier:
     def __init__(self, test_globs: Iterable[str] = ()) -> None:
         globs = tuple(test_globs)
         self.test_globs = globs or BUILTIN_TEST_GLOBS
-        self._test = _spec(self.test_globs)
-        self._vendored = _spec(VENDORED_GLOBS)
-        self._generated = _spec(GENERATED_GLOBS)
-        self._docs = _spec(DOCS_GLOBS)
-        self._build = _spec(BUILD_GLOBS)
+        self._test = _matcher(self.test_globs)
+        self._vendored = _matcher(VENDORED_GLOBS)
+        self._generated = _matcher(GENERATED_GLOBS)
+        self._docs = _matcher(DOCS_GLOBS)
+        self._build = _matcher(BUILD_GLOBS)
         self._cache: dict[str, tuple[Category, bool, bool]] = {}
 
     def category(self, path: str) -> Category:
@@ -112,17 +136,17 @@ class PathClassifier:
         return found
 
     def _classify(self, path: str) -> Category:
-        if self._vendored.match_file(path):
+        if self._vendored(path):
             return "vendored"
-        if self._generated.match_file(path):
+        if self._generated(path):
             return "generated"
-        if self._test.match_file(path):
+        if self._test(path):
             return "test"
         if is_lockfile(path):
             return "build"
-        if self._docs.match_file(path):
+        if self._docs(path):
             return "docs"
-        if self._build.match_file(path):
+        if self._build(path):
             return "build"
         return "source"
 
