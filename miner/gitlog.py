@@ -14,8 +14,9 @@ from corpus.errors import GitError
 from miner.gitbatch import batch_env, widen_pipe
 
 CHUNK = 1 << 20
-SHA_TOKEN = re.compile(rb"^[0-9a-f]{40}([0-9a-f]{24})?$")
-STATUS_TOKEN = re.compile(rb"^[ACDMRTUXB][0-9]*$")
+HEX_START = frozenset(bytes([c]) for c in b"0123456789abcdef")
+MAX_PENDING = 1 << 26
+"""An incomplete commit longer than this (64 MiB) is not git log output."""
 # %H, %T, %P, author time (epoch), author date (ISO), raw message; each field NUL-terminated by -z/%x00.
 LOG_FORMAT = "%H%x00%T%x00%P%x00%at%x00%aI%x00%B"
 
@@ -87,58 +88,48 @@ def log_command(revs: list[str], *, merges: bool, since: str | None, until: str 
     return [*cmd, *revs, "--"]
 
 
+COMMIT = re.compile(
+    rb"([0-9a-f]{40}(?:[0-9a-f]{24})?)\0([0-9a-f]{40}(?:[0-9a-f]{24})?)\0([0-9a-f ]*)\0(-?[0-9]*)\0([^\0]*)\0"
+    rb"([^\0]*)\0((?:\n?(?:[RC][0-9]*\0[^\0]*\0|[ADMTUXB][0-9]*\0)[^\0]*\0)*)")
+"""One commit of `log_command`'s output: sha, tree, parents, author time and date, message (each NUL-ended), then
+its `STATUS\\0PATH\\0` pairs (a rename or copy has two paths; the list starts on a newline). A status is upper
+case and a sha is not, so a commit's paths end where the next sha starts."""
+
+
 def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
     """Parse the output of `log_command`, one commit at a time, from chunks of any size.
 
-    Layout per commit: `H\\0T\\0P\\0at\\0aI\\0B\\0`, then for a commit with changes `\\nSTATUS\\0PATH\\0...`.
-    A status token never looks like a sha (statuses are upper case), which is how a commit's paths end.
-    Tokens are handled a chunk at a time with plain indexing: this loop runs for every path in history.
+    One regular expression reads each whole commit, so the per-field work happens in C; a commit is taken once
+    the next one has begun (or the output ended), so one cut anywhere by a chunk boundary waits for the rest.
     """
-    tokens: list[bytes] = []
-    index = 0
-    rest = b""
-    fields: list[bytes] = []
-    changes: list[Change] = []
-    state = 0  # 0: want sha, 1..5: header fields, 6: status or next sha, 7: path, 8: second path (R/C)
-    status = ""
-    sha_match, status_match = SHA_TOKEN.match, STATUS_TOKEN.match
-
-    def emit() -> LogCommit:
-        sha, tree, parents, when, iso, message = fields
-        return LogCommit(sha.decode(), tree.decode(), tuple(parents.decode().split()), int(when or b"0"),
-                         iso.decode(), message.decode("utf-8", "replace"), tuple(changes))
-
+    buffer = b""
+    match_at = COMMIT.match
     for chunk in itertools.chain(stream, [None]):
-        if chunk is None:
-            tokens, index = ([rest] if rest else []), 0
-        else:
-            tokens = (rest + chunk).split(b"\0")
-            rest = tokens.pop()
-            index = 0
-        while index < len(tokens):
-            token = tokens[index]
-            index += 1
-            if state == 6:
-                stripped = token.lstrip(b"\n")
-                if status_match(stripped) and not sha_match(token):
-                    status, state = stripped[:1].decode(), (8 if stripped[:1] in (b"R", b"C") else 7)
-                    continue
-                yield emit()
-                fields, changes, state = [], [], 0
-            if state == 0:
-                if not sha_match(token):
-                    raise GitError(f"unexpected git log output near {token[:60]!r}")
-                fields, state = [token], 1
-            elif state < 6:
-                fields.append(token)
-                state += 1
-            elif state == 8:
-                state = 7
-            else:
-                changes.append(Change(status, decode_path(token)))
-                state = 6
-    if state >= 6:
-        yield emit()
+        final = chunk is None
+        buffer = buffer + chunk if chunk else buffer
+        position = 0
+        while position < len(buffer):
+            found = match_at(buffer, position)
+            # Complete only when the next commit has begun (a sha is lower-case hex, a status or the newline
+            # before a commit's first status is not), or at the end of the output.
+            if found is None or (not final and buffer[found.end():found.end() + 1] not in HEX_START):
+                if found is None and (final or len(buffer) - position > MAX_PENDING):
+                    raise GitError(f"unexpected git log output near {buffer[position:position + 60]!r}")
+                break
+            sha, tree, parents, when, iso, message, paths = found.groups()
+            tokens = paths.split(b"\0")
+            changes = []
+            index, last = 0, len(tokens) - 1
+            while index < last:
+                status = tokens[index].lstrip(b"\n")
+                if status[:1] in (b"R", b"C"):
+                    index += 1  # the old path of a rename or copy
+                changes.append(Change(status[:1].decode(), decode_path(tokens[index + 1])))
+                index += 2
+            yield LogCommit(sha.decode(), tree.decode(), tuple(parents.decode().split()), int(when or b"0"),
+                            iso.decode(), message.decode("utf-8", "replace"), tuple(changes))
+            position = found.end()
+        buffer = buffer[position:]
 
 
 def iter_log(repo: Path, revs: list[str], *, merges: bool = True, since: str | None = None,
