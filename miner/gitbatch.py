@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import io
+import os
 import queue
 import re
 import subprocess
@@ -162,6 +163,41 @@ def _check(proc: subprocess.Popen[bytes], what: str, repo: Path, stderr: bytes) 
         raise GitError(f"git {what} failed in {repo}: {lines[0] if lines else f'exit {proc.returncode}'}")
 
 
+class Pump:
+    """Bytes written to a descriptor by a thread, in order: the caller hands them over and goes on.
+
+    The thread holds the interpreter lock only between writes. A write that fails (the reader is gone) stops
+    the pump; `broken` says so and the rest is dropped.
+    """
+
+    def __init__(self, fd: int, name: str) -> None:
+        self.fd = fd
+        self.items: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.broken = False
+        self.thread = threading.Thread(target=self._run, daemon=True, name=name)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while (item := self.items.get()) is not None:
+            if self.broken:
+                continue
+            view = memoryview(item)
+            try:
+                while view:
+                    view = view[os.write(self.fd, view):]
+            except OSError:
+                self.broken = True
+
+    def put(self, data: bytes) -> None:
+        """Queue data to be written."""
+        self.items.put(data)
+
+    def close(self) -> None:
+        """Wait until everything queued is written (or the pump broke)."""
+        self.items.put(None)
+        self.thread.join()
+
+
 class DiffTree:
     """ONE `git diff-tree --stdin` process that (fix, base) pairs can be added to while it already runs.
 
@@ -185,9 +221,14 @@ class DiffTree:
         self.feeder.start()
         self.ids_out = tempfile.TemporaryFile() if patch_ids is not None else None  # noqa: SIM115 (closed below)
         self.pid_proc = None
+        self.pid_feed: Pump | None = None
         if self.ids_out is not None:
             self.pid_proc = subprocess.Popen([*GIT, "patch-id", "--stable"], cwd=repo, stdin=subprocess.PIPE,
                                              stdout=self.ids_out, stderr=subprocess.DEVNULL, env=batch_env())
+            assert self.pid_proc.stdin is not None
+            widen_pipe(self.pid_proc.stdin)
+            # patch-id gets the diffs from a thread: the scan never waits for it to read.
+            self.pid_feed = Pump(self.pid_proc.stdin.fileno(), "patch-id-feed")
 
     def _feed(self) -> None:
         stdin = self.proc.stdin
@@ -218,7 +259,7 @@ class DiffTree:
 
     def results(self) -> Iterator[tuple[str, list[FileDiff]]]:
         """(fix sha, file sections) for every pair added, as git produces them; call close_input first."""
-        proc, pid_proc, wanted = self.proc, self.pid_proc, self.wanted
+        proc, pid_feed, wanted = self.proc, self.pid_feed, self.wanted
         assert isinstance(proc.stdout, io.BufferedReader) and proc.stderr is not None
         pending = b"\n"  # every header, the first included, then follows a newline
         sha: bytes | None = None
@@ -226,8 +267,8 @@ class DiffTree:
             while True:
                 chunk = proc.stdout.read1(CHUNK)
                 self.eof = not chunk
-                if pid_proc is not None and pid_proc.stdin is not None and chunk:
-                    pid_proc.stdin.write(chunk)
+                if pid_feed is not None and chunk:
+                    pid_feed.put(chunk)
                 pending += chunk
                 cut = 0
                 for match in HEADER.finditer(pending):
@@ -266,6 +307,8 @@ class DiffTree:
         stderr = self.proc.stderr.read()
         self.proc.wait()
         self.feeder.join()
+        if self.pid_feed is not None:
+            self.pid_feed.close()
         if self.pid_proc is not None and self.pid_proc.stdin is not None:
             self.pid_proc.stdin.close()
             self.pid_proc.wait()

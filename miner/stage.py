@@ -9,7 +9,8 @@ renamed in, and the staging area is hidden (`Corpus.ids` skips dot-directories).
 
 The writing itself happens in a child process forked before the scan starts any thread: YAML emission and
 thousands of file and directory creations then run beside the scan's Python and never contend for its
-interpreter lock. Candidates reach it pickled through a pipe. Where forking is not possible (no fork, or
+interpreter lock. Candidates reach it pickled through a pipe, written by a thread, so the scan never waits for
+the child to read. Where forking is not possible (no fork, or
 threads already running in the host process), writer threads do the same work.
 """
 
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING
 from corpus.errors import HindcastError, UsageError
 from corpus.newcase import rewrite_case_file, write_files
 from miner.candidate import Candidate
-from miner.gitbatch import widen_pipe
+from miner.gitbatch import Pump, widen_pipe
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -72,23 +73,20 @@ class _WriterProcess:
         os.close(read_fd)
         os.close(error_write)
         widen_pipe(self.write_fd)
-        self.broken = False
+        self.pump: Pump | None = None
 
     def submit(self, directory: str, candidate: Candidate) -> None:
-        if self.broken:
-            return
+        if self.pump is None:  # started on first use: the fork happened before any thread
+            self.pump = Pump(self.write_fd, "stage-feed")
         payload = pickle.dumps((directory, candidate.case, candidate.files), protocol=pickle.HIGHEST_PROTOCOL)
-        view = memoryview(FRAME.pack(len(payload)) + payload)
-        try:
-            while view:
-                view = view[os.write(self.write_fd, view):]
-        except BrokenPipeError:
-            self.broken = True  # the child failed; finish() says why
+        self.pump.put(FRAME.pack(len(payload)) + payload)
 
     def finish(self) -> None:
         """Wait until everything submitted is written; a failure in the child becomes a HindcastError."""
         if self.write_fd < 0:
             return
+        if self.pump is not None:
+            self.pump.close()  # everything handed to the child (a write to a dead child just stops)
         os.close(self.write_fd)
         self.write_fd = -1
         _, status = os.waitpid(self.pid, 0)
@@ -100,9 +98,11 @@ class _WriterProcess:
     def abandon(self) -> None:
         """Stop without waiting for the rest (the staging area is being removed anyway)."""
         if self.write_fd >= 0:
+            os.kill(self.pid, signal.SIGKILL)  # first: a pump blocked on the pipe then fails and ends
+            if self.pump is not None:
+                self.pump.close()
             os.close(self.write_fd)
             self.write_fd = -1
-            os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
             os.close(self.error_fd)
 
