@@ -38,7 +38,10 @@ if TYPE_CHECKING:
 THREADS = 2
 """Writer threads when no writer process can be forked."""
 FRAME = struct.Struct("!Q")
-WRITER_NICENESS = 10
+WRITER_NICENESS = 5
+"""The writer's work is needed only at the end, the scan's and git's all along: on busy cores they go first.
+Measured on requests (candidates in memory, medians of 7): 0.63 s at 5, 0.65 s at 0, 0.66 s at 10, where the
+writer lags so far behind that the scan waits for it at the end."""
 
 
 def _serve(read_fd: int, error_fd: int) -> None:
@@ -65,7 +68,6 @@ class _WriterProcess:
         self.error_fd, error_write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the child: nothing of the parent's Python state is used past this call
-            # Writing is needed only at the end: git and the scan itself go first when the cores are busy.
             os.nice(WRITER_NICENESS)
             os.close(self.write_fd)
             os.close(self.error_fd)
