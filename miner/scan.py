@@ -267,7 +267,7 @@ def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
     parent = options.corpus.absolute().parent
     if not parent.is_dir():
         return None
-    return Stager(parent, options.corpus.name or "corpus")
+    return Stager(parent, options.corpus.name or "corpus", whole=True)
 
 
 def scan(options: ScanOptions, progress: Progress | None = None, early: EarlyLog | None = None) -> ScanResult:
@@ -378,8 +378,11 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
     if options.szz and extractions:
         introduced = introducing_commits(repo, [(e.commit.sha, e.base, e.source_paths) for e in extractions],
                                          options.jobs)
-    if options.write and corpus is None:
-        corpus = Corpus.init(options.corpus, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
+    new_corpus = options.write and corpus is None
+    if new_corpus:
+        # Staged as a whole when it can be: the new corpus is built in the staging area and renamed in at once.
+        root = stager.area if stager is not None and stager.whole and stager.area is not None else options.corpus
+        corpus = Corpus.init(root, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
     taken = set(initial)
     candidates: list[Candidate] = []
     parent = corpus.root / "candidates" if corpus is not None else None
@@ -401,4 +404,8 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
         candidates.append(replace(candidate, patch_id=extraction.patch_id, path=path))
         if progress and number % 50 == 0:
             progress("candidates", number, len(extractions))
+    if new_corpus and corpus is not None and corpus.root != options.corpus and stager is not None:
+        root = stager.adopt(options.corpus)
+        corpus = Corpus(root, corpus.config)
+        candidates = [replace(c, path=root / "candidates" / c.case.id) for c in candidates]
     return corpus, candidates

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from corpus.errors import HindcastError, UsageError
+from corpus.fsutil import DIR_MODE
 from corpus.newcase import rewrite_case_file, write_files
 from miner.candidate import Candidate
 from miner.gitbatch import Pump, widen_pipe
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 THREADS = 2
 """Writer threads when no writer process can be forked."""
 FRAME = struct.Struct("!Q")
+CANDIDATES = "candidates"
 WRITER_NICENESS = 5
 """The writer's work is needed only at the end, the scan's and git's all along: on busy cores they go first.
 Measured on requests (candidates in memory, medians of 7): 0.63 s at 5, 0.65 s at 0, 0.66 s at 10, where the
@@ -116,10 +118,14 @@ def _can_fork() -> bool:
 class Stager:
     """A staging area on the corpus's file system and the writer that fills it."""
 
-    def __init__(self, beside: Path, name: str) -> None:
+    def __init__(self, beside: Path, name: str, *, whole: bool = False) -> None:
         self.beside = beside
         self.name = name
+        self.whole = whole
+        """The area becomes the new corpus itself: candidates are staged at their places in it and the whole
+        directory is renamed in at the end (`adopt`), so a new corpus appears at once, renamed once."""
         self.area: Path | None = None
+        self.ids: set[str] = set()
         self.made_beside = False
         self.unavailable = False
         self.process = _WriterProcess() if _can_fork() else None
@@ -128,7 +134,9 @@ class Stager:
             from concurrent.futures import ThreadPoolExecutor  # the fallback only: it loads logging
 
             self.pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="stage")
-        self.staged: dict[str, tuple[Candidate, Future[str] | None]] = {}
+        self.staged: dict[str, tuple[Candidate, str]] = {}
+        """Fix commit -> (the candidate as staged, its directory)."""
+        self.pending: dict[str, Future[str]] = {}
         self.written = False
 
     def _write(self, directory: str, candidate: Candidate) -> str:
@@ -148,37 +156,64 @@ class Stager:
                     self.made_beside = True
                 self.area = Path(tempfile.mkdtemp(prefix=f".{self.name}.scan-", suffix=".staging",
                                                   dir=self.beside))
+                if self.whole:
+                    self.area.chmod(DIR_MODE)
+                    (self.area / CANDIDATES).mkdir()
             except OSError:
                 self.unavailable = True
                 return
         sha = candidate.case.fix_commit
         directory = f"{self.area}/{sha}"
+        if self.whole and candidate.case.id not in self.ids:  # its place in the new corpus
+            directory = f"{self.area}/{CANDIDATES}/{candidate.case.id}"
+            self.ids.add(candidate.case.id)
         if self.process is not None:
             self.process.submit(directory, candidate)
-            self.staged[sha] = (candidate, None)
         else:
             assert self.pool is not None
-            self.staged[sha] = (candidate, self.pool.submit(self._write, directory, candidate))
+            self.pending[directory] = self.pool.submit(self._write, directory, candidate)
+        self.staged[sha] = (candidate, directory)
 
     def candidate(self, sha: str) -> Candidate | None:
         """The candidate staged for a fix commit, as it was built then."""
         found = self.staged.get(sha)
         return found[0] if found else None
 
-    def publish(self, candidate: Candidate, parent: Path) -> Path:
-        """Rename a staged candidate into parent/<id>; its case.yaml is rewritten first if it changed."""
+    def wait(self) -> None:
+        """Wait until every staged candidate is written; a failure becomes an error here."""
         if self.process is not None and not self.written:
             self.process.finish()
-            self.written = True
-        staged, future = self.staged.pop(candidate.case.fix_commit)
-        assert self.area is not None
-        directory = future.result() if future is not None else f"{self.area}/{candidate.case.fix_commit}"
+        for future in self.pending.values():
+            future.result()
+        self.pending.clear()
+        self.written = True
+
+    def publish(self, candidate: Candidate, parent: Path) -> Path:
+        """Put a staged candidate at parent/<id> (a rename unless it was staged there); its case.yaml is
+        rewritten first if it changed."""
+        if not self.written:
+            self.wait()
+        staged, directory = self.staged.pop(candidate.case.fix_commit)
         if candidate.case is not staged.case and candidate.case != staged.case:
             rewrite_case_file(directory, candidate.case)
         target = parent / candidate.case.id
+        if str(target) == directory:
+            return target
         if target.exists():
             raise UsageError(f"{target}: already exists; nothing was written")
         os.rename(directory, target)
+        return target
+
+    def adopt(self, target: Path) -> Path:
+        """Make the area (a whole new corpus) target: what was staged and not published is removed first."""
+        assert self.whole and self.area is not None
+        for _, directory in self.staged.values():
+            shutil.rmtree(directory, ignore_errors=True)
+        self.staged.clear()
+        if target.exists() and (not target.is_dir() or any(target.iterdir())):
+            raise UsageError(f"{target}: appeared during the scan; nothing was written")
+        os.replace(self.area, target)  # over an empty directory too
+        self.area = None
         return target
 
     def close(self) -> None:

@@ -121,3 +121,47 @@ def test_a_failed_write_is_an_error_and_leaves_nothing(tmp_path: Path, forked: b
         stager.close()
     assert list(parent.iterdir()) == []
     assert not (tmp_path / "escape.py").exists()
+
+
+def test_a_new_corpus_is_staged_whole_and_renamed_in_once(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    first, second = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[:2]
+    # Two candidates that predicted the same id: the second is staged aside and renamed to its final id.
+    twin = dataclasses.replace(second, case=dataclasses.replace(second.case, id=first.case.id))
+    stager = Stager(tmp_path, "evals", whole=True)
+    try:
+        stager.stage(first)
+        stager.stage(twin)
+        assert stager.area is not None
+        area = stager.area
+        corpus = Corpus.init(area, name="x", repo=str(repo))
+        parent = corpus.root / "candidates"
+        kept = stager.publish(first, parent)
+        longer = dataclasses.replace(twin, case=dataclasses.replace(twin.case, id=first.case.id + "-2"))
+        moved = stager.publish(longer, parent)
+        assert (kept, moved) == (parent / first.case.id, parent / longer.case.id)
+        assert not (tmp_path / "evals").exists()  # nothing visible before the end
+        root = stager.adopt(tmp_path / "evals")
+    finally:
+        stager.close()
+    assert root == tmp_path / "evals" and not area.exists()
+    corpus = Corpus.open(root)
+    assert corpus.ids("candidates") == sorted([first.case.id, longer.case.id])
+    assert corpus.load(longer.case.id, "candidates").case == longer.case
+    assert hidden(tmp_path) == [] and hidden(root / "candidates") == []
+
+
+def test_adopting_drops_what_was_not_published(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    first, second = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[:2]
+    stager = Stager(tmp_path, "evals", whole=True)
+    try:
+        stager.stage(first)
+        stager.stage(second)
+        assert stager.area is not None
+        Corpus.init(stager.area, name="x", repo=str(repo))
+        stager.publish(first, stager.area / "candidates")
+        root = stager.adopt(tmp_path / "evals")
+    finally:
+        stager.close()
+    assert Corpus.open(root).ids("candidates") == [first.case.id]
