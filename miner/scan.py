@@ -401,11 +401,12 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
                 path = stager.publish(candidate, parent)
             else:
                 path = write_new(corpus.root, candidate.case, candidate.files)
+            if corpus.root != options.corpus:  # built in the staging area: where it will be once renamed in
+                path = options.corpus / "candidates" / path.name
         candidates.append(replace(candidate, patch_id=extraction.patch_id, path=path))
         if progress and number % 50 == 0:
             progress("candidates", number, len(extractions))
     if new_corpus and corpus is not None and corpus.root != options.corpus and stager is not None:
         root = stager.adopt(options.corpus)
         corpus = Corpus(root, corpus.config)
-        candidates = [replace(c, path=root / "candidates" / c.case.id) for c in candidates]
     return corpus, candidates
