@@ -165,3 +165,14 @@ def test_adopting_drops_what_was_not_published(tmp_path: Path) -> None:
     finally:
         stager.close()
     assert Corpus.open(root).ids("candidates") == [first.case.id]
+
+
+def test_a_new_corpus_may_take_the_place_of_an_empty_directory(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (tmp_path / "evals").mkdir()
+    result = scan(ScanOptions(repo=repo, corpus=tmp_path / "evals"))
+    assert result.stats.candidates == 2
+    assert sorted(p.name for p in (tmp_path / "evals").iterdir()) == ["candidates", "corpus.yaml", "scan-state.yaml"]
+    assert hidden(tmp_path) == []
+    assert [c.path for c in result.candidates] == [tmp_path / "evals" / "candidates" / c.case.id
+                                                   for c in result.candidates]
