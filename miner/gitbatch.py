@@ -12,7 +12,7 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 from corpus.errors import GitError
 from corpus.gitutil import git_env
@@ -164,44 +164,57 @@ def _check(proc: subprocess.Popen[bytes], what: str, repo: Path, stderr: bytes) 
 
 
 class Pump:
-    """Bytes written to a descriptor by a thread, in order: the caller hands them over and goes on.
+    """Bytes written to a stream by a thread, in order: the caller hands them over and goes on.
 
-    The thread holds the interpreter lock only between writes. A write that fails (the reader is gone) stops
-    the pump; `broken` says so and the rest is dropped.
+    The thread holds the interpreter lock only between writes and closes the stream once `end` has been
+    called and everything before it is written, so the reader sees end of input. A write that fails (the
+    reader is gone) stops the pump; `broken` says so and the rest is dropped.
     """
 
-    def __init__(self, fd: int, name: str) -> None:
-        self.fd = fd
+    def __init__(self, stream: IO[bytes], name: str) -> None:
+        self.stream = stream
         self.items: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.broken = False
+        self.ended = False
         self.thread = threading.Thread(target=self._run, daemon=True, name=name)
         self.thread.start()
 
     def _run(self) -> None:
+        fd = self.stream.fileno()
         while (item := self.items.get()) is not None:
             if self.broken:
                 continue
             view = memoryview(item)
             try:
                 while view:
-                    view = view[os.write(self.fd, view):]
+                    view = view[os.write(fd, view):]
             except OSError:
                 self.broken = True
+        try:
+            self.stream.close()
+        except OSError:
+            pass
 
     def put(self, data: bytes) -> None:
         """Queue data to be written."""
         self.items.put(data)
 
+    def end(self) -> None:
+        """No more data: the stream is closed once the rest is written (this does not wait)."""
+        if not self.ended:
+            self.ended = True
+            self.items.put(None)
+
     def close(self) -> None:
-        """Wait until everything queued is written (or the pump broke)."""
-        self.items.put(None)
+        """End, and wait until everything queued is written (or the pump broke) and the stream is closed."""
+        self.end()
         self.thread.join()
 
 
 class DiffTree:
     """ONE `git diff-tree --stdin` process that (fix, base) pairs can be added to while it already runs.
 
-    Pairs go to git from a feeder thread, so adding never blocks, and git computes diffs while the caller is
+    Pairs go to git through a `Pump`, so adding never blocks, and git computes diffs while the caller is
     still finding the next pairs. `results` then yields (fix sha, file sections) in the order added. With
     patch_ids, every commit's patch is also fed to one `git patch-id --stable`; the map (fix sha -> patch id)
     is filled in when `results` ends. Commits with an empty diff are not yielded.
@@ -212,13 +225,12 @@ class DiffTree:
         self.patch_ids = patch_ids
         self.wanted: set[bytes] = set()
         self.eof = False
-        self.queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.proc = subprocess.Popen([*GIT, "diff-tree", "--stdin", *DIFF_OPTIONS], cwd=repo,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      env=batch_env())
+        assert self.proc.stdin is not None
         widen_pipe(self.proc.stdout)
-        self.feeder = threading.Thread(target=self._feed, daemon=True, name="diff-tree-feed")
-        self.feeder.start()
+        self.feed = Pump(self.proc.stdin, "diff-tree-feed")
         self.ids_out = tempfile.TemporaryFile() if patch_ids is not None else None  # noqa: SIM115 (closed below)
         self.pid_proc = None
         self.pid_feed: Pump | None = None
@@ -228,34 +240,16 @@ class DiffTree:
             assert self.pid_proc.stdin is not None
             widen_pipe(self.pid_proc.stdin)
             # patch-id gets the diffs from a thread: the scan never waits for it to read.
-            self.pid_feed = Pump(self.pid_proc.stdin.fileno(), "patch-id-feed")
-
-    def _feed(self) -> None:
-        stdin = self.proc.stdin
-        assert stdin is not None
-        try:
-            done = False
-            while not done:
-                lines = [self.queue.get()]
-                while not self.queue.empty():  # everything waiting goes in one write
-                    lines.append(self.queue.get())
-                if None in lines:
-                    lines, done = lines[:lines.index(None)], True
-                if lines:
-                    stdin.write(b"".join(line for line in lines if line is not None))
-                    stdin.flush()
-            stdin.close()
-        except (BrokenPipeError, OSError, ValueError):
-            pass
+            self.pid_feed = Pump(self.pid_proc.stdin, "patch-id-feed")
 
     def add(self, fix: str, base: str) -> None:
         """Ask for the diff of fix against base."""
         self.wanted.add(fix.encode())
-        self.queue.put(f"{fix} {base}\n".encode())
+        self.feed.put(f"{fix} {base}\n".encode())
 
     def close_input(self) -> None:
         """No more pairs: git finishes the ones it has."""
-        self.queue.put(None)
+        self.feed.end()
 
     def results(self) -> Iterator[tuple[str, list[FileDiff]]]:
         """(fix sha, file sections) for every pair added, as git produces them; call close_input first."""
@@ -298,7 +292,7 @@ class DiffTree:
         """Stop everything (a no-op once done); returns diff-tree's stderr."""
         if self.proc.returncode is not None:
             return b""
-        self.queue.put(None)
+        self.feed.end()
         assert self.proc.stdout is not None and self.proc.stderr is not None
         if not self.eof:
             # Stopped before the end: git must not block on a full pipe.
@@ -306,11 +300,10 @@ class DiffTree:
         self.proc.stdout.close()
         stderr = self.proc.stderr.read()
         self.proc.wait()
-        self.feeder.join()
+        self.feed.close()
         if self.pid_feed is not None:
-            self.pid_feed.close()
-        if self.pid_proc is not None and self.pid_proc.stdin is not None:
-            self.pid_proc.stdin.close()
+            self.pid_feed.close()  # closes patch-id's input: it finishes
+        if self.pid_proc is not None:
             self.pid_proc.wait()
         if self.ids_out is not None and not self.eof:
             self.ids_out.close()

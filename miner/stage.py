@@ -66,33 +66,32 @@ class _WriterProcess:
     """A forked child writing staged candidates; the parent only pickles them into a pipe."""
 
     def __init__(self) -> None:
-        read_fd, self.write_fd = os.pipe()
+        read_fd, write_fd = os.pipe()
         self.error_fd, error_write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the child: nothing of the parent's Python state is used past this call
             os.nice(WRITER_NICENESS)
-            os.close(self.write_fd)
+            os.close(write_fd)
             os.close(self.error_fd)
             _serve(read_fd, error_write)
         os.close(read_fd)
         os.close(error_write)
-        widen_pipe(self.write_fd)
+        widen_pipe(write_fd)
+        self.pipe = os.fdopen(write_fd, "wb", buffering=0)
         self.pump: Pump | None = None
+        self.done = False
 
     def submit(self, directory: str, candidate: Candidate) -> None:
         if self.pump is None:  # started on first use: the fork happened before any thread
-            self.pump = Pump(self.write_fd, "stage-feed")
+            self.pump = Pump(self.pipe, "stage-feed")
         payload = pickle.dumps((directory, candidate.case, candidate.files), protocol=pickle.HIGHEST_PROTOCOL)
         self.pump.put(FRAME.pack(len(payload)) + payload)
 
     def finish(self) -> None:
         """Wait until everything submitted is written; a failure in the child becomes a HindcastError."""
-        if self.write_fd < 0:
+        if self.done:
             return
-        if self.pump is not None:
-            self.pump.close()  # everything handed to the child (a write to a dead child just stops)
-        os.close(self.write_fd)
-        self.write_fd = -1
+        self._end_input()
         _, status = os.waitpid(self.pid, 0)
         message = os.read(self.error_fd, 4096).decode("utf-8", "replace").strip()
         os.close(self.error_fd)
@@ -101,14 +100,20 @@ class _WriterProcess:
 
     def abandon(self) -> None:
         """Stop without waiting for the rest (the staging area is being removed anyway)."""
-        if self.write_fd >= 0:
-            os.kill(self.pid, signal.SIGKILL)  # first: a pump blocked on the pipe then fails and ends
-            if self.pump is not None:
-                self.pump.close()
-            os.close(self.write_fd)
-            self.write_fd = -1
-            os.waitpid(self.pid, 0)
-            os.close(self.error_fd)
+        if self.done:
+            return
+        os.kill(self.pid, signal.SIGKILL)  # first: a pump blocked on the pipe then fails and ends
+        self._end_input()
+        os.waitpid(self.pid, 0)
+        os.close(self.error_fd)
+
+    def _end_input(self) -> None:
+        """Everything handed over goes to the child (a write to a dead child just stops), then end of input."""
+        self.done = True
+        if self.pump is not None:
+            self.pump.close()
+        else:
+            self.pipe.close()
 
 
 def _can_fork() -> bool:
