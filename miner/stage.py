@@ -2,10 +2,12 @@
 
 Which candidates a scan keeps (patch-id dedupe) and their final ids (a longer sha on a collision) are only
 known once every commit is extracted, but their files are known as soon as each one is. Each is written into
-`<area>/<fix sha>/` of one hidden staging area as it arrives; at the end the kept ones are renamed into
-`candidates/<id>` (case.yaml rewritten first in the rare case the final id differs) and the area, with any
-dropped candidate in it, is removed. A reader never sees half a candidate: only a finished directory is
-renamed in, and the staging area is hidden (`Corpus.ids` skips dot-directories).
+one hidden staging area as it arrives. For an existing corpus the area is `candidates/.candidates.scan-*` and
+each candidate goes to `<area>/<fix sha>/`; at the end the kept ones are renamed into `candidates/<id>` and the
+area, with any dropped candidate in it, is removed. A new corpus is built whole in its area: each candidate goes
+straight to `<area>/candidates/<predicted id>/` and the area is renamed into the corpus's place at the end
+(`adopt`). Either way case.yaml is rewritten first in the rare case the final id differs, a reader never sees half
+a candidate, and the staging area is hidden (`Corpus.ids` skips dot-directories).
 
 The writing itself happens in a child process forked before the scan starts any thread: YAML emission and
 thousands of file and directory creations then run beside the scan's Python and never contend for its
@@ -36,6 +38,8 @@ from miner.gitbatch import Pump, widen_pipe
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
+    from corpus.model import Case, CaseFiles
+
 THREADS = 2
 """Writer threads when no writer process can be forked."""
 FRAME = struct.Struct("!Q")
@@ -46,6 +50,13 @@ Measured on requests (candidates in memory, medians of 7): 0.63 s at 5, 0.65 s a
 writer lags so far behind that the scan waits for it at the end."""
 
 
+def _write(directory: str, case: Case, files: CaseFiles) -> str:
+    """One staged candidate: its directory and files."""
+    os.mkdir(directory)
+    write_files(directory, case, files)
+    return directory
+
+
 def _serve(read_fd: int, error_fd: int) -> None:
     """The writer process: write every (directory, case, files) that arrives; exit 0 at end of input."""
     code = 0
@@ -53,9 +64,7 @@ def _serve(read_fd: int, error_fd: int) -> None:
         with os.fdopen(read_fd, "rb", buffering=1 << 20) as stream:
             while header := stream.read(FRAME.size):
                 payload = stream.read(FRAME.unpack(header)[0])
-                directory, case, files = pickle.loads(payload)
-                os.mkdir(directory)
-                write_files(directory, case, files)
+                _write(*pickle.loads(payload))
     except BaseException as error:  # noqa: BLE001 (everything is reported to the parent, nothing raised)
         os.write(error_fd, (str(error) or type(error).__name__).encode("utf-8", "replace")[:4000])
         code = 1
@@ -130,7 +139,8 @@ class Stager:
         """The area becomes the new corpus itself: candidates are staged at their places in it and the whole
         directory is renamed in at the end (`adopt`), so a new corpus appears at once, renamed once."""
         self.area: Path | None = None
-        self.ids: set[str] = set()
+        self.placed: dict[str, str] = {}
+        """In a new corpus: candidates/<id> directory -> the fix commit staged there."""
         self.made_beside = False
         self.unavailable = False
         self.process = _WriterProcess() if _can_fork() else None
@@ -143,11 +153,6 @@ class Stager:
         """Fix commit -> (the candidate as staged, its directory)."""
         self.pending: dict[str, Future[str]] = {}
         self.written = False
-
-    def _write(self, directory: str, candidate: Candidate) -> str:
-        os.mkdir(directory)
-        write_files(directory, candidate.case, candidate.files)
-        return directory
 
     def stage(self, candidate: Candidate) -> None:
         """Start writing a candidate (keyed by its fix commit) in the background; when no staging area can be
@@ -169,14 +174,15 @@ class Stager:
                 return
         sha = candidate.case.fix_commit
         directory = f"{self.area}/{sha}"
-        if self.whole and candidate.case.id not in self.ids:  # its place in the new corpus
-            directory = f"{self.area}/{CANDIDATES}/{candidate.case.id}"
-            self.ids.add(candidate.case.id)
+        place = f"{self.area}/{CANDIDATES}/{candidate.case.id}"
+        if self.whole and place not in self.placed:  # its place in the new corpus
+            directory = place
+            self.placed[place] = sha
         if self.process is not None:
             self.process.submit(directory, candidate)
         else:
             assert self.pool is not None
-            self.pending[directory] = self.pool.submit(self._write, directory, candidate)
+            self.pending[directory] = self.pool.submit(_write, directory, candidate.case, candidate.files)
         self.staged[sha] = (candidate, directory)
 
     def candidate(self, sha: str) -> Candidate | None:
@@ -204,10 +210,21 @@ class Stager:
         target = parent / candidate.case.id
         if str(target) == directory:
             return target
+        self.placed.pop(directory, None)
+        self._make_room(str(target))
         if target.exists():
             raise UsageError(f"{target}: already exists; nothing was written")
         os.rename(directory, target)
         return target
+
+    def _make_room(self, place: str) -> None:
+        """In a new corpus a place may hold another staged candidate that predicted the same id and has not
+        been published (dropped, or published later under a longer id): it moves aside to `<area>/<fix sha>`."""
+        sha = self.placed.pop(place, None)
+        if sha is not None and sha in self.staged:
+            aside = f"{self.area}/{sha}"
+            os.rename(place, aside)
+            self.staged[sha] = (self.staged[sha][0], aside)
 
     def adopt(self, target: Path) -> Path:
         """Make the area (a whole new corpus) target: what was staged and not published is removed first."""

@@ -176,3 +176,24 @@ def test_a_new_corpus_may_take_the_place_of_an_empty_directory(tmp_path: Path) -
     assert hidden(tmp_path) == []
     assert [c.path for c in result.candidates] == [tmp_path / "evals" / "candidates" / c.case.id
                                                    for c in result.candidates]
+
+
+def test_a_kept_candidate_takes_the_place_of_a_dropped_one_that_predicted_its_id(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    first, second = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[:2]
+    twin = dataclasses.replace(second, case=dataclasses.replace(second.case, id=first.case.id))
+    stager = Stager(tmp_path, "evals", whole=True)
+    try:
+        stager.stage(first)  # staged at candidates/<id> ...
+        stager.stage(twin)  # ... so the twin is staged aside
+        assert stager.area is not None
+        Corpus.init(stager.area, name="x", repo=str(repo))
+        path = stager.publish(twin, stager.area / "candidates")  # first is dropped; twin gets the id
+        assert path == stager.area / "candidates" / first.case.id
+        root = stager.adopt(tmp_path / "evals")
+    finally:
+        stager.close()
+    corpus = Corpus.open(root)
+    assert corpus.ids("candidates") == [first.case.id]
+    assert corpus.load(first.case.id, "candidates").case == twin.case
+    assert hidden(tmp_path) == []
