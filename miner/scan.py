@@ -328,7 +328,7 @@ def _scan(options: ScanOptions, progress: Progress | None, early: EarlyLog | Non
         else:
             batch = _second_pass(repo, survivors, classifier, options, progress, staging)
         corpus, candidates = _rank_and_write(repo, options, corpus, known, batch, stats, stager, initial,
-                                             progress)
+                                             defaults, progress)
     finally:
         if extractor is not None:
             extractor.close()
@@ -357,10 +357,9 @@ def _early_staging(stager: Stager | None, options: ScanOptions, initial: set[str
 
 
 def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, known: Known, batch: BatchResult,
-                    stats: ScanStats, stager: Stager | None, initial: set[str],
+                    stats: ScanStats, stager: Stager | None, initial: set[str], defaults: Defaults | None,
                     progress: Progress | None) -> tuple[Corpus | None, list[Candidate]]:
     """Dedupe and ranking, then the candidates built and written (best first)."""
-    defaults = corpus.config.defaults if corpus else None
     stats.skipped.update(batch.skipped)
     if known.by_sha and batch.extractions:
         add_corpus_patch_ids(known, repo)
@@ -378,11 +377,10 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
     if options.szz and extractions:
         introduced = introducing_commits(repo, [(e.commit.sha, e.base, e.source_paths) for e in extractions],
                                          options.jobs)
-    new_corpus = options.write and corpus is None
-    if new_corpus:
-        # Staged as a whole when it can be: the new corpus is built in the staging area and renamed in at once.
-        root = stager.area if stager is not None and stager.whole and stager.area is not None else options.corpus
-        corpus = Corpus.init(root, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
+    # A new corpus is built in the staging area when candidates were staged there, and renamed in at the end.
+    area = stager.area if options.write and corpus is None and stager is not None and stager.whole else None
+    if options.write and corpus is None:
+        corpus = Corpus.init(area or options.corpus, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
     taken = set(initial)
     candidates: list[Candidate] = []
     parent = corpus.root / "candidates" if corpus is not None else None
@@ -401,12 +399,11 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
                 path = stager.publish(candidate, parent)
             else:
                 path = write_new(corpus.root, candidate.case, candidate.files)
-            if corpus.root != options.corpus:  # built in the staging area: where it will be once renamed in
+            if area is not None:  # where it will be once the area is renamed in
                 path = options.corpus / "candidates" / path.name
         candidates.append(replace(candidate, patch_id=extraction.patch_id, path=path))
         if progress and number % 50 == 0:
             progress("candidates", number, len(extractions))
-    if new_corpus and corpus is not None and corpus.root != options.corpus and stager is not None:
-        root = stager.adopt(options.corpus)
-        corpus = Corpus(root, corpus.config)
+    if area is not None and corpus is not None and stager is not None:
+        corpus = Corpus(stager.adopt(options.corpus), corpus.config)
     return corpus, candidates
