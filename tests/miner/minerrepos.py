@@ -194,16 +194,18 @@ def open_corpus(path: Path) -> Corpus:
     return Corpus.open(path)
 
 
-ONE_FIX_SRC = "def f(x):\n    return x\n"
-ONE_FIX_TEST = "from app import f\n\n\ndef test_f():\n    assert f(1) == 1\n"
+SRC = "def f(x):\n    return x\n"
+"""The source of the small one-function repositories the miner tests build."""
+TEST = "from app import f\n\n\ndef test_f():\n    assert f(1) == 1\n"
+"""Its test file."""
 
 
 def one_fix_repo(path: Path) -> tuple[Path, str]:
     """Three commits: the initial code with a test, a fix with a new test, a docs change. Returns (repo, fix)."""
     repo = git_init(path)
-    repo.commit({"app/__init__.py": ONE_FIX_SRC, "tests/test_app.py": ONE_FIX_TEST}, "Initial")
-    fix = repo.commit({"app/__init__.py": ONE_FIX_SRC.replace("x\n", "abs(x)\n"),
-                       "tests/test_app.py": ONE_FIX_TEST + "\n\ndef test_negative():\n    assert f(-1) == 1\n"},
+    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
+    fix = repo.commit({"app/__init__.py": SRC.replace("x\n", "abs(x)\n"),
+                       "tests/test_app.py": TEST + "\n\ndef test_negative():\n    assert f(-1) == 1\n"},
                       "Fix f for negative numbers (#3)")
     repo.commit({"README.md": "docs\n"}, "Docs")
     return repo.path, fix

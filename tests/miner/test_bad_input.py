@@ -9,14 +9,11 @@ from pathlib import Path
 
 import pytest
 from gitrepo import DAY, GitRepo, git_env, git_init
-from minerrepos import changed_paths, tree_after_oracle
+from minerrepos import SRC, TEST, changed_paths, tree_after_oracle
 
 from corpus.cli_support import run_cli
 from miner.cli import cli
 from miner.scan import ScanOptions, scan
-
-SRC = "def f(x):\n    return x\n"
-TEST = "from app import f\n\n\ndef test_f():\n    assert f(1) == 1\n"
 
 
 def small_repo(path: Path) -> GitRepo:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from gitrepo import GitRepo, git_init
+from minerrepos import SRC, TEST
 
 from corpus.model import Rejection
 from corpus.store import Corpus
@@ -13,9 +14,6 @@ from corpus.yamlio import load_yaml
 from miner import extract
 from miner.hygiene import STATE_FILE
 from miner.scan import ScanOptions, scan
-
-SRC = "def f(x):\n    return x\n"
-TEST = "from app import f\n\n\ndef test_f():\n    assert f(1) == 1\n"
 
 
 def fix(repo: GitRepo, number: int, message: str | None = None) -> str:

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 from gitrepo import git_init
+from minerrepos import SRC, TEST
 
 from corpus.errors import GitError, HindcastError
 from corpus.store import Corpus
 from miner.scan import ScanOptions, scan
 from miner.stage import Stager
-
-SRC = "def f(x):\n    return x\n"
-TEST = "from app import f\n\n\ndef test_f():\n    assert f(1) == 1\n"
 
 
 def make_repo(path: Path) -> Path:
