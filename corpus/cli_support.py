@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import os
 import sys
 from collections.abc import Callable
 
@@ -33,10 +35,24 @@ def run_cli(group: click.Group, prog: str, argv: list[str] | None = None) -> int
     return result if isinstance(result, int) else 0
 
 
-def entry(group: click.Group, prog: str) -> Callable[[], None]:
-    """A console-script entry point for group."""
+def entry(group: click.Group, prog: str, *, skip_teardown: bool = False) -> Callable[[], None]:
+    """A console-script entry point for group.
+
+    skip_teardown: once the command is done (exit handlers run, output flushed), end the process without the
+    interpreter's teardown, which would free every object a large command built one by one (a `miner scan` of
+    requests' history: about 12 ms of its 0.65 s, spent after the work is finished and written).
+    """
 
     def main() -> None:
-        sys.exit(run_cli(group, prog))
+        code = run_cli(group, prog)
+        if not skip_teardown:
+            sys.exit(code)
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                code = code or 1
+        os._exit(code)
 
     return main

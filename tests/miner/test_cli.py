@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -84,3 +86,27 @@ def test_every_command_has_help() -> None:
         for option in ("--repo", "--corpus", "--rev", "--since", "--until", "--max-candidates", "--full",
                        "--no-merges", "--json", "--szz"):
             assert option in result.output
+
+
+def run_console_script(*args: str) -> subprocess.CompletedProcess[str]:
+    """`miner` as its console script runs it: the entry point that ends the process without teardown."""
+    return subprocess.run([sys.executable, "-c", "from miner.cli import main; main()", *args], capture_output=True,
+                          text=True, check=False)
+
+
+def test_the_console_script_flushes_everything_before_it_ends(tmp_path: Path) -> None:
+    repo, fix = one_fix_repo(tmp_path / "repo")
+    done = run_console_script("scan", "--repo", str(repo), "--corpus", str(tmp_path / "evals"), "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)  # the whole document reached the pipe
+    assert [c["fix_commit"] for c in document["candidates"]] == [fix]
+    assert (tmp_path / "evals" / "scan-state.yaml").is_file()
+
+
+def test_the_console_script_keeps_its_exit_codes(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    done = run_console_script("scan", "--repo", str(plain), "--corpus", str(tmp_path / "evals"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"miner: error: {plain}: not a git repository\n"
+    assert run_console_script("scan", "--no-such-option").returncode == 2
