@@ -14,6 +14,7 @@ import click
 from corpus.cli_support import entry
 from corpus.errors import UsageError
 from miner.early import start_log
+from miner.gcpause import no_cycle_collection
 from miner.limits import SizeLimits
 
 if TYPE_CHECKING:
@@ -107,18 +108,19 @@ def scan_command(repo: Path | None, corpus_dir: Path, rev: str | None, since: st
     """Walk the repository's history and write candidate cases into the corpus's candidates/."""
     # git reads history while the rest of the scan loads.
     early = start_log(repo, corpus_dir, rev=rev, since=since, until=until, full=full, merges=merges)
-    try:
-        from miner.scan import ScanOptions, scan
-    except BaseException:
-        if early is not None:
-            early.close()
-        raise
-    options = ScanOptions(repo=_repo_from(corpus_dir, repo), corpus=corpus_dir, rev=rev, since=since,
-                          until=until, max_candidates=max_candidates, min_score=min_score, full=full, merges=merges,
-                          limits=SizeLimits(max_files=max_files, max_lines=max_lines), szz=szz, jobs=jobs,
-                          write=not dry_run)
-    with _progress(sys.stderr.isatty()) as progress:
-        result = scan(options, progress, early)
+    with no_cycle_collection():
+        try:
+            from miner.scan import ScanOptions, scan
+        except BaseException:
+            if early is not None:
+                early.close()
+            raise
+        options = ScanOptions(repo=_repo_from(corpus_dir, repo), corpus=corpus_dir, rev=rev, since=since,
+                              until=until, max_candidates=max_candidates, min_score=min_score, full=full,
+                              merges=merges, limits=SizeLimits(max_files=max_files, max_lines=max_lines), szz=szz,
+                              jobs=jobs, write=not dry_run)
+        with _progress(sys.stderr.isatty()) as progress:
+            result = scan(options, progress, early)
     for warning in result.warnings:
         click.echo(f"miner: warning: {warning}", err=True)
     if as_json:

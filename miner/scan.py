@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import gc
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
 from miner.early import EarlyLog, repository_facts
 from miner.extract import BatchResult, Extraction, Extractor, extract_batch
+from miner.gcpause import no_cycle_collection
 from miner.gitlog import iter_log
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
 from miner.prompt import candidate_id
@@ -277,24 +276,11 @@ def scan(options: ScanOptions, progress: Progress | None = None, early: EarlyLog
     scan needs, stopped otherwise.
     """
     try:
-        with _no_cycle_collection():
+        with no_cycle_collection():
             return _scan(options, progress, early)
     finally:
         if early is not None:
             early.close()
-
-
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """The scan allocates millions of small objects and makes no reference cycles worth collecting: the
-    cyclic collector only costs time while it runs (measured: about 4% of a scan). It is on again after."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _scan(options: ScanOptions, progress: Progress | None, early: EarlyLog | None) -> ScanResult:

@@ -13,8 +13,8 @@ FIX_WORDS = re.compile(
     r"\b(fix(es|ed|ing)?|bug(s|fix)?|hotfix|regress(ion|ions|ed)?|crash(es|ed|ing)?|error(s)?|incorrect(ly)?|"
     r"broken|break(s|ing)?|wrong(ly)?|fail(s|ed|ing|ure)?|exception|invalid|leak(s|ed)?|race|deadlock|hang(s)?|"
     r"overflow|underflow|panic(s|ked)?|segfault|typo|mistake|issue|defect|resolve[sd]?|prevent(s)?|handle)\b",
-    re.IGNORECASE,
 )
+"""Fix words, matched in the lower-cased message (several times faster than an IGNORECASE search)."""
 STRONG_FIX_WORDS = frozenset({"fix", "fixes", "fixed", "fixing", "bug", "bugfix", "hotfix", "regression",
                               "regressed", "crash", "crashes", "crashed", "broken", "incorrect", "incorrectly"})
 FEATURE_WORDS = re.compile(
@@ -96,7 +96,7 @@ def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_
     text = message_text(commit)
     evidence: list[str] = []
     score = 0.0
-    words = sorted({match.group(0).lower() for match in FIX_WORDS.finditer(text)})
+    words = sorted({match.group(0) for match in FIX_WORDS.finditer(text.lower())})
     if words:
         strong = [word for word in words if word in STRONG_FIX_WORDS]
         score += 2.0 if strong else 1.0
