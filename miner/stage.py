@@ -201,13 +201,16 @@ class Stager:
 
     def publish(self, candidate: Candidate, parent: Path) -> Path:
         """Put a staged candidate at parent/<id> (a rename unless it was staged there); its case.yaml is
-        rewritten first if it changed."""
-        if not self.written:
-            self.wait()
+        rewritten first if it changed. Only a change to the files waits for the writer: a new corpus's
+        candidates are mostly in their places already, and its ranking runs while the last ones are written."""
         staged, directory = self.staged.pop(candidate.case.fix_commit)
-        if candidate.case is not staged.case and candidate.case != staged.case:
-            rewrite_case_file(directory, candidate.case)
         target = parent / candidate.case.id
+        rewrite = candidate.case is not staged.case and candidate.case != staged.case
+        if str(target) == directory and not rewrite:
+            return target  # already in its place: nothing to wait for
+        self.wait()
+        if rewrite:
+            rewrite_case_file(directory, candidate.case)
         if str(target) == directory:
             return target
         self.placed.pop(directory, None)
@@ -229,6 +232,7 @@ class Stager:
     def adopt(self, target: Path) -> Path:
         """Make the area (a whole new corpus) target: what was staged and not published is removed first."""
         assert self.whole and self.area is not None
+        self.wait()
         for _, directory in self.staged.values():
             shutil.rmtree(directory, ignore_errors=True)
         self.staged.clear()

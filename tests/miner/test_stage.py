@@ -121,6 +121,27 @@ def test_a_failed_write_is_an_error_and_leaves_nothing(tmp_path: Path, forked: b
     assert not (tmp_path / "escape.py").exists()
 
 
+@pytest.mark.parametrize("forked", [True, False])
+def test_a_failed_write_in_a_new_corpus_is_an_error_before_it_appears(tmp_path: Path, forked: bool,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(tmp_path / "repo")
+    good = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[0]
+    bad = dataclasses.replace(good, files=dataclasses.replace(good.files, grader_files=(("../escape.py", b"x"),)))
+    if not forked:
+        monkeypatch.setattr("miner.stage._can_fork", lambda: False)
+    stager = Stager(tmp_path, "evals", whole=True)
+    try:
+        stager.stage(bad)
+        assert stager.area is not None
+        Corpus.init(stager.area, name="x", repo=str(repo))
+        stager.publish(bad, stager.area / "candidates")  # already in its place: publishing does not wait
+        with pytest.raises(HindcastError, match="escapes the repository"):
+            stager.adopt(tmp_path / "evals")
+    finally:
+        stager.close()
+    assert not (tmp_path / "evals").exists() and hidden(tmp_path) == []
+
+
 def test_a_new_corpus_is_staged_whole_and_renamed_in_once(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     first, second = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[:2]
