@@ -82,6 +82,7 @@ FORMATTING_MESSAGE = re.compile(
 
 
 NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+ANY_DIRECTORY = "^(?:.+/)?"
 
 
 def _simple_regex(line: str) -> tuple[str, bool] | None:
@@ -128,7 +129,17 @@ def _matcher(lines: Iterable[str]) -> Callable[[str], bool]:
         return pathspec.GitIgnoreSpec.from_lines(lines).match_file
 
     def joined(regexes: list[str]) -> re.Pattern[str] | None:
-        return re.compile(NAMED_GROUP.sub("(?:", "|".join(f"(?:{r})" for r in regexes))) if regexes else None
+        # Every expression starts at the top (^), most with "any directories" ((?:.+/)?): those share one
+        # prefix, which halves the time to compile and to match (measured on requests' paths).
+        if not regexes:
+            return None
+        if not all(regex.startswith("^") for regex in regexes):
+            return re.compile(NAMED_GROUP.sub("(?:", _alternatives(regexes)))
+        anywhere = [regex[len(ANY_DIRECTORY):] for regex in regexes if regex.startswith(ANY_DIRECTORY)]
+        top = [regex[1:] for regex in regexes if not regex.startswith(ANY_DIRECTORY)]
+        sides = [f"(?:.+/)?{_alternatives(anywhere)}"] if anywhere else []
+        sides += [_alternatives(top)] if top else []
+        return re.compile(NAMED_GROUP.sub("(?:", "^" + _alternatives(sides)))
 
     included = joined([regex for regex, include in patterns if include])
     excluded = joined([regex for regex, include in patterns if not include])
@@ -137,6 +148,10 @@ def _matcher(lines: Iterable[str]) -> Callable[[str], bool]:
     if excluded is None:
         return lambda path: included.match(path) is not None
     return lambda path: included.match(path) is not None and excluded.match(path) is None
+
+
+def _alternatives(regexes: list[str]) -> str:
+    return "(?:" + "|".join(f"(?:{regex})" for regex in regexes) + ")"
 
 
 class PathClassifier:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -124,6 +123,8 @@ def scan_command(repo: Path | None, corpus_dir: Path, rev: str | None, since: st
     for warning in result.warnings:
         click.echo(f"miner: warning: {warning}", err=True)
     if as_json:
+        import json  # only here: every scan would pay for loading it
+
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
         click.echo(summary(result))
