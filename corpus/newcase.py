@@ -32,10 +32,19 @@ NON_PRINTABLE_CLASS = ("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff
                        "\U00010000-\U0010ffff]")
 
 
+ASCII_NON_PRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
 @functools.cache
 def _non_printable() -> re.Pattern[str]:
     """Compiled on first use: the class spans most of Unicode and takes milliseconds to compile."""
     return re.compile(NON_PRINTABLE_CLASS)
+
+
+def _has_non_printable(text: str) -> bool:
+    """Whether text holds a character YAML cannot carry raw; ASCII text is checked without the big class."""
+    pattern = ASCII_NON_PRINTABLE if text.isascii() else _non_printable()
+    return pattern.search(text) is not None
 
 
 ESCAPE = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -50,13 +59,13 @@ def _plain_ok(text: str) -> bool:
 
 
 def _quoted(text: str) -> str:
-    if NEEDS_ESCAPE.search(text) is None and _non_printable().search(text) is None:
+    if NEEDS_ESCAPE.search(text) is None and not _has_non_printable(text):
         return '"' + text + '"'  # the common case: nothing to escape
     out = []
     for char in text:
         if char in ESCAPE:
             out.append(ESCAPE[char])
-        elif _non_printable().match(char):
+        elif _has_non_printable(char):
             code = ord(char)
             out.append("\\ufffd" if 0xD800 <= code <= 0xDFFF else f"\\u{code:04x}" if code <= 0xFFFF
                        else f"\\U{code:08x}")
@@ -68,7 +77,7 @@ def _quoted(text: str) -> str:
 def _literal(text: str, indent: int) -> str | None:
     """A literal block scalar for multi-line text, or None when one cannot hold it exactly."""
     body = text.removesuffix("\n")
-    if body.endswith("\n") or not body.strip() or _non_printable().search(body) or "\r" in body:
+    if body.endswith("\n") or not body.strip() or _has_non_printable(body) or "\r" in body:
         return None
     lines = body.split("\n")
     if any(line != line.rstrip() for line in lines):

@@ -22,7 +22,6 @@ from miner.extract import BatchResult, Extraction, Extractor, extract_batch
 from miner.gcpause import no_cycle_collection
 from miner.gitlog import iter_log
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
-from miner.prompt import candidate_id
 from miner.score import SizeLimits, Survivor, prefilter
 from miner.stage import Stager
 from miner.szz import introducing_commits
@@ -377,9 +376,12 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
     parent = corpus.root / "candidates" if corpus is not None else None
     if stager is not None and parent is not None and extractions:
         parent.mkdir(exist_ok=True)
+    final = options.corpus / "candidates"
     for number, extraction in enumerate(extractions, 1):
         staged = stager.candidate(extraction.commit.sha) if stager else None
-        if staged is not None and candidate_id(staged.case.title, extraction.commit.sha, taken) == staged.case.id:
+        # Staged with the first free id before the scan; every id taken now was taken then or is this scan's:
+        # the id stands unless this scan took it meanwhile.
+        if staged is not None and staged.case.id not in taken:
             candidate = staged
         else:
             candidate = build_candidate(extraction, taken, defaults, introduced.get(extraction.commit.sha))
@@ -391,7 +393,7 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
             else:
                 path = write_new(corpus.root, candidate.case, candidate.files)
             if area is not None:  # where it will be once the area is renamed in
-                path = options.corpus / "candidates" / path.name
+                path = final / path.name
         candidates.append(replace(candidate, patch_id=extraction.patch_id, path=path))
         if progress and number % 50 == 0:
             progress("candidates", number, len(extractions))

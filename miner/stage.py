@@ -204,14 +204,15 @@ class Stager:
         rewritten first if it changed. Only a change to the files waits for the writer: a new corpus's
         candidates are mostly in their places already, and its ranking runs while the last ones are written."""
         staged, directory = self.staged.pop(candidate.case.fix_commit)
-        target = parent / candidate.case.id
+        place = f"{parent}/{candidate.case.id}"
         rewrite = candidate.case is not staged.case and candidate.case != staged.case
-        if str(target) == directory and not rewrite:
-            return target  # already in its place: nothing to wait for
+        if place == directory and not rewrite:
+            return Path(place)  # already in its place: nothing to wait for
         self.wait()
         if rewrite:
             rewrite_case_file(directory, candidate.case)
-        if str(target) == directory:
+        target = Path(place)
+        if place == directory:
             return target
         self.placed.pop(directory, None)
         self._make_room(str(target))

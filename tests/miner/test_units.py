@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pathspec
 import pytest
 
-from corpus.newcase import emit
+from corpus.newcase import ASCII_NON_PRINTABLE, NON_PRINTABLE_CLASS, emit
 from corpus.yamlio import parse_yaml
 from miner.classify import (
     BUILD_GLOBS,
@@ -145,6 +146,11 @@ def test_candidate_ids_are_slugs_and_unique() -> None:
     assert len(first) <= 80 and first.endswith("-0123456")
     assert candidate_id("Fix", sha, {f"fix-{sha[:7]}"}) == f"fix-{sha[:8]}"
     assert candidate_id("!!!", sha) == f"fix-{sha[:7]}"
+
+
+def test_the_ascii_check_agrees_with_the_full_class_of_unprintable_characters() -> None:
+    full = re.compile(NON_PRINTABLE_CLASS)
+    assert [c for c in map(chr, range(128)) if bool(full.match(c)) != bool(ASCII_NON_PRINTABLE.match(c))] == []
 
 
 def test_emitted_yaml_loads_back_exactly() -> None:
