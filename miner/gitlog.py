@@ -15,6 +15,7 @@ from miner.gitbatch import batch_env, widen_pipe
 
 CHUNK = 1 << 20
 HEX_START = frozenset(bytes([c]) for c in b"0123456789abcdef")
+RENAME_OR_COPY = frozenset(b"RC")
 MAX_PENDING = 1 << 26
 """An incomplete commit longer than this (64 MiB) is not git log output."""
 # %H, %T, %P, author time (epoch), author date (ISO), raw message; each field NUL-terminated by -z/%x00.
@@ -104,6 +105,7 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
     """
     buffer = b""
     match_at = COMMIT.match
+    known: dict[bytes, dict[int, Change]] = {}  # path -> status -> its Change: paths recur across history
     for chunk in itertools.chain(stream, [None]):
         final = chunk is None
         buffer = buffer + chunk if chunk else buffer
@@ -121,10 +123,17 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
             changes = []
             index, last = 0, len(tokens) - 1
             while index < last:
-                status = tokens[index].lstrip(b"\n")
-                if status[:1] in (b"R", b"C"):
+                status = tokens[index].lstrip(b"\n")[0]
+                if status in RENAME_OR_COPY:
                     index += 1  # the old path of a rename or copy
-                changes.append(Change(status[:1].decode(), decode_path(tokens[index + 1])))
+                path = tokens[index + 1]
+                by_status = known.get(path)
+                if by_status is None:
+                    by_status = known[path] = {}
+                change = by_status.get(status)
+                if change is None:
+                    change = by_status[status] = Change(chr(status), decode_path(path))
+                changes.append(change)
                 index += 2
             yield LogCommit(sha.decode(), tree.decode(), tuple(parents.decode().split()), int(when or b"0"),
                             iso.decode(), message.decode("utf-8", "replace"), tuple(changes))
