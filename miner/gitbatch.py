@@ -123,8 +123,7 @@ def parse_section(text: bytes) -> FileDiff:
             binary = True
     added = removed = 0
     if hunks >= 0:
-        body = text[hunks:]
-        added, removed = body.count(b"\n+"), body.count(b"\n-")
+        added, removed = text.count(b"\n+", hunks), text.count(b"\n-", hunks)
     head = text if hunks < 0 else text[:hunks + 1]
     return FileDiff(path, text, None if deleted else new_blob, deleted, binary, gitlink, added, removed, head)
 
