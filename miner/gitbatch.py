@@ -198,6 +198,19 @@ class Pump:
         """Queue data to be written."""
         self.items.put(data)
 
+    def take(self) -> Iterator[bytes]:
+        """The items the thread has not started on yet, one at a time, for the caller to deal with itself
+        (the thread keeps writing meanwhile: each item goes to one of them)."""
+        while True:
+            try:
+                item = self.items.get_nowait()
+            except queue.Empty:
+                return
+            if item is None:  # ended: the thread must still see it
+                self.items.put(None)
+                return
+            yield item
+
     def end(self) -> None:
         """No more data: the stream is closed once the rest is written (this does not wait)."""
         if not self.ended:

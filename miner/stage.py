@@ -97,15 +97,27 @@ class _WriterProcess:
         self.pump.put(FRAME.pack(len(payload)) + payload)
 
     def finish(self) -> None:
-        """Wait until everything submitted is written; a failure in the child becomes a HindcastError."""
+        """Wait until everything submitted is written; a failure in the child becomes a HindcastError.
+
+        The scan has nothing else to do by then, so it writes the candidates the child has not been handed
+        yet itself, beside the child (which lags most where file creation is slow)."""
         if self.done:
             return
+        failure: BaseException | None = None
+        for payload in self.pump.take() if self.pump is not None else ():
+            try:
+                _write(*pickle.loads(memoryview(payload)[FRAME.size:]))
+            except (OSError, HindcastError) as error:
+                failure = error
+                break
         self._end_input()
         _, status = os.waitpid(self.pid, 0)
         message = os.read(self.error_fd, 4096).decode("utf-8", "replace").strip()
         os.close(self.error_fd)
         if os.waitstatus_to_exitcode(status) != 0:
             raise HindcastError(f"writing candidates failed: {message or 'the writer process died'}")
+        if failure is not None:
+            raise HindcastError(f"writing candidates failed: {failure}")
 
     def abandon(self) -> None:
         """Stop without waiting for the rest (the staging area is being removed anyway)."""

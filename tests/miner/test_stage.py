@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,9 @@ from gitrepo import git_init
 from minerrepos import SRC, TEST
 
 from corpus.errors import GitError, HindcastError
+from corpus.model import Case, CaseFiles
 from corpus.store import Corpus
+from miner import stage
 from miner.scan import ScanOptions, scan
 from miner.stage import Stager
 
@@ -216,3 +220,41 @@ def test_a_kept_candidate_takes_the_place_of_a_dropped_one_that_predicted_its_id
     assert corpus.ids("candidates") == [first.case.id]
     assert corpus.load(first.case.id, "candidates").case == twin.case
     assert hidden(tmp_path) == []
+
+
+def test_the_scan_writes_what_the_child_has_not_taken_yet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the end the scan writes the candidates still queued for the writer process itself, beside it."""
+    repo = make_repo(tmp_path / "repo")
+    template = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[0]
+    parent_pid, by_the_scan = os.getpid(), []
+    slow_child = stage._write
+
+    def write(directory: str, case: Case, files: CaseFiles) -> str:
+        if os.getpid() == parent_pid:
+            by_the_scan.append(directory)
+        else:
+            time.sleep(0.05)  # a writer process that lags behind, as on a slow file system
+        return slow_child(directory, case, files)
+
+    monkeypatch.setattr(stage, "_write", write)
+    big = b"x = 1\n" * 50_000  # 300 KB each: the pipe to the child holds only a few
+    candidates = []
+    for number in range(8):
+        sha = f"{number:040x}"
+        case = dataclasses.replace(template.case, id=f"case-{number}", fix_commit=sha)
+        files = dataclasses.replace(template.files, grader_files=(("tests/test_app.py", big + str(number).encode()),))
+        candidates.append(dataclasses.replace(template, case=case, files=files))
+    stager = Stager(tmp_path, "evals", whole=True)
+    assert stager.process is not None
+    try:
+        for candidate in candidates:
+            stager.stage(candidate)
+        stager.wait()
+        assert stager.area is not None
+        area = stager.area / "candidates"
+        for number, candidate in enumerate(candidates):
+            written = (area / candidate.case.id / "grader" / "tests" / "test_app.py").read_bytes()
+            assert written == big + str(number).encode()
+    finally:
+        stager.close()
+    assert 0 < len(by_the_scan) < len(candidates)
