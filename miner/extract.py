@@ -141,12 +141,13 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
     if not suggestion.inferred:
         evidence += ("grader command not inferred: set one by hand",)
     oracle_paths = tuple(decode_path(s.path) for s in split.oracle)
+    sources = set(split.survivor.paths("source"))
     return Extraction(
         commit=commit,
         base=commit.parents[0],
         oracle_patch=b"".join(s.text for s in split.oracle),
         oracle_paths=oracle_paths,
-        source_paths=tuple(p for p in oracle_paths if p in set(split.survivor.paths("source"))),
+        source_paths=tuple(p for p in oracle_paths if p in sources),
         omitted=tuple(split.omitted),
         grader_files=grader_files,
         deleted_tests=tuple(sorted(deleted)),
