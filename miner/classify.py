@@ -102,7 +102,7 @@ def _simple_regex(line: str) -> tuple[str, bool] | None:
     if not body or body.endswith("/"):
         return None
     text = re.escape(body).replace(r"\*", "[^/]*").replace(r"\?", "[^/]")
-    return ("^" if anchored else "^(?:.+/)?") + text + ("/" if directory else "(?:/|$)"), include
+    return ("^" if anchored else ANY_DIRECTORY) + text + ("/" if directory else "(?:/|$)"), include
 
 
 def _matcher(lines: Iterable[str]) -> Callable[[str], bool]:
