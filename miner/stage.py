@@ -12,7 +12,8 @@ a candidate, and the staging area is hidden (`Corpus.ids` skips dot-directories)
 The writing itself happens in a child process forked before the scan starts any thread: YAML emission and
 thousands of file and directory creations then run beside the scan's Python and never contend for its
 interpreter lock. Candidates reach it pickled through a pipe, written by a thread, so the scan never waits for
-the child to read. Where forking is not possible (no fork, or
+the child to read; once the scan is done, it writes the candidates still queued for the child itself, beside
+it. Where forking is not possible (no fork, or
 threads already running in the host process), writer threads do the same work.
 """
 
