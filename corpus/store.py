@@ -182,8 +182,14 @@ class Corpus:
         write_yaml(path, document)
 
 
+BYTECODE_CACHE = "__pycache__"
+
+
 def read_case_files(directory: Path) -> CaseFiles:
-    """Read oracle.patch and every file under grader/ (paths relative to grader/ are repository paths)."""
+    """Read oracle.patch and every file under grader/ (paths relative to grader/ are repository paths).
+
+    Python's bytecode caches are not grader files: a `pytest` or `compileall` run over a corpus kept inside its
+    repository leaves `__pycache__/` beside the grader's tests, and they must not change the case's content."""
     oracle = directory / ORACLE_FILE
     if not oracle.exists():
         raise CorpusError(oracle, "file not found: every case needs its oracle patch")
@@ -191,6 +197,8 @@ def read_case_files(directory: Path) -> CaseFiles:
     files: dict[str, bytes] = {}
     if grader_root.is_dir():
         for path in sorted(grader_root.rglob("*")):
+            if BYTECODE_CACHE in path.relative_to(grader_root).parts:
+                continue
             if path.is_symlink():
                 raise CorpusError(path, "grader files must be regular files, not links")
             if path.is_file():

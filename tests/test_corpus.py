@@ -174,6 +174,19 @@ def test_fingerprint_ignores_formatting_but_not_meaning(tmp_path: Path) -> None:
     assert corpus_fingerprint([(s.case, s.files) for s in corpus.load_all()]) != before
 
 
+def test_bytecode_caches_beside_grader_tests_are_not_grader_files(tmp_path: Path) -> None:
+    corpus = write_case(tmp_path, GOOD)
+    tests = tmp_path / "cases" / "cart-rounding" / "grader" / "tests"
+    tests.mkdir(parents=True)
+    (tests / "test_cart.py").write_text("def test_rounding():\n    pass\n")
+    before = corpus_fingerprint([(s.case, s.files) for s in corpus.load_all()])
+    (tests / "__pycache__").mkdir()
+    (tests / "__pycache__" / "test_cart.cpython-311-pytest-8.3.4.pyc").write_bytes(b"\x00bytecode")
+    stored = corpus.load("cart-rounding")
+    assert [path for path, _ in stored.files.grader_files] == ["tests/test_cart.py"]
+    assert corpus_fingerprint([(s.case, s.files) for s in corpus.load_all()]) == before
+
+
 def test_deprecated_cases_are_not_fingerprinted(tmp_path: Path) -> None:
     corpus = write_case(tmp_path, GOOD)
     stored = corpus.load("cart-rounding")
