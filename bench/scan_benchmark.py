@@ -162,9 +162,11 @@ def main() -> None:
     print(f"naive pydriller: {naive_total:7.1f} s  ({note})")
     if naive_error:
         print(f"                 (stopped after {naive_commits} commits by pydriller: {naive_error})")
-    print(f"ratio scan / git log -p:       {scan_s / log_s:.2f}  (target <= 1.0), corpus on disk")
+    print(f"ratio scan / git log -p:       {scan_s / log_s:.2f}  (target <= 1.0), corpus under "
+          f"{args.tmp or tempfile.gettempdir()}")
     if in_memory:
-        print(f"                               {statistics.median(in_memory) / log_s:.2f}  corpus in memory")
+        print(f"                               {statistics.median(in_memory) / log_s:.2f}  corpus in memory "
+              f"({memory})")
     print(f"ratio scan / naive pydriller:  {scan_s / naive_total:.4f}  ({naive_total / scan_s:.0f}x faster"
           f"{', naive extrapolated' if extrapolated else ''})")
     print(f"peak memory:     {rss / 1024:.0f} MiB  (target < 300 MiB)")
