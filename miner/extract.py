@@ -107,13 +107,14 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
     return _Split(survivor, oracle, tests, omitted)
 
 
-def _hints(fix: str, tests: list[str], blobs: dict[str, bytes | None],
-           contents: dict[str, bytes]) -> RepoHints:
+def _hints(fix: str, tests: list[str], blobs: dict[str, bytes | None], contents: dict[str, bytes],
+           sources: tuple[str, ...]) -> RepoHints:
     languages = {language_of(path) for path in tests}
     return RepoHints(
         package_json=blobs.get(f"{fix}:package.json") if "js" in languages else None,
         has_gradle=bool(blobs.get(f"{fix}:build.gradle") or blobs.get(f"{fix}:build.gradle.kts")),
         file_content=contents.get,
+        source_paths=sources,
     )
 
 
@@ -135,7 +136,8 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
             refs.extend(tests_changed(path, content, section.text))
     oracle_lines = sum(s.added_lines + s.deleted_lines for s in split.oracle)
     test_lines = sum(s.added_lines + s.deleted_lines for s in split.tests)
-    suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, list(grader_files), blobs, grader_files))
+    suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, list(grader_files), blobs, grader_files,
+                                                            split.survivor.paths("source")))
     score, evidence = score_commit(commit, oracle_lines=oracle_lines, test_lines=test_lines,
                                    test_functions=len(refs))
     if not suggestion.inferred:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from miner.testids import Language, TestRef, language_of
 
 JUNIT_PATH = ".hindcast/junit.xml"
+TESTDATA = "testdata"
+"""The directory Go's tooling ignores as a package and keeps a package's test fixtures in."""
 JAVA_PACKAGE = re.compile(rb"^\s*package\s+([\w.]+)", re.MULTILINE)
 
 
@@ -39,6 +41,8 @@ class RepoHints:
     """build.gradle(.kts) at the root."""
     file_content: Callable[[str], bytes | None] = lambda path: None
     """Fix-version content of a test file (for package names)."""
+    source_paths: tuple[str, ...] = ()
+    """The source paths the fix changed (a Go package's testdata/ goes with Go sources)."""
 
 
 def _q(value: str) -> str:
@@ -65,12 +69,24 @@ def _python(files: list[str], refs: list[TestRef]) -> tuple[str, tuple[str, ...]
     return command, tuple(ids), True
 
 
+def _go_package(path: str) -> str:
+    """The package a Go test path belongs to: its directory, or the one holding its testdata/."""
+    parts = path.split("/")[:-1]
+    if TESTDATA in parts:
+        parts = parts[:parts.index(TESTDATA)]
+    return "./" + "/".join(parts) if parts else "."
+
+
 def _go(files: list[str], refs: list[TestRef]) -> str:
-    packages = sorted({"./" + p.rsplit("/", 1)[0] if "/" in p else "." for p in files if p.endswith(".go")}
-                      or {"./..."})
+    tests = {_go_package(p) for p in files if p.endswith(".go")}
     names = sorted({ref.name for ref in refs})
     run = f" -run {_q('^(' + '|'.join(names) + ')$')}" if names else ""
-    return f"go test {' '.join(map(_q, packages))}{run}"
+    command = f"go test {' '.join(map(_q, sorted(tests)))}{run}" if tests else ""
+    # A package whose test data alone changed runs whole: a -run filter for other packages' tests would run
+    # none of its tests, and pass.
+    data = sorted({_go_package(p) for p in files if not p.endswith(".go")} - tests)
+    whole = f"go test {' '.join(map(_q, data))}" if data else ""
+    return " && ".join(part for part in (command, whole) if part) or "go test ./..."
 
 
 def _js(files: list[str], refs: list[TestRef], hints: RepoHints) -> str:
@@ -138,8 +154,12 @@ def suggest(test_files: list[str], refs: list[TestRef], hints: RepoHints | None 
     """A grader command for the test files a fix added or changed (deleted ones excluded)."""
     hints = hints or RepoHints()
     by_language: dict[Language, list[str]] = {}
+    go_sources = any(path.endswith(".go") for path in hints.source_paths)
     for path in test_files:
-        by_language.setdefault(language_of(path), []).append(path)
+        language = language_of(path)
+        if language == "other" and go_sources and TESTDATA in path.split("/")[:-1]:
+            language = "go"  # fixtures (golden files, inputs) of the Go package above testdata/
+        by_language.setdefault(language, []).append(path)
     refs_of: dict[Language, list[TestRef]] = {}
     for ref in refs:
         refs_of.setdefault(language_of(ref.path), []).append(ref)

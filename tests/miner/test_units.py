@@ -25,7 +25,7 @@ from miner.classify import (
 )
 from miner.gitbatch import header_path, split_sections
 from miner.gitlog import parse_log
-from miner.grader_command import suggest
+from miner.grader_command import RepoHints, suggest
 from miner.prompt import DRAFT_MARKER, candidate_id, draft_prompt
 from miner.testids import TestRef as Ref
 from miner.testids import tests_changed as changed_tests
@@ -125,6 +125,18 @@ def test_suggest_falls_back_to_a_failing_placeholder() -> None:
     suggestion = suggest(["tests/data/input.csv"], [])
     assert not suggestion.inferred
     assert suggestion.command.startswith("exit 1  # no grader command inferred")
+
+
+def test_go_test_data_runs_its_package_whole() -> None:
+    go = RepoHints(source_paths=("cmd/root.go",))
+    only_data = suggest(["cmd/testdata/root.go.golden"], [], go)
+    assert (only_data.command, only_data.inferred) == ("go test ./cmd", True)
+    with_tests = suggest(["cmd/testdata/root.go.golden", "pkg/sum_test.go", "pkg/testdata/in.txt"],
+                         [Ref("pkg/sum_test.go", "TestSum", (), 3)], go)
+    assert with_tests.command == "go test ./pkg -run '^(TestSum)$' && go test ./cmd"
+    top = suggest(["testdata/case.json"], [], go)
+    assert top.command == "go test ."
+    assert not suggest(["cmd/testdata/root.go.golden"], [], RepoHints(source_paths=("lib/x.py",))).inferred
 
 
 def test_draft_prompt_scrubs_leaks() -> None:
