@@ -98,7 +98,22 @@ def _js(files: list[str], refs: list[TestRef], hints: RepoHints) -> str:
         return f"npx vitest run {quoted}" + (f" -t {_q(pattern)}" if names else "")
     if b"mocha" in package and b"jest" not in package:
         return f"npx mocha {quoted}" + (f" --grep {_q(pattern)}" if names else "")
-    return f"npx jest {quoted}" + (f" -t {_q(pattern)}" if names else "")
+    if b"jest" in package or not package:
+        return f"npx jest {quoted}" + (f" -t {_q(pattern)}" if names else "")
+    # A runner none of these (ava, tap, node --test, an old expresso or a Makefile): the project's own test
+    # script, whole, rather than a guess at its runner; nothing when it has none.
+    return "npm test" if _has_test_script(package) else ""
+
+
+def _has_test_script(package: bytes) -> bool:
+    import json  # only for the rare package.json that names no known runner
+
+    try:
+        document = json.loads(package)
+    except ValueError:
+        return False
+    scripts = document.get("scripts") if isinstance(document, dict) else None
+    return isinstance(scripts, dict) and isinstance(scripts.get("test"), str) and bool(scripts["test"].strip())
 
 
 def _java(files: list[str], refs: list[TestRef], hints: RepoHints) -> str:

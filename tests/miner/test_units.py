@@ -139,6 +139,19 @@ def test_go_test_data_runs_its_package_whole() -> None:
     assert not suggest(["cmd/testdata/root.go.golden"], [], RepoHints(source_paths=("lib/x.py",))).inferred
 
 
+def test_js_tests_of_an_unknown_runner_run_the_project_test_script() -> None:
+    def hints(package: str) -> RepoHints:
+        return RepoHints(package_json=package.encode())
+
+    tap = suggest(["test/parse.test.js"], [], hints('{"scripts": {"test": "tap test/*.js"}, "devDependencies": {"tap": "1"}}'))
+    assert (tap.command, tap.inferred) == ("npm test", True)
+    jest = suggest(["test/parse.test.js"], [], hints('{"devDependencies": {"jest": "29"}}'))
+    assert jest.command == "npx jest test/parse.test.js"
+    assert suggest(["test/parse.test.js"], []).command == "npx jest test/parse.test.js"  # no package.json seen
+    for package in ('{"devDependencies": {"ava": "6"}}', '{"scripts": {"test": " "}}', "{not json"):
+        assert not suggest(["test/parse.test.js"], [], hints(package)).inferred
+
+
 def test_draft_prompt_scrubs_leaks() -> None:
     message = ("Fix rounding in totals (GH-41)\n\nThe test_total_rounding case in tests/test_cart.py broke in "
                "1a2b3c4d5e.\nSee https://example.com/org/repo/issues/41 for details.\n\nCloses #41\n"
