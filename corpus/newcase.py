@@ -104,14 +104,16 @@ def scalar(value: Any, indent: int) -> str:
         literal = _literal(text, indent)
         if literal is not None:
             return literal
-        return text if _plain_ok(text) else _quoted(text)
+        return _plain_or_quoted(text)
     return _one_line(text)
 
 
-@functools.lru_cache(maxsize=4096)
-def _one_line(text: str) -> str:
-    """A one-line scalar: paths, commit fields and evidence recur from case to case in a scan (70% of them)."""
+def _plain_or_quoted(text: str) -> str:
     return text if _plain_ok(text) else _quoted(text)
+
+
+_one_line = functools.lru_cache(maxsize=4096)(_plain_or_quoted)
+"""One-line scalars remembered: paths, commit fields and evidence recur from case to case in a scan (70%)."""
 
 
 def emit(mapping: dict[str, Any], indent: int = 0) -> str:

@@ -136,20 +136,21 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
             refs.extend(tests_changed(path, content, section.text))
     oracle_lines = sum(s.added_lines + s.deleted_lines for s in split.oracle)
     test_lines = sum(s.added_lines + s.deleted_lines for s in split.tests)
+    sources = split.survivor.paths("source")
     suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, list(grader_files), blobs, grader_files,
-                                                            split.survivor.paths("source")))
+                                                            sources))
     score, evidence = score_commit(commit, oracle_lines=oracle_lines, test_lines=test_lines,
                                    test_functions=len(refs))
     if not suggestion.inferred:
         evidence += ("grader command not inferred: set one by hand",)
     oracle_paths = tuple(decode_path(s.path) for s in split.oracle)
-    sources = set(split.survivor.paths("source"))
+    changed_sources = set(sources)
     return Extraction(
         commit=commit,
         base=commit.parents[0],
         oracle_patch=b"".join(s.text for s in split.oracle),
         oracle_paths=oracle_paths,
-        source_paths=tuple(p for p in oracle_paths if p in sources),
+        source_paths=tuple(p for p in oracle_paths if p in changed_sources),
         omitted=tuple(split.omitted),
         grader_files=grader_files,
         deleted_tests=tuple(sorted(deleted)),

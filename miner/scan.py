@@ -312,16 +312,14 @@ def _scan(options: ScanOptions, progress: Progress | None, early: EarlyLog | Non
             batch = extractor.finish()
         else:
             batch = _second_pass(repo, survivors, classifier, options, progress, staging)
-        corpus, candidates, recorded = _rank_and_write(repo, options, corpus, known, batch, stats, stager, initial,
-                                                       defaults, progress)
+        corpus, candidates = _rank_and_write(repo, options, corpus, known, batch, stats, stager, initial, defaults,
+                                             progress)
     finally:
         if extractor is not None:
             extractor.close()
         if stager is not None:
             stager.close()
     stats.candidates = len(candidates)
-    if options.write and corpus is not None and tip is not None and not recorded:
-        record_tip(corpus.root, repo, tip, stats.commits_scanned)
     stats.seconds = time.perf_counter() - started
     return ScanResult(stats, candidates, warnings, corpus.root if corpus else None)
 
@@ -343,9 +341,9 @@ def _early_staging(stager: Stager | None, options: ScanOptions, initial: set[str
 
 def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, known: Known, batch: BatchResult,
                     stats: ScanStats, stager: Stager | None, initial: set[str], defaults: Defaults | None,
-                    progress: Progress | None) -> tuple[Corpus | None, list[Candidate], bool]:
-    """Dedupe and ranking, then the candidates built and written (best first). Also says whether the scan
-    state went into a new corpus with them."""
+                    progress: Progress | None) -> tuple[Corpus | None, list[Candidate]]:
+    """Dedupe and ranking, then the candidates built and written (best first), and the scanned tip recorded
+    (stats.tip: None for a restricted scan)."""
     stats.skipped.update(batch.skipped)
     if known.by_sha and batch.extractions:
         add_corpus_patch_ids(known, repo)
@@ -360,7 +358,6 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
         stats.skipped["over-max-candidates"] += len(extractions) - options.max_candidates
         extractions = extractions[:options.max_candidates]
     introduced = {}
-    recorded = False
     if options.szz and extractions:
         introduced = introducing_commits(repo, [(e.commit.sha, e.base, e.source_paths) for e in extractions],
                                          options.jobs)
@@ -370,7 +367,6 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
         corpus = Corpus.init(area or options.corpus, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
         if area is not None and stats.tip is not None:  # in the new corpus before it appears, while writes finish
             record_tip(area, repo, stats.tip, stats.commits_scanned)
-            recorded = True
     taken = set(initial)
     candidates: list[Candidate] = []
     parent = corpus.root / "candidates" if corpus is not None else None
@@ -399,4 +395,6 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
             progress("candidates", number, len(extractions))
     if area is not None and corpus is not None and stager is not None:
         corpus = Corpus(stager.adopt(options.corpus), corpus.config)
-    return corpus, candidates, recorded
+    elif options.write and corpus is not None and stats.tip is not None:
+        record_tip(corpus.root, repo, stats.tip, stats.commits_scanned)
+    return corpus, candidates

@@ -67,6 +67,15 @@ def paired_t_power(n: int, drop: float, sd: float, alpha: float = 0.05) -> float
     return float(nct.sf(_t_critical(n, alpha), n - 1, noncentrality))
 
 
+def _check_power(power: float, alpha: float) -> float:
+    """A target power, which must lie above the gate's one-sided level alpha/2 (and below 1)."""
+    level = component_level(alpha)
+    power = _check_probability(power, "power")
+    if power <= level:
+        raise ValueError(f"power must exceed the one-sided level alpha/2={level}, got {power}")
+    return power
+
+
 def min_detectable_drop(
     n_cases: int, sd_of_differences: float, alpha: float = 0.05, power: float = 0.8
 ) -> float:
@@ -80,10 +89,7 @@ def min_detectable_drop(
     if n_cases < 0:
         raise ValueError(f"n_cases must not be negative, got {n_cases}")
     sd = _check_sd(sd_of_differences, "sd_of_differences")
-    level = component_level(alpha)
-    power = _check_probability(power, "power")
-    if power <= level:
-        raise ValueError(f"power must exceed the one-sided level alpha/2={level}, got {power}")
+    power = _check_power(power, alpha)
     if n_cases < 2:
         return math.inf
     if sd == 0.0:
@@ -117,10 +123,7 @@ def cases_needed(
     if not (math.isfinite(drop) and drop > 0.0):
         raise ValueError(f"drop must be a positive number, got {drop!r}")
     sd = _check_sd(sd_of_differences, "sd_of_differences")
-    level = component_level(alpha)
-    power = _check_probability(power, "power")
-    if power <= level:
-        raise ValueError(f"power must exceed the one-sided level alpha/2={level}, got {power}")
+    power = _check_power(power, alpha)
     max_cases = _as_int(max_cases, "max_cases")
 
     def enough(n: int) -> bool:

@@ -15,6 +15,7 @@ from corpus.errors import GitError, HindcastError
 from corpus.model import Case, CaseFiles
 from corpus.store import Corpus
 from miner import stage
+from miner.candidate import Candidate
 from miner.scan import ScanOptions, scan
 from miner.stage import Stager
 
@@ -102,15 +103,21 @@ def test_an_unwritable_staging_place_falls_back_to_writing_at_the_end(tmp_path: 
     assert not (tmp_path / "missing").exists()
 
 
+def escaping_candidate(tmp_path: Path, forked: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Candidate]:
+    """A real candidate whose grader file escapes the repository (its write fails), and the writer kind asked
+    for: the forked process or, when forking is made impossible, the threads."""
+    repo = make_repo(tmp_path / "repo")
+    good = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[0]
+    bad = dataclasses.replace(good, files=dataclasses.replace(good.files, grader_files=(("../escape.py", b"x"),)))
+    if not forked:
+        monkeypatch.setattr("miner.stage._can_fork", lambda: False)
+    return repo, bad
+
+
 @pytest.mark.parametrize("forked", [True, False])
 def test_a_failed_write_is_an_error_and_leaves_nothing(tmp_path: Path, forked: bool,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    repo = make_repo(tmp_path / "repo")
-    good = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[0]
-    bad_files = dataclasses.replace(good.files, grader_files=(("../escape.py", b"x"),))
-    bad = dataclasses.replace(good, files=bad_files)
-    if not forked:
-        monkeypatch.setattr("miner.stage._can_fork", lambda: False)
+    _, bad = escaping_candidate(tmp_path, forked, monkeypatch)
     parent = tmp_path / "evals" / "candidates"
     parent.mkdir(parents=True)
     stager = Stager(parent, "candidates")
@@ -128,11 +135,7 @@ def test_a_failed_write_is_an_error_and_leaves_nothing(tmp_path: Path, forked: b
 @pytest.mark.parametrize("forked", [True, False])
 def test_a_failed_write_in_a_new_corpus_is_an_error_before_it_appears(tmp_path: Path, forked: bool,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    repo = make_repo(tmp_path / "repo")
-    good = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[0]
-    bad = dataclasses.replace(good, files=dataclasses.replace(good.files, grader_files=(("../escape.py", b"x"),)))
-    if not forked:
-        monkeypatch.setattr("miner.stage._can_fork", lambda: False)
+    repo, bad = escaping_candidate(tmp_path, forked, monkeypatch)
     stager = Stager(tmp_path, "evals", whole=True)
     try:
         stager.stage(bad)
