@@ -1,13 +1,10 @@
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from gitrepo import GitRepo, git_init
+from tests.testing.gitrepo import GitRepo, git_init
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-from casefactory import PYTEST, TEST_V2, build_corpus
+from tests.testing.casefactory import PYTEST, TEST_V2, build_corpus
 
 from corpus import Case, CaseFiles, Grader
 from runner.environment import base_environment

@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from casefactory import build_corpus
+from tests.testing.casefactory import build_corpus
 
 from corpus import Case, corpus_fingerprint
 from corpus.cli_support import run_cli

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from casefactory import CALC_FIXED, PYTEST, build_corpus
+from tests.testing.casefactory import CALC_FIXED, PYTEST, build_corpus
 
 from corpus import CaseFiles, Grader, Setup
 from corpus.cli_support import run_cli

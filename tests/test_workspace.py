@@ -4,8 +4,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from casefactory import CALC_BUGGY, build_repo
-from gitrepo import git_init
+from tests.testing.casefactory import CALC_BUGGY, build_repo
+from tests.testing.gitrepo import git_init
 
 from corpus.errors import GitError, WorkspaceError
 from runner.workspace import apply_patch, assert_isolated, changed_files, create_workspace, diff_against_base

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shopfactory import Shop, build_shop
+from tests.testing.shopfactory import Shop, build_shop
 
 
 @pytest.fixture

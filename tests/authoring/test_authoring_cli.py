@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from shopfactory import Shop, tree
+from tests.testing.shopfactory import Shop, tree
 
 from authoring.cli import cli
 from corpus.cli_support import run_cli

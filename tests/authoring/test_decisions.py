@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
-from shopfactory import Shop, tree
+from tests.testing.shopfactory import Shop, tree
 
 from authoring.decisions import LeakRefused, approve, reject, save, skip, undo
 from authoring.draft import Draft, draft_from

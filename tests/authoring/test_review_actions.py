@@ -7,8 +7,8 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from pilothelpers import settle, sync
-from shopfactory import TODAY, Shop, tree
+from tests.testing.pilothelpers import settle, sync
+from tests.testing.shopfactory import TODAY, Shop, tree
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, Static, TextArea
 

@@ -6,8 +6,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from pilothelpers import settle
-from shopfactory import TODAY, Shop
+from tests.testing.pilothelpers import settle
+from tests.testing.shopfactory import TODAY, Shop
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 

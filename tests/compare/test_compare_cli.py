@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from runbuilder import write_corpus, write_run
+from tests.testing.runbuilder import write_corpus, write_run
 
 from corpus.cli_support import run_cli
 from runner.cli import cli

@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from runbuilder import write_corpus, write_run
+from tests.testing.runbuilder import write_corpus, write_run
 from scipy import stats as sps
 
 from corpus import Corpus, CorpusError

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gitrepo import GitRepo, git_init
-from runbuilder import write_corpus
+from tests.testing.gitrepo import GitRepo, git_init
+from tests.testing.runbuilder import write_corpus
 
 from corpus import Corpus, GitError
 from corpus.cli_support import run_cli
@@ -94,7 +94,7 @@ def test_errors(setup: tuple[GitRepo, Corpus, str], capsys: pytest.CaptureFixtur
 
 
 def test_run_select_since(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from casefactory import build_corpus
+    from tests.testing.casefactory import build_corpus
 
     corpus, _, case = build_corpus(tmp_path)
     base = ["run", "--corpus", str(corpus.root), "--results-dir", str(tmp_path / "results"), "--mode", "oracle"]

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from gitrepo import DAY, GitRepo, git_env, git_init
-from minerrepos import SRC, TEST, changed_paths, tree_after_oracle
+from tests.testing.gitrepo import DAY, GitRepo, git_env, git_init
+from tests.testing.minerrepos import SRC, TEST, changed_paths, tree_after_oracle
 
 from corpus.cli_support import run_cli
 from miner.cli import cli

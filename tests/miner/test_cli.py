@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
-from minerrepos import one_fix_repo
+from tests.testing.minerrepos import one_fix_repo
 
 from miner.cli import cli
 

@@ -6,8 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gitrepo import git_init
-from minerrepos import one_fix_repo
+from tests.testing.gitrepo import git_init
+from tests.testing.minerrepos import one_fix_repo
 
 from miner.early import SCAN_STATE, EarlyLog, start_log
 from miner.scan import ScanOptions, scan

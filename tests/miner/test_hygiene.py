@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gitrepo import GitRepo, git_init
-from minerrepos import SRC, TEST
+from tests.testing.gitrepo import GitRepo, git_init
+from tests.testing.minerrepos import SRC, TEST
 
 from corpus.model import Rejection
 from corpus.store import Corpus

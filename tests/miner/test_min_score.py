@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from casefactory import build_repo
+from tests.testing.casefactory import build_repo
 
 from miner.scan import ScanOptions, scan
 

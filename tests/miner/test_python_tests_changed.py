@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from miner import testids
-from tests.gitrepo import git_env
+from tests.testing.gitrepo import git_env
 
 
 def _statement(rng: random.Random, depth: int) -> list[str]:

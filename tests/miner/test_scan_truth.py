@@ -6,8 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gitrepo import git_env
-from minerrepos import Truth, changed_paths, paths_of_tests, polyglot, tree_after_oracle
+from tests.testing.gitrepo import git_env
+from tests.testing.minerrepos import Truth, changed_paths, paths_of_tests, polyglot, tree_after_oracle
 
 from corpus.store import Corpus
 from miner.prompt import DRAFT_MARKER

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from gitrepo import git_init
-from minerrepos import SRC, TEST
+from tests.testing.gitrepo import git_init
+from tests.testing.minerrepos import SRC, TEST
 
 from corpus.errors import GitError, HindcastError
 from corpus.model import Case, CaseFiles

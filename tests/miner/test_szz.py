@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitrepo import git_init
+from tests.testing.gitrepo import git_init
 
 from miner.scan import ScanOptions, scan
 

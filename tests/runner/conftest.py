@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from trialkit import Bench, graded_by_pytest, graded_quickly
+from tests.testing.trialkit import Bench, graded_by_pytest, graded_quickly
 
 collect_ignore = ["agents"]
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from trialkit import Bench, agent, make_run
+from tests.testing.trialkit import Bench, agent, make_run
 
 from corpus.cli_support import run_cli
 from runner.cli import cli

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from trialkit import Bench, agent, variants
+from tests.testing.trialkit import Bench, agent, variants
 
 from corpus import Grader
 from runner.results import trial_path

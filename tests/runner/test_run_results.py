@@ -7,7 +7,7 @@ from math import comb
 from pathlib import Path
 
 import pytest
-from trialkit import make_run
+from tests.testing.trialkit import make_run
 
 from corpus.errors import UsageError
 from runner.results import load_run, trial_path

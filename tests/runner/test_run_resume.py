@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from trialkit import Bench, agent, alive, variants
+from tests.testing.trialkit import Bench, agent, alive, variants
 
 from corpus.errors import UsageError
 from runner.results import load_run, trial_path

@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from trialkit import Bench, agent, alive, graded_quickly, variants
+from tests.testing.trialkit import Bench, agent, alive, graded_quickly, variants
 
 from corpus import Setup
 from runner.results import trial_path

@@ -6,8 +6,8 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from casefactory import build_repo
-from gitrepo import git_init
+from tests.testing.casefactory import build_repo
+from tests.testing.gitrepo import git_init
 
 from runner.failclosed import FixConfig, read_fix_config, restore_test_config
 from runner.workspace import Snapshots, build_template, template_tree, workspace_from_template

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from gitrepo import GitRepo, git_init
+from tests.testing.gitrepo import GitRepo, git_init
 
 from corpus import Case, CaseFiles, Corpus, Grader, Provenance
 

@@ -7,7 +7,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from casefactory import build_corpus
+from tests.testing.casefactory import build_corpus
 
 from corpus import Corpus, Grader
 from runner.results import (

@@ -7,7 +7,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitrepo import GitRepo, git_env, git_init
+from tests.testing.gitrepo import GitRepo, git_env, git_init
 
 from corpus.store import Corpus
 from miner.classify import PathClassifier

@@ -7,7 +7,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from gitrepo import GitRepo, git_init
+from tests.testing.gitrepo import GitRepo, git_init
 
 from corpus import Case, CaseFiles, Corpus, Grader
 

@@ -1,0 +1,1 @@
+"""Test suite: mirrors the packages; shared fixtures live in tests.testing."""

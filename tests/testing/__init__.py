@@ -1,0 +1,1 @@
+"""Helpers shared by the tests: real git repositories, corpora, runs and scripted agents."""
