@@ -14,20 +14,17 @@ from authoring.gitinfo import base_probe, patch_id, source_repo
 from authoring.lint import lint_corpus
 from authoring.queue import SORTS, arrange, read_queue
 from corpus import Corpus, HindcastError
-from corpus.cli_support import entry
-
-corpus_option = click.option("--corpus", "corpus_dir", type=click.Path(path_type=Path), default=Path("evals"),
-                             show_default=True, help="Corpus directory.")
+from corpus.cli_support import CONTEXT, corpus_option, entry
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings=CONTEXT)
 @click.version_option(package_name="hindcast")
 def cli() -> None:
     """Turn the miner's candidates into cases: review them, approve or reject them, lint the prompts."""
 
 
 @cli.command("review")
-@corpus_option
+@corpus_option()
 @click.option("--cases", "edit_cases", is_flag=True, help="Review approved cases instead of candidates.")
 def review_command(corpus_dir: Path, edit_cases: bool) -> None:
     """Open the review screen (keyboard-first; press ? inside for the keys)."""
@@ -38,7 +35,7 @@ def review_command(corpus_dir: Path, edit_cases: bool) -> None:
 
 
 @cli.command("list")
-@corpus_option
+@corpus_option()
 @click.option("--sort", type=click.Choice(SORTS), default="score", show_default=True, help="Order of the rows.")
 @click.option("--filter", "needle", default="", help="Only rows whose id, subject or paths contain these words.")
 @click.option("--cases", "list_cases", is_flag=True, help="List approved cases instead of candidates.")
@@ -54,7 +51,7 @@ def list_command(corpus_dir: Path, sort: str, needle: str, list_cases: bool) -> 
 
 
 @cli.command("approve")
-@corpus_option
+@corpus_option()
 @click.argument("candidate")
 @click.option("--prompt-file", type=click.File("r", encoding="utf-8"), required=True,
               help="File holding the sanitized task prompt ('-' for stdin).")
@@ -101,7 +98,7 @@ def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_
 
 
 @cli.command("reject")
-@corpus_option
+@corpus_option()
 @click.argument("candidate")
 @click.option("--reason", required=True, help="Why (kept in rejected.yaml; the miner never proposes it again).")
 def reject_command(corpus_dir: Path, candidate: str, reason: str) -> None:
@@ -114,7 +111,7 @@ def reject_command(corpus_dir: Path, candidate: str, reason: str) -> None:
 
 
 @cli.command("lint")
-@corpus_option
+@corpus_option()
 def lint_command(corpus_dir: Path) -> None:
     """Check every active case's prompt for leaks and secrets; one line per finding, exit 1 if any."""
     report = lint_corpus(Corpus.open(corpus_dir))

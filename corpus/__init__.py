@@ -10,13 +10,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from corpus.errors import CorpusError, GitError, GradingError, HindcastError, UsageError, WorkspaceError
+    from corpus.errors import CorpusError, ExitCode, GitError, HindcastError, UsageError, WorkspaceError
     from corpus.fingerprint import case_fingerprint, corpus_fingerprint, dataset_fingerprint
     from corpus.model import Case, CaseFiles, CorpusConfig, Defaults, Grader, Provenance, Rejection, Setup
     from corpus.store import Corpus, StoredCase, check_id
 
 _HOMES = {
-    "corpus.errors": ("CorpusError", "GitError", "GradingError", "HindcastError", "UsageError", "WorkspaceError"),
+    "corpus.errors": ("CorpusError", "ExitCode", "GitError", "HindcastError", "UsageError", "WorkspaceError"),
     "corpus.fingerprint": ("case_fingerprint", "corpus_fingerprint", "dataset_fingerprint"),
     "corpus.model": ("Case", "CaseFiles", "CorpusConfig", "Defaults", "Grader", "Provenance", "Rejection", "Setup"),
     "corpus.store": ("Corpus", "StoredCase", "check_id"),
@@ -24,8 +24,8 @@ _HOMES = {
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
-    "Case", "CaseFiles", "Corpus", "CorpusConfig", "CorpusError", "Defaults", "GitError", "Grader",
-    "GradingError", "HindcastError", "Provenance", "Rejection", "Setup", "StoredCase", "UsageError",
+    "Case", "CaseFiles", "Corpus", "CorpusConfig", "CorpusError", "Defaults", "ExitCode", "GitError", "Grader",
+    "HindcastError", "Provenance", "Rejection", "Setup", "StoredCase", "UsageError",
     "WorkspaceError", "case_fingerprint", "check_id", "corpus_fingerprint", "dataset_fingerprint",
 ]
 

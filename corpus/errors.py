@@ -1,14 +1,32 @@
-"""The one error hierarchy. The CLI edge turns these into a one-line message and an exit code."""
+"""The one error hierarchy and the one set of exit codes; the CLI edge maps an error to its code."""
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
+
+
+class ExitCode(IntEnum):
+    """What every `miner`, `authoring` and `runner` command exits with (DESIGN.md, "Exit codes")."""
+
+    OK = 0
+    """Done, and the answer is yes: PASS, every case VALID, every trial scored, every case stable."""
+    FAILED = 1
+    """Done, and the answer is no (a case not VALID, a trial in error, a lint finding), or the harness failed."""
+    WARN = 2
+    """A person should look before trusting the result: compare WARN, flakes FLAKY."""
+    BAD_INPUT = 3
+    """Bad arguments or input files (click usage errors included); nothing was written."""
+    BLOCK = 4
+    """The gate blocks or refuses: compare BLOCK, flakes with too few trials to label a case."""
+    INTERRUPTED = 130
+    """Ctrl-C; a run stays resumable."""
 
 
 class HindcastError(Exception):
     """Something the user can act on; never shown with a traceback."""
 
-    exit_code = 1
+    exit_code = ExitCode.FAILED
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -21,7 +39,7 @@ class HindcastError(Exception):
 class UsageError(HindcastError):
     """Bad arguments or bad input files."""
 
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
 
 class CorpusError(UsageError):
@@ -38,15 +56,9 @@ class CorpusError(UsageError):
         self.line = line
 
 
-class GitError(HindcastError):
-    """A git command failed or the repository is not usable."""
-
-    exit_code = 2
+class GitError(UsageError):
+    """A git command failed or the repository is not usable (a path or revision the user gave)."""
 
 
 class WorkspaceError(HindcastError):
     """A trial workspace could not be built or broke an isolation invariant."""
-
-
-class GradingError(HindcastError):
-    """The harness could not establish a grading result."""

@@ -130,4 +130,4 @@ def scan_command(repo: Path | None, corpus_dir: Path, rev: str | None, since: st
         click.echo(summary(result))
 
 
-main = entry(cli, "miner", skip_teardown=True)
+main = entry(cli, "miner")

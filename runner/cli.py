@@ -6,13 +6,13 @@ import importlib
 
 import click
 
-from corpus.cli_support import entry
+from corpus.cli_support import CONTEXT, entry
 
 # Each module exports COMMANDS, a list of click commands; this file only wires them together.
 COMMAND_MODULES = ("runner.cli_verify", "runner.cli_run", "runner.cli_compare")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings=CONTEXT)
 @click.version_option(package_name="hindcast")
 def cli() -> None:
     """Validate the corpus, prove its cases, run agents on them and compare runs."""

@@ -4,57 +4,30 @@ from __future__ import annotations
 
 import json
 import math
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import click
 
-from corpus.errors import HindcastError, UsageError
+from corpus.cli_support import corpus_option
+from corpus.errors import ExitCode, UsageError
 from corpus.store import Corpus
-from runner.compare import BadInput, Row, Spend, case_index, load_trials
+from runner.compare import Row, Spend, case_index, load_trials
 from runner.flakes import FlakesOptions, detect_flakes, flakes_json, quarantine_stubs, render_flakes
 from runner.gate import CompareOptions, CompareReport, evaluate
 from runner.quarantine import Quarantine, load_quarantine, write_stubs
 from runner.select import changed_since, select_cases
 from runner.stats import DropTest
 
-
-class VerdictUsageError(click.UsageError):
-    """A usage error of a command whose exit code 2 already means WARN."""
-
-    exit_code = BadInput.exit_code
-
-
-class VerdictCommand(click.Command):
-    """A command with documented verdict codes: a usage error or bad input exits 3, never 2 (2 is WARN)."""
-
-    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
-                     **extra: Any) -> click.Context:
-        try:
-            return super().make_context(info_name, args, parent=parent, **extra)
-        except VerdictUsageError:
-            raise
-        except click.UsageError as exc:
-            raise VerdictUsageError(exc.format_message(), exc.ctx) from None
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except BadInput:
-            raise
-        except HindcastError as exc:
-            raise BadInput(exc.message) from None
-
-
-corpus_option = click.option("--corpus", "corpus_dir", type=click.Path(path_type=Path), default=Path("evals"),
-                             show_default=True, help="Corpus directory (case policy and criticality).")
+corpus_option = partial(corpus_option, help="Corpus directory (case policy and criticality).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 
 
-@click.command("compare", cls=VerdictCommand)
+@click.command("compare")
 @click.option("--baseline", type=click.Path(path_type=Path), required=True, help="The baseline run directory.")
 @click.option("--candidate", type=click.Path(path_type=Path), required=True, help="The candidate run directory.")
-@corpus_option
+@corpus_option()
 @click.option("--quarantine", "quarantine_file", type=click.Path(path_type=Path), default=None,
               help="Quarantine YAML file (case, reason, owner, expiry per entry).")
 @click.option("--alpha", type=float, default=0.05, show_default=True,
@@ -77,9 +50,9 @@ def compare_command(baseline: Path, candidate: Path, corpus_dir: Path, quarantin
     return report.exit_code
 
 
-@click.command("flakes", cls=VerdictCommand)
+@click.command("flakes")
 @click.argument("run", type=click.Path(path_type=Path))
-@corpus_option
+@corpus_option()
 @click.option("--k", "k", type=int, default=3, show_default=True, help="The k of pass@k and pass^k.")
 @click.option("--quarantine-out", type=click.Path(path_type=Path), default=None,
               help="Append stub entries for flaky, non-critical cases to this quarantine file.")
@@ -89,7 +62,7 @@ def flakes_command(run: Path, corpus_dir: Path, k: int, quarantine_out: Path | N
     options = FlakesOptions(k=k)
     report = detect_flakes(load_trials(run), case_index(Corpus.open(corpus_dir)), options)
     click.echo(flakes_json(report) if as_json else "\n".join(render_flakes(report)))
-    if quarantine_out is not None and report.exit_code != 4:
+    if quarantine_out is not None and report.exit_code != ExitCode.BLOCK:
         added = write_stubs(quarantine_out, quarantine_stubs(report))
         click.echo(f"{quarantine_out}: {len(added)} stub {'entry' if len(added) == 1 else 'entries'} added; "
                    "fill in owner and expiry", err=True)
@@ -97,7 +70,7 @@ def flakes_command(run: Path, corpus_dir: Path, k: int, quarantine_out: Path | N
 
 
 @click.command("select")
-@corpus_option
+@corpus_option()
 @click.option("--repo", type=click.Path(path_type=Path), default=None,
               help="Source repository for --since (overrides corpus.yaml).")
 @click.option("--changed", is_flag=True, help="Select by the PATHS given (repository-relative).")

@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from corpus import Corpus
-from runner.cli_verify import corpus_option, repo_option
+from corpus.cli_support import corpus_option, repo_option
+from corpus.errors import ExitCode
 from runner.report import render_table, report_json, write_html
 from runner.results import MODES, LoadedRun, TrialResult, Variant, load_run
 from runner.run import RunOptions, parse_agent, run
@@ -19,8 +20,8 @@ from runner.verify import unverified
 
 
 @click.command("run")
-@corpus_option
-@repo_option
+@corpus_option()
+@repo_option()
 @click.option("--case", "case_ids", multiple=True, metavar="ID", help="Run this case (repeatable).")
 @click.option("--all", "all_cases", is_flag=True, help="Run every active case.")
 @click.option("--select-since", metavar="REV", default=None,
@@ -68,7 +69,7 @@ def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_
         if not case_ids:
             click.echo(f"no case's trigger paths match the files changed since {select_since}; nothing to run",
                        err=True)
-            return 0
+            return ExitCode.OK
     warning = _unverified_warning(corpus, case_ids, all_cases, mode)
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
@@ -84,7 +85,7 @@ def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_
 
         loaded = run(corpus, options, progress=_print_line, announce=announce)
     _print_report(loaded)
-    return 1 if any(t.outcome == "error" for t in loaded.trials) else 0
+    return ExitCode.FAILED if any(t.outcome == "error" for t in loaded.trials) else ExitCode.OK
 
 
 def _unverified_warning(corpus: Corpus, case_ids: tuple[str, ...], all_cases: bool, mode: str | None) -> str | None:

@@ -7,18 +7,15 @@ from pathlib import Path
 import click
 
 from corpus import Corpus
+from corpus.cli_support import corpus_option, repo_option
+from corpus.errors import ExitCode
 from runner.validate import validate
 from runner.verify import VerifyOptions, report_json, verify
 
-corpus_option = click.option("--corpus", "corpus_dir", type=click.Path(path_type=Path), default=Path("evals"),
-                             show_default=True, help="Corpus directory.")
-repo_option = click.option("--repo", type=click.Path(path_type=Path), default=None,
-                           help="Source repository (overrides corpus.yaml).")
-
 
 @click.command("validate")
-@corpus_option
-@repo_option
+@corpus_option()
+@repo_option()
 def validate_command(corpus_dir: Path, repo: Path | None) -> None:
     """Check every corpus file and print the number of cases and the dataset fingerprint."""
     report = validate(Corpus.open(corpus_dir), repo)
@@ -28,8 +25,8 @@ def validate_command(corpus_dir: Path, repo: Path | None) -> None:
 
 
 @click.command("verify")
-@corpus_option
-@repo_option
+@corpus_option()
+@repo_option()
 @click.option("--case", "case_ids", multiple=True, help="Verify only this case (repeatable).")
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
               help="Runs of each side; all must agree.")
@@ -54,7 +51,7 @@ def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...
         click.echo(f"{len(report.verdicts)} cases: {counts['VALID']} valid, {counts['INVALID']} invalid, "
                    f"{counts['ERROR']} errors")
         click.echo(f"dataset fingerprint: {report.dataset_fingerprint}")
-    return 0 if report.all_valid else 1
+    return ExitCode.OK if report.all_valid else ExitCode.FAILED
 
 
 COMMANDS = [validate_command, verify_command]

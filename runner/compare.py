@@ -39,12 +39,6 @@ MIN_TRIALS = 3
 """Fewer non-error trials than this for any case and compare and flakes refuse to judge."""
 
 
-class BadInput(UsageError):
-    """Input that cannot be compared at all: a run that cannot be read, a malformed file, a bad option value."""
-
-    exit_code = 3
-
-
 @dataclass(frozen=True)
 class TrialRecord:
     """What compare and flakes read from one trial's result."""
@@ -136,9 +130,9 @@ def load_trials(run_dir: Path) -> RunTrials:
     try:
         return from_loaded(load_run(run_dir))
     except HindcastError as exc:
-        raise BadInput(exc.message) from None
+        raise UsageError(exc.message) from None
     except OSError as exc:
-        raise BadInput(f"{exc.filename or run_dir}: cannot read: {exc.strerror}") from None
+        raise UsageError(f"{exc.filename or run_dir}: cannot read: {exc.strerror}") from None
 
 
 def tally(records: Iterable[TrialRecord]) -> Tally:
@@ -253,7 +247,7 @@ def pair_runs(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Cas
     single = len(baseline.variants) == 1 and len(candidate.variants) == 1
     keyed_by = "case" if single else "variant::case"
     if not single and not set(baseline.variants) & set(candidate.variants):
-        raise BadInput(f"cannot pair variants {', '.join(baseline.variants)} with {', '.join(candidate.variants)}: "
+        raise UsageError(f"cannot pair variants {', '.join(baseline.variants)} with {', '.join(candidate.variants)}: "
                        "matrix runs pair by variant::case and share no variant name")
 
     def by_key(run: RunTrials) -> dict[str, tuple[str, str, tuple[TrialRecord, ...]]]:

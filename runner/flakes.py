@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from runner.compare import ABSENT, MIN_TRIALS, BadInput, CaseInfo, RunTrials, Tally, tally
+from corpus.errors import ExitCode, UsageError
+from runner.compare import ABSENT, MIN_TRIALS, CaseInfo, RunTrials, Tally, tally
 from runner.quarantine import Stub
 from runner.stats import CaseStability, classify_case, pass_at_k, pass_hat_k, wilson_interval
 
@@ -27,7 +28,7 @@ class FlakesOptions:
 
     def __post_init__(self) -> None:
         if self.k < 1:
-            raise BadInput(f"--k must be at least 1, got {self.k}")
+            raise UsageError(f"--k must be at least 1, got {self.k}")
 
 
 @dataclass(frozen=True)
@@ -74,11 +75,11 @@ class FlakesReport:
         return [c for c in self.cases if c.stability == "FLAKY"]
 
     @property
-    def exit_code(self) -> int:
-        """4 too few trials, 2 flaky cases, else 0."""
+    def exit_code(self) -> ExitCode:
+        """BLOCK with too few trials to label a case, WARN with flaky cases, else OK."""
         if self.short or not self.cases:
-            return 4
-        return 2 if self.flaky else 0
+            return ExitCode.BLOCK
+        return ExitCode.WARN if self.flaky else ExitCode.OK
 
 
 def detect_flakes(run: RunTrials, cases: Mapping[str, CaseInfo], options: FlakesOptions) -> FlakesReport:

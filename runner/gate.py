@@ -1,6 +1,6 @@
 """The gate: a verdict on a candidate run against a baseline, with the reasons and a power note.
 
-Verdicts and exit codes: PASS 0, WARN 2, BLOCK 4 (bad input, raised as ``BadInput``, is 3). The gate first
+Verdicts: PASS, WARN and BLOCK, each exiting with its `ExitCode` (bad input raises UsageError). The gate first
 refuses to judge (BLOCK) when a case has fewer than ``MIN_TRIALS`` non-error trials in either run, or when the runs
 were made on different dataset fingerprints without ``allow_dataset_change``. Otherwise it blocks on
 
@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
+from corpus.errors import ExitCode, UsageError
 from runner.compare import (
     MIN_TRIALS,
-    BadInput,
     CaseInfo,
     Row,
     RunTrials,
@@ -39,7 +39,7 @@ from runner.quarantine import Quarantine
 from runner.stats import DropTest, significant_drop
 
 Verdict = Literal["PASS", "WARN", "BLOCK"]
-EXIT_CODES: Mapping[str, int] = {"PASS": 0, "WARN": 2, "BLOCK": 4}
+EXIT_CODES: Mapping[str, ExitCode] = {"PASS": ExitCode.OK, "WARN": ExitCode.WARN, "BLOCK": ExitCode.BLOCK}
 TARGET_POWER = 0.8
 
 
@@ -60,12 +60,12 @@ class CompareOptions:
 
     def __post_init__(self) -> None:
         if not 0.0 < self.alpha < 0.5:
-            raise BadInput(f"--alpha must be between 0 and 0.5, got {self.alpha:g}")
+            raise UsageError(f"--alpha must be between 0 and 0.5, got {self.alpha:g}")
         if not (math.isfinite(self.tolerance_points) and 0.0 <= self.tolerance_points <= 100.0):
-            raise BadInput(f"--tolerance must be between 0 and 100 points, got {self.tolerance_points:g}")
+            raise UsageError(f"--tolerance must be between 0 and 100 points, got {self.tolerance_points:g}")
         cost = self.max_cost_increase_pct
         if cost is not None and not (math.isfinite(cost) and cost >= 0.0):
-            raise BadInput(f"--max-cost-increase must be a percentage >= 0, got {cost:g}")
+            raise UsageError(f"--max-cost-increase must be a percentage >= 0, got {cost:g}")
 
 
 @dataclass(frozen=True)
@@ -158,8 +158,8 @@ class CompareReport:
         return "BLOCK" if "BLOCK" in levels else "WARN" if "WARN" in levels else "PASS"
 
     @property
-    def exit_code(self) -> int:
-        """0 PASS, 2 WARN, 4 BLOCK."""
+    def exit_code(self) -> ExitCode:
+        """OK for PASS, WARN, BLOCK."""
         return EXIT_CODES[self.verdict]
 
     def regressions(self) -> list[Row]:

@@ -6,12 +6,12 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.testing.casefactory import PYTEST, TEST_V2, build_corpus
 
 from corpus import Case, CaseFiles, Grader
 from runner.environment import base_environment
 from runner.grading import grade, matches_test_id
 from runner.workspace import apply_patch, create_workspace
+from tests.testing.casefactory import PYTEST, TEST_V2, build_corpus
 
 JUNIT = ".hindcast/junit.xml"
 

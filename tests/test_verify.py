@@ -4,12 +4,13 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.testing.casefactory import CALC_FIXED, PYTEST, build_corpus
 
 from corpus import CaseFiles, Grader, Setup
 from corpus.cli_support import run_cli
+from corpus.errors import ExitCode
 from runner.cli import cli
 from runner.verify import VerifyOptions, verify
+from tests.testing.casefactory import CALC_FIXED, PYTEST, build_corpus
 
 
 def test_valid_case_and_recorded_verdict(tmp_path: Path) -> None:
@@ -98,7 +99,7 @@ def test_cli_verify_table_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureF
     assert lines[0].split() == ["CASE", "VERDICT", "REASON"]
     assert lines[1].split() == ["calc-add", "VALID"]
     assert lines[2] == "1 cases: 1 valid, 0 invalid, 0 errors"
-    assert run_cli(cli, "runner", ["verify", "--corpus", str(tmp_path / "evals"), "--case", "nope"]) == 2
+    assert run_cli(cli, "runner", ["verify", "--corpus", str(tmp_path / "evals"), "--case", "nope"]) == ExitCode.BAD_INPUT
     err = capsys.readouterr().err
     assert err == f"runner: error: --case nope: no such case in {tmp_path / 'evals'}\n"
 

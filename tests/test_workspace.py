@@ -4,11 +4,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.testing.casefactory import CALC_BUGGY, build_repo
-from tests.testing.gitrepo import git_init
 
 from corpus.errors import GitError, WorkspaceError
 from runner.workspace import apply_patch, assert_isolated, changed_files, create_workspace, diff_against_base
+from tests.testing.casefactory import CALC_BUGGY, build_repo
+from tests.testing.gitrepo import git_init
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -7,10 +7,11 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from tests.testing.shopfactory import Shop, tree
 
 from authoring.cli import cli
 from corpus.cli_support import run_cli
+from corpus.errors import ExitCode
+from tests.testing.shopfactory import Shop, tree
 
 CLEAN = "Cart totals lose their cents: 1.25 + 2.50 comes to 3 instead of 3.75.\n"
 
@@ -58,7 +59,7 @@ def test_approve_names_an_interpreter(shop: Shop, tmp_path: Path, capsys: pytest
     args = ["approve", "cart-total-cents", "--corpus", str(shop.corpus.root), "--prompt-file", str(prompt),
             "--setup-command", "pip install -e .", "--setup-python"]
     code, _, err = run([*args, "three"], capsys)
-    assert (code, err) == (2, "authoring: error: python: expected a version such as 3.8, found 'three'\n")
+    assert (code, err) == (ExitCode.BAD_INPUT, "authoring: error: python: expected a version such as 3.8, found 'three'\n")
     assert shop.candidate("cart-total-cents").exists()
     code, _, _ = run([*args, "3.8"], capsys)
     assert code == 0
@@ -114,7 +115,7 @@ def test_usage_errors_are_one_line(shop: Shop, tmp_path: Path, capsys: pytest.Ca
     prompt.write_text(CLEAN)
     args = [a.format(prompt=prompt, tmp=tmp_path) for a in args] + ["--corpus", str(shop.corpus.root)]
     code, out, err = run(args, capsys)
-    assert (code, out) == (2, "")
+    assert (code, out) == (ExitCode.BAD_INPUT, "")
     assert err.startswith("authoring: error: ") and message in err and err.count("\n") == 1
 
 
@@ -161,7 +162,7 @@ def test_lint_of_an_empty_corpus_passes(shop: Shop, capsys: pytest.CaptureFixtur
 
 def test_missing_corpus_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["list", "--corpus", str(tmp_path / "nope")], capsys)
-    assert (code, err) == (2, (f"authoring: error: {tmp_path / 'nope'}: corpus directory not found "
+    assert (code, err) == (ExitCode.BAD_INPUT, (f"authoring: error: {tmp_path / 'nope'}: corpus directory not found "
                               "(use --corpus DIR)\n"))
 
 
@@ -169,7 +170,7 @@ def test_review_of_a_missing_corpus_fails_before_any_screen(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "empty").mkdir()
     code, out, err = run(["review", "--corpus", str(tmp_path / "empty")], capsys)
-    assert (code, out) == (2, "")
+    assert (code, out) == (ExitCode.BAD_INPUT, "")
     assert err == f"authoring: error: {tmp_path / 'empty' / 'corpus.yaml'}: file not found: not a corpus directory\n"
 
 

@@ -7,12 +7,12 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
-from tests.testing.shopfactory import Shop, tree
 
 from authoring.decisions import LeakRefused, approve, reject, save, skip, undo
 from authoring.draft import Draft, draft_from
 from authoring.gitinfo import base_probe, patch_id, source_repo
 from corpus import Rejection, UsageError
+from tests.testing.shopfactory import Shop, tree
 
 CLEAN = "Cart totals lose their cents: 1.25 + 2.50 comes to 3 instead of 3.75. Totals must keep cents.\n"
 NOW = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)

@@ -7,8 +7,6 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from tests.testing.pilothelpers import settle, sync
-from tests.testing.shopfactory import TODAY, Shop, tree
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, Static, TextArea
 
@@ -21,6 +19,8 @@ from authoring.widgets.queue_table import QueueTable
 from authoring.widgets.status_line import StatusLine
 from corpus import Corpus
 from corpus.store import Kind
+from tests.testing.pilothelpers import settle, sync
+from tests.testing.shopfactory import TODAY, Shop, tree
 
 CLEAN = "Cart totals lose their cents; they must keep them."
 

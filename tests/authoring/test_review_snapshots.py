@@ -6,8 +6,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from tests.testing.pilothelpers import settle
-from tests.testing.shopfactory import TODAY, Shop
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
@@ -15,6 +13,8 @@ from authoring.app import make_app
 from authoring.verifying import Progress, VerifyOutcome
 from corpus import Corpus
 from corpus.store import Kind
+from tests.testing.pilothelpers import settle
+from tests.testing.shopfactory import TODAY, Shop
 
 Compare = Callable[..., bool]
 

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.testing.runbuilder import write_corpus, write_run
 
 from corpus.cli_support import run_cli
 from runner.cli import cli
+from tests.testing.runbuilder import write_corpus, write_run
 
 KINDS = {"cart": "blocking", "login": "critical", "docs": "advisory", "refund": "blocking",
          "search": "blocking", "net": "blocking", "tax": "blocking"}

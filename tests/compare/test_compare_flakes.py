@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.testing.runbuilder import write_corpus, write_run
 
 from corpus import Corpus
 from corpus.cli_support import run_cli
@@ -14,6 +13,7 @@ from runner.cli import cli
 from runner.compare import case_index, load_trials
 from runner.flakes import FlakesOptions, detect_flakes
 from runner.quarantine import load_quarantine
+from tests.testing.runbuilder import write_corpus, write_run
 
 KINDS = {"cart": "blocking", "login": "critical", "docs": "advisory", "tax": "blocking"}
 

@@ -6,13 +6,13 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from tests.testing.runbuilder import write_corpus, write_run
 from scipy import stats as sps
 
 from corpus import Corpus, CorpusError
-from runner.compare import BadInput, case_index, load_trials
+from runner.compare import UsageError, case_index, load_trials
 from runner.gate import CompareOptions, CompareReport, evaluate
 from runner.quarantine import Quarantine, QuarantineEntry, load_quarantine
+from tests.testing.runbuilder import write_corpus, write_run
 
 TODAY = date(2024, 6, 15)
 ALL_PASS = "ppppp"
@@ -247,11 +247,11 @@ def test_quarantine_file_round_trip_and_errors(tmp_path: Path) -> None:
 
 
 def test_options_reject_bad_values() -> None:
-    with pytest.raises(BadInput, match="--alpha"):
+    with pytest.raises(UsageError, match="--alpha"):
         CompareOptions(alpha=1.5)
-    with pytest.raises(BadInput, match="--tolerance"):
+    with pytest.raises(UsageError, match="--tolerance"):
         CompareOptions(tolerance_points=-1)
-    with pytest.raises(BadInput, match="--max-cost-increase"):
+    with pytest.raises(UsageError, match="--max-cost-increase"):
         CompareOptions(max_cost_increase_pct=-5)
 
 
@@ -274,7 +274,7 @@ def test_matrix_and_single_variant_without_a_shared_variant_is_bad_input(tmp_pat
     kinds = blocking(3)
     base = {f"old::{case}": ALL_PASS for case in kinds}
     cand = {f"{v}::{case}": ALL_PASS for v in ("v1", "v2") for case in kinds}
-    with pytest.raises(BadInput, match="cannot pair variants old with v1, v2"):
+    with pytest.raises(UsageError, match="cannot pair variants old with v1, v2"):
         gate(tmp_path, base, cand, kinds)
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.testing.gitrepo import GitRepo, git_init
-from tests.testing.runbuilder import write_corpus
 
 from corpus import Corpus, GitError
 from corpus.cli_support import run_cli
+from corpus.errors import ExitCode
 from runner.cli import cli
 from runner.results import load_run
 from runner.select import changed_since, matches, select_cases
+from tests.testing.gitrepo import GitRepo, git_init
+from tests.testing.runbuilder import write_corpus
 
 KINDS = {"cart": "blocking", "tax": "blocking", "shop-any": "advisory", "util": "advisory",
          "anywhere": "advisory", "untriggered": "advisory", "old": "deprecated"}
@@ -81,10 +82,10 @@ def test_errors(setup: tuple[GitRepo, Corpus, str], capsys: pytest.CaptureFixtur
     with pytest.raises(GitError, match="unknown revision 'nope'"):
         changed_since(repo.path, "nope")
     root = str(corpus.root)
-    assert run_cli(cli, "runner", ["select", "--corpus", root, "--since", "nope"]) == 2
-    assert run_cli(cli, "runner", ["select", "--corpus", root]) == 2
-    assert run_cli(cli, "runner", ["select", "--corpus", root, "--changed"]) == 2
-    assert run_cli(cli, "runner", ["select", "--corpus", root, "--since", "HEAD", "a.py"]) == 2
+    assert run_cli(cli, "runner", ["select", "--corpus", root, "--since", "nope"]) == ExitCode.BAD_INPUT
+    assert run_cli(cli, "runner", ["select", "--corpus", root]) == ExitCode.BAD_INPUT
+    assert run_cli(cli, "runner", ["select", "--corpus", root, "--changed"]) == ExitCode.BAD_INPUT
+    assert run_cli(cli, "runner", ["select", "--corpus", root, "--since", "HEAD", "a.py"]) == ExitCode.BAD_INPUT
     assert capsys.readouterr().err.splitlines() == [
         f"runner: error: {repo.path}: unknown revision 'nope'",
         "runner: error: give exactly one of --changed PATH... or --since REV",
@@ -101,7 +102,7 @@ def test_run_select_since(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert run_cli(cli, "runner", [*base, "--select-since", "HEAD"]) == 0
     assert capsys.readouterr().err == (
         "no case's trigger paths match the files changed since HEAD; nothing to run\n")
-    assert run_cli(cli, "runner", [*base, "--select-since", "HEAD", "--all"]) == 2
+    assert run_cli(cli, "runner", [*base, "--select-since", "HEAD", "--all"]) == ExitCode.BAD_INPUT
     assert "--select-since cannot be combined" in capsys.readouterr().err
     assert run_cli(cli, "runner", [*base, "--select-since", case.base_commit]) == 0
     assert "run directory: " in capsys.readouterr().out

@@ -8,12 +8,13 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.testing.gitrepo import DAY, GitRepo, git_env, git_init
-from tests.testing.minerrepos import SRC, TEST, changed_paths, tree_after_oracle
 
 from corpus.cli_support import run_cli
+from corpus.errors import ExitCode
 from miner.cli import cli
 from miner.scan import ScanOptions, scan
+from tests.testing.gitrepo import DAY, GitRepo, git_env, git_init
+from tests.testing.minerrepos import SRC, TEST, changed_paths, tree_after_oracle
 
 
 def small_repo(path: Path) -> GitRepo:
@@ -34,21 +35,21 @@ def test_not_a_git_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     plain = tmp_path / "plain"
     plain.mkdir()
     code, _, err = run(["scan", "--repo", str(plain), "--corpus", str(tmp_path / "evals")], capsys)
-    assert code == 2
+    assert code == ExitCode.BAD_INPUT
     assert err == f"miner: error: {plain}: not a git repository\n"
     assert not (tmp_path / "evals").exists()
 
 
 def test_missing_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["scan", "--repo", str(tmp_path / "nope"), "--corpus", str(tmp_path / "evals")], capsys)
-    assert code == 2
+    assert code == ExitCode.BAD_INPUT
     assert err == f"miner: error: {tmp_path / 'nope'}: no such directory\n"
 
 
 def test_empty_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = git_init(tmp_path / "empty")
     code, _, err = run(["scan", "--repo", str(repo.path), "--corpus", str(tmp_path / "evals")], capsys)
-    assert code == 2
+    assert code == ExitCode.BAD_INPUT
     assert err == f"miner: error: {repo.path.resolve()}: the repository has no commits; nothing to scan\n"
     assert not (tmp_path / "evals").exists()
 
@@ -163,7 +164,7 @@ def test_bad_revision_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     repo = small_repo(tmp_path / "repo")
     code, _, err = run(["scan", "--repo", str(repo.path), "--corpus", str(tmp_path / "evals"), "--rev",
                         "no-such-branch"], capsys)
-    assert code == 2
+    assert code == ExitCode.BAD_INPUT
     assert err.startswith("miner: error: git log failed in ") and err.count("\n") == 1
     assert "no-such-branch" in err
 
@@ -177,7 +178,7 @@ def test_bad_revision_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
     repo = small_repo(tmp_path / "repo")
     code, _, err = run(["scan", "--repo", str(repo.path), "--corpus", str(tmp_path / "evals"), *extra], capsys)
-    assert code == 2
+    assert code == ExitCode.BAD_INPUT
     assert err.startswith(f"miner: error: {message}")
     assert not (tmp_path / "evals").exists()
 
@@ -188,14 +189,14 @@ def test_corpus_path_that_is_not_a_corpus(tmp_path: Path, capsys: pytest.Capture
     other.mkdir()
     (other / "notes.txt").write_text("mine\n")
     code, _, err = run(["scan", "--repo", str(repo.path), "--corpus", str(other)], capsys)
-    assert code == 2
+    assert code == ExitCode.BAD_INPUT
     assert err == f"miner: error: {other}: exists and is not a corpus (no corpus.yaml); pick another --corpus\n"
     assert sorted(p.name for p in other.iterdir()) == ["notes.txt"]
 
 
 def test_no_repo_and_no_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["scan", "--corpus", str(tmp_path / "evals")], capsys)
-    assert code == 2
+    assert code == ExitCode.BAD_INPUT
     assert err == "miner: error: no repository: pass --repo PATH (or --corpus DIR of a corpus that names one)\n"
 
 

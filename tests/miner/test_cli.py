@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
-from tests.testing.minerrepos import one_fix_repo
 
+from corpus.errors import ExitCode
 from miner.cli import cli
+from tests.testing.minerrepos import one_fix_repo
 
 CANDIDATE_KEYS = {"id", "title", "fix_commit", "base_commit", "merge", "score", "evidence", "test_files",
                   "source_files", "omitted_files", "deleted_tests", "grader_command", "grader_inferred", "junit",
@@ -107,6 +108,6 @@ def test_the_console_script_keeps_its_exit_codes(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
     done = run_console_script("scan", "--repo", str(plain), "--corpus", str(tmp_path / "evals"))
-    assert (done.returncode, done.stdout) == (2, "")
+    assert (done.returncode, done.stdout) == (ExitCode.BAD_INPUT, "")
     assert done.stderr == f"miner: error: {plain}: not a git repository\n"
-    assert run_console_script("scan", "--no-such-option").returncode == 2
+    assert run_console_script("scan", "--no-such-option").returncode == ExitCode.BAD_INPUT

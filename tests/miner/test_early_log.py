@@ -6,11 +6,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.testing.gitrepo import git_init
-from tests.testing.minerrepos import one_fix_repo
 
 from miner.early import SCAN_STATE, EarlyLog, start_log
 from miner.scan import ScanOptions, scan
+from tests.testing.gitrepo import git_init
+from tests.testing.minerrepos import one_fix_repo
 
 
 def start(repo: Path | None, corpus: Path, *, rev: str | None = None, since: str | None = None,

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.testing.gitrepo import GitRepo, git_init
-from tests.testing.minerrepos import SRC, TEST
 
 from corpus.model import Rejection
 from corpus.store import Corpus
@@ -14,6 +12,8 @@ from corpus.yamlio import load_yaml
 from miner import extract
 from miner.hygiene import STATE_FILE
 from miner.scan import ScanOptions, scan
+from tests.testing.gitrepo import GitRepo, git_init
+from tests.testing.minerrepos import SRC, TEST
 
 
 def fix(repo: GitRepo, number: int, message: str | None = None) -> str:

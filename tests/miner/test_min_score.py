@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.testing.casefactory import build_repo
-
 from miner.scan import ScanOptions, scan
+from tests.testing.casefactory import build_repo
 
 
 def test_min_score_drops_and_counts(tmp_path: Path) -> None:

@@ -6,12 +6,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.testing.gitrepo import git_env
-from tests.testing.minerrepos import Truth, changed_paths, paths_of_tests, polyglot, tree_after_oracle
 
 from corpus.store import Corpus
 from miner.prompt import DRAFT_MARKER
 from miner.scan import ScanOptions, ScanResult, scan
+from tests.testing.gitrepo import git_env
+from tests.testing.minerrepos import Truth, changed_paths, paths_of_tests, polyglot, tree_after_oracle
 
 
 @pytest.fixture(scope="module")

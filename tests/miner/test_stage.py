@@ -8,8 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.testing.gitrepo import git_init
-from tests.testing.minerrepos import SRC, TEST
 
 from corpus.errors import GitError, HindcastError
 from corpus.model import Case, CaseFiles
@@ -18,6 +16,8 @@ from miner import stage
 from miner.candidate import Candidate
 from miner.scan import ScanOptions, scan
 from miner.stage import Stager
+from tests.testing.gitrepo import git_init
+from tests.testing.minerrepos import SRC, TEST
 
 
 def make_repo(path: Path) -> Path:

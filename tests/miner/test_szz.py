@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.testing.gitrepo import git_init
-
 from miner.scan import ScanOptions, scan
+from tests.testing.gitrepo import git_init
 
 TEST = "from app.calc import half\n\n\ndef test_half():\n    assert half(4) == 2\n"
 

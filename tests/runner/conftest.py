@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from tests.testing.trialkit import Bench, graded_by_pytest, graded_quickly
 
 collect_ignore = ["agents"]

@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.testing.trialkit import Bench, agent, make_run
 
 from corpus.cli_support import run_cli
+from corpus.errors import ExitCode
 from runner.cli import cli
+from tests.testing.trialkit import Bench, agent, make_run
 
 
 def call(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -39,7 +40,7 @@ def test_bad_input_is_one_line_and_writes_nothing(calc_fast: Bench, capsys: pyte
                                                    args: list[str], message: str) -> None:
     code, out, err = call(["run", "--corpus", str(calc_fast.corpus.root), "--results-dir",
                            str(calc_fast.results), *args], capsys)
-    assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("runner: error: ")
+    assert code == ExitCode.BAD_INPUT and out == "" and err.count("\n") == 1 and err.startswith("runner: error: ")
     assert message in err and "Traceback" not in err
     assert not calc_fast.results.exists()
 
@@ -61,4 +62,4 @@ def test_report_json_html_and_a_missing_run(tmp_path: Path, capsys: pytest.Captu
     code, out, _ = call(["report", str(run_dir), "--html", str(tmp_path / "r.html")], capsys)
     assert code == 0 and "1/2 passed" in out and (tmp_path / "r.html").read_text().startswith("<!doctype html>")
     code, out, err = call(["report", str(tmp_path / "nope")], capsys)
-    assert code == 2 and err == f"runner: error: {tmp_path / 'nope'}: not a run directory (no run.json)\n"
+    assert code == ExitCode.BAD_INPUT and err == f"runner: error: {tmp_path / 'nope'}: not a run directory (no run.json)\n"

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tests.testing.trialkit import Bench, agent, variants
-
 from corpus import Grader
 from runner.results import trial_path
+from tests.testing.trialkit import Bench, agent, variants
 
 
 def test_baseline_fails_and_oracle_passes(calc_fast: Bench) -> None:

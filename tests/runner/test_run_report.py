@@ -6,10 +6,9 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 
-from tests.testing.trialkit import make_run
-
 from runner.report import render_html, render_table, report_document, write_html
 from runner.results import load_run
+from tests.testing.trialkit import make_run
 
 
 def sample(tmp_path: Path) -> Path:

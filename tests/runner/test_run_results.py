@@ -7,11 +7,11 @@ from math import comb
 from pathlib import Path
 
 import pytest
-from tests.testing.trialkit import make_run
 
 from corpus.errors import UsageError
 from runner.results import load_run, trial_path
 from runner.stats import wilson_interval
+from tests.testing.trialkit import make_run
 
 
 def unbiased(n: int, c: int, k: int) -> tuple[float, float]:

@@ -13,10 +13,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from tests.testing.trialkit import Bench, agent, alive, variants
 
 from corpus.errors import UsageError
 from runner.results import load_run, trial_path
+from tests.testing.trialkit import Bench, agent, alive, variants
 
 
 def test_resume_reruns_missing_and_errored_trials_only(calc_fast: Bench, tmp_path: Path) -> None:

@@ -7,11 +7,10 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.testing.trialkit import Bench, agent, alive, graded_quickly, variants
-
 from corpus import Setup
 from runner.results import trial_path
 from runner.trial import DEFAULT_TRANSCRIPT_LIMIT, agent_environment
+from tests.testing.trialkit import Bench, agent, alive, graded_quickly, variants
 
 
 def artifact(bench: Bench, run_dir: Path, variant: str, name: str, trial: int = 1) -> str:

@@ -6,11 +6,10 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from tests.testing.casefactory import build_repo
-from tests.testing.gitrepo import git_init
-
 from runner.failclosed import FixConfig, read_fix_config, restore_test_config
 from runner.workspace import Snapshots, build_template, template_tree, workspace_from_template
+from tests.testing.casefactory import build_repo
+from tests.testing.gitrepo import git_init
 
 PYPROJECT_PYTEST = b'[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
 

@@ -7,9 +7,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from tests.testing.gitrepo import GitRepo, git_init
-
 from corpus import Case, CaseFiles, Corpus, Grader
+from tests.testing.gitrepo import GitRepo, git_init
 
 CALC_BUGGY = "def add(a, b):\n    return a - b\n"
 CALC_FIXED = "def add(a, b):\n    return a + b\n"

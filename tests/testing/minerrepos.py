@@ -7,10 +7,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.testing.gitrepo import GitRepo, git_env, git_init
-
 from corpus.store import Corpus
 from miner.classify import PathClassifier
+from tests.testing.gitrepo import GitRepo, git_env, git_init
 
 CART = "def total(prices):\n    return sum(prices)\n"
 CART_FIXED = "def total(prices):\n    return round(sum(prices), 2)\n"

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from tests.testing.gitrepo import GitRepo, git_init
-
 from corpus import Case, CaseFiles, Corpus, Grader, Provenance
+from tests.testing.gitrepo import GitRepo, git_init
 
 TODAY = date(2024, 3, 1)
 

@@ -7,8 +7,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from tests.testing.casefactory import build_corpus
-
 from corpus import Corpus, Grader
 from runner.results import (
     LoadedRun,
@@ -20,6 +18,7 @@ from runner.results import (
     write_manifest,
 )
 from runner.run import RunOptions, run
+from tests.testing.casefactory import build_corpus
 
 AGENTS = Path(__file__).parent / "agents"
 PY = shlex.quote(sys.executable)
