@@ -9,6 +9,7 @@ from pathlib import Path
 from authoring.leaks import InBase
 from corpus import Corpus, GitError, UsageError
 from corpus.gitutil import open_repository, run_git
+from corpus.patchid import patch_id as corpus_patch_id
 
 
 def source_repo(corpus: Corpus) -> Path | None:
@@ -37,15 +38,8 @@ def _in_tree(repo: str, commit: str, name: str) -> bool:
 
 
 def patch_id(repo: Path | None, base_commit: str, fix_commit: str) -> str | None:
-    """`git patch-id --stable` of the fix's diff against its base (catches cherry-picks), if computable."""
-    if repo is None:
-        return None
-    diff = run_git(["diff", "--binary", base_commit, fix_commit], repo, check=False)
-    if diff.returncode != 0 or not diff.stdout:
-        return None
-    proc = run_git(["patch-id", "--stable"], repo, input=diff.stdout, check=False)
-    words = proc.stdout.decode().split()
-    return words[0] if proc.returncode == 0 and words else None
+    """The fix's patch id (`corpus.patchid`), the one the miner compares: None without the repository."""
+    return None if repo is None else corpus_patch_id(repo, base_commit, fix_commit)
 
 
 def grader_diff(repo: Path | None, base_commit: str, fix_commit: str, paths: Sequence[str]) -> str | None:

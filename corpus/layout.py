@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from corpus.errors import UsageError
@@ -9,11 +10,18 @@ from corpus.model import SLUG, Case
 from corpus.schema import to_mapping
 
 Kind = Literal["cases", "candidates"]
+"""The two folders of case directories: approved cases and the miner's candidates (each named by its kind)."""
 CONFIG = "corpus.yaml"
 CASE_FILE = "case.yaml"
 ORACLE_FILE = "oracle.patch"
 GRADER_DIR = "grader"
 REJECTED_FILE = "rejected.yaml"
+SCAN_STATE_FILE = "scan-state.yaml"
+"""What the miner's scans covered (machine-written)."""
+VERIFICATION_FILE = "verification.json"
+"""The last `runner verify` verdict per case (machine-written)."""
+RESULTS_DIR = "results"
+"""Run directories, unless `--results-dir` says otherwise."""
 KEY_ORDER = ("id", "title", "owner", "policy", "critical", "status", "deprecated_reason", "holdout",
              "base_commit", "fix_commit", "prompt", "setup", "grader", "trigger_paths", "tags",
              "leak_override", "mined")
@@ -32,3 +40,12 @@ def check_id(case_id: str, what: str = "id") -> str:
     if not SLUG.match(case_id or ""):
         raise UsageError(f"{what} {case_id!r}: must be lowercase letters, digits and '-' (no paths)")
     return case_id
+
+
+def repo_path(path: str, what: str = "path") -> PurePosixPath:
+    """A repository-relative posix path; one that is absolute or steps anywhere but down (`..`, `.`, an empty
+    part) is refused before anything is written or removed there."""
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or any(part in ("..", ".", "") for part in path.split("/")):
+        raise UsageError(f"{what} {path!r} escapes the repository")
+    return pure

@@ -14,12 +14,12 @@ import os
 import re
 import shutil
 import tempfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from corpus.errors import UsageError
 from corpus.fsutil import DIR_MODE, staging_directory
-from corpus.layout import CASE_FILE, GRADER_DIR, ORACLE_FILE, case_mapping, check_id
+from corpus.layout import CASE_FILE, GRADER_DIR, ORACLE_FILE, case_mapping, check_id, repo_path
 from corpus.model import SHA, Case, CaseFiles
 
 PLAIN = re.compile(r"^[A-Za-z0-9_/.][A-Za-z0-9 _./@+=,;:()-]*$")
@@ -143,13 +143,6 @@ def _check(case: Case) -> None:
         raise UsageError(f"candidate {case.id}: test ids need grader.junit")
 
 
-def _grader_target(repo_path: str) -> PurePosixPath:
-    pure = PurePosixPath(repo_path)
-    if pure.is_absolute() or any(part in ("..", ".", "") for part in repo_path.split("/")):
-        raise UsageError(f"grader file path {repo_path!r} escapes the repository")
-    return pure
-
-
 def _write(path: str, data: bytes) -> None:
     # os-level calls: a scan writes thousands of files and each Python-level open costs extra syscalls.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -166,8 +159,8 @@ def write_files(directory: str, case: Case, files: CaseFiles) -> None:
     _check(case)
     _write(f"{directory}/{ORACLE_FILE}", files.oracle_patch)
     made: set[str] = set()
-    for repo_path, content in files.grader_files:
-        relative = _grader_target(repo_path)
+    for path, content in files.grader_files:
+        relative = repo_path(path, "grader file path")
         folder = directory + "/" + GRADER_DIR
         for part in (GRADER_DIR, *relative.parts[:-1]):
             folder = folder if part == GRADER_DIR else f"{folder}/{part}"

@@ -6,7 +6,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from corpus.errors import CorpusError, UsageError
@@ -20,6 +20,7 @@ from corpus.layout import (
     Kind,
     case_mapping,
     check_id,
+    repo_path,
 )
 from corpus.model import Case, CaseFiles, CorpusConfig, Rejection
 from corpus.newcase import emit, write_new
@@ -209,8 +210,5 @@ def read_case_files(directory: Path) -> CaseFiles:
 def write_case_files(directory: Path, files: CaseFiles) -> None:
     """Write oracle.patch and grader/<path> files into a (staging) case directory."""
     atomic_write_bytes(directory / ORACLE_FILE, files.oracle_patch)
-    for repo_path, content in files.grader_files:
-        pure = PurePosixPath(repo_path)
-        if pure.is_absolute() or ".." in pure.parts:
-            raise UsageError(f"grader file path {repo_path!r} escapes the repository")
-        atomic_write_bytes(directory / GRADER_DIR / pure, content)
+    for path, content in files.grader_files:
+        atomic_write_bytes(directory / GRADER_DIR / repo_path(path, "grader file path"), content)

@@ -3,30 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Literal
+
+from corpus.testfiles import BUILTIN_TEST_GLOBS, glob_matcher
 
 Category = Literal["test", "source", "docs", "build", "vendored", "generated"]
 CATEGORIES: tuple[Category, ...] = ("test", "source", "docs", "build", "vendored", "generated")
-
-# Gitignore-style rules (pathspec). A directory pattern such as `tests/` matches at any depth.
-BUILTIN_TEST_GLOBS: tuple[str, ...] = (
-    # directories that hold tests in most ecosystems
-    "test/", "tests/", "spec/", "specs/", "__tests__/", "__mocks__/", "testdata/", "src/test/",
-    # Python
-    "test_*.py", "*_test.py", "conftest.py", "tests.py",
-    # JavaScript / TypeScript
-    "*.test.js", "*.test.jsx", "*.test.ts", "*.test.tsx", "*.test.mjs", "*.test.cjs",
-    "*.spec.js", "*.spec.jsx", "*.spec.ts", "*.spec.tsx", "*.spec.mjs", "*.spec.cjs",
-    # Go
-    "*_test.go",
-    # Java / Kotlin
-    "*Test.java", "*Tests.java", "*TestCase.java", "*IT.java", "*Test.kt", "*Tests.kt",
-    # Rust (unit-test modules kept in their own file; integration tests live in tests/)
-    "tests.rs", "*_test.rs", "*_tests.rs",
-    # Ruby
-    "*_spec.rb", "*_test.rb", "test_*.rb",
-)
 
 VENDORED_GLOBS: tuple[str, ...] = (
     "vendor/", "vendored/", "_vendor/", "third_party/", "third-party/", "thirdparty/", "node_modules/",
@@ -81,90 +64,17 @@ FORMATTING_MESSAGE = re.compile(
 )
 
 
-NAMED_GROUP = re.compile(r"\(\?P<\w+>")
-ANY_DIRECTORY = "^(?:.+/)?"
-
-
-def _simple_regex(line: str) -> tuple[str, bool] | None:
-    """(regex, include) for a gitignore line of the kind the built-in lists use, with pathspec's meaning: `*`
-    and `?` within a path segment, a leading or middle `/` anchors the pattern at the top, a trailing `/`
-    matches directories only, `!` negates. None for anything else (`**`, brackets, escapes, spaces, comments),
-    which pathspec translates; checked against pathspec on generated paths. Loading pathspec costs a scan
-    about 11 ms, so the built-in lists do without it."""
-    include = not line.startswith("!")
-    body = line if include else line[1:]
-    directory = body.endswith("/")
-    body = body.removesuffix("/")
-    if not body or body[0] in "#!" or "**" in body or "//" in body or any(c in body for c in "[]\\ \t"):
-        return None
-    anchored = "/" in body
-    body = body.removeprefix("/")
-    if not body or body.endswith("/"):
-        return None
-    text = re.escape(body).replace(r"\*", "[^/]*").replace(r"\?", "[^/]")
-    return ("^" if anchored else ANY_DIRECTORY) + text + ("/" if directory else "(?:/|$)"), include
-
-
-def _matcher(lines: Iterable[str]) -> Callable[[str], bool]:
-    """A match function for gitignore-style lines. Each line becomes a regular expression; with every negation
-    after every inclusion (the built-in lists, most corpus.yaml globs) a path matches when an inclusion does
-    and no negation does, so each side is joined into one expression: one or two regex calls a path instead
-    of one a line. Any other order keeps pathspec's own line-by-line matching."""
-    lines = list(lines)
-    patterns: list[tuple[str, bool]] = []
-    for line in lines:
-        simple = _simple_regex(line)
-        if simple is None:
-            from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
-            regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
-            if include is None or regex is None:
-                continue
-            simple = regex, include
-        patterns.append(simple)
-    flags = [include for _, include in patterns]
-    if False in flags and True in flags[flags.index(False):]:
-        import pathspec
-
-        return pathspec.GitIgnoreSpec.from_lines(lines).match_file
-
-    def joined(regexes: list[str]) -> re.Pattern[str] | None:
-        # Every expression starts at the top (^), most with "any directories" ((?:.+/)?): those share one
-        # prefix, which halves the time to compile and to match (measured on requests' paths).
-        if not regexes:
-            return None
-        if not all(regex.startswith("^") for regex in regexes):
-            return re.compile(NAMED_GROUP.sub("(?:", _alternatives(regexes)))
-        anywhere = [regex[len(ANY_DIRECTORY):] for regex in regexes if regex.startswith(ANY_DIRECTORY)]
-        top = [regex[1:] for regex in regexes if not regex.startswith(ANY_DIRECTORY)]
-        sides = [f"(?:.+/)?{_alternatives(anywhere)}"] if anywhere else []
-        sides += [_alternatives(top)] if top else []
-        return re.compile(NAMED_GROUP.sub("(?:", "^" + _alternatives(sides)))
-
-    included = joined([regex for regex, include in patterns if include])
-    excluded = joined([regex for regex, include in patterns if not include])
-    if included is None:
-        return lambda path: False
-    if excluded is None:
-        return lambda path: included.match(path) is not None
-    return lambda path: included.match(path) is not None and excluded.match(path) is None
-
-
-def _alternatives(regexes: list[str]) -> str:
-    return "(?:" + "|".join(f"(?:{regex})" for regex in regexes) + ")"
-
-
 class PathClassifier:
     """Classifies repository paths, caching every answer (paths repeat across history)."""
 
     def __init__(self, test_globs: Iterable[str] = ()) -> None:
         globs = tuple(test_globs)
         self.test_globs = globs or BUILTIN_TEST_GLOBS
-        self._test = _matcher(self.test_globs)
-        self._vendored = _matcher(VENDORED_GLOBS)
-        self._generated = _matcher(GENERATED_GLOBS)
-        self._docs = _matcher(DOCS_GLOBS)
-        self._build = _matcher(BUILD_GLOBS)
+        self._test = glob_matcher(self.test_globs)
+        self._vendored = glob_matcher(VENDORED_GLOBS)
+        self._generated = glob_matcher(GENERATED_GLOBS)
+        self._docs = glob_matcher(DOCS_GLOBS)
+        self._build = glob_matcher(BUILD_GLOBS)
         self._cache: dict[str, tuple[Category, bool, bool]] = {}
 
     def category(self, path: str) -> Category:

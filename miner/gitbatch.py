@@ -16,9 +16,10 @@ from typing import IO, NamedTuple
 
 from corpus.errors import GitError
 from corpus.gitutil import git_env
+from corpus.patchid import PATCH_DIFF_OPTIONS, PATCH_ID_COMMAND
 
 GIT = ["git", "-c", "core.quotePath=false"]
-DIFF_OPTIONS = ["--no-renames", "--binary", "--full-index", "--no-ext-diff", "--no-textconv", "-r", "-p"]
+DIFF_OPTIONS = PATCH_DIFF_OPTIONS  # the scan reads the very diffs its patch ids are taken from
 INDEX_LINE = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d+))?")
 MODE_LINE = re.compile(rb"^(?:new file|deleted file|new|old) mode (\d+)")
 ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12, ord("r"): 13,
@@ -247,7 +248,7 @@ class DiffTree:
         self.pid_proc = None
         self.pid_feed: Pump | None = None
         if self.ids_out is not None:
-            self.pid_proc = subprocess.Popen([*GIT, "patch-id", "--stable"], cwd=repo, stdin=subprocess.PIPE,
+            self.pid_proc = subprocess.Popen([*GIT, *PATCH_ID_COMMAND], cwd=repo, stdin=subprocess.PIPE,
                                              stdout=self.ids_out, stderr=subprocess.DEVNULL, env=batch_env())
             assert self.pid_proc.stdin is not None
             widen_pipe(self.pid_proc.stdin)

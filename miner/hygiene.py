@@ -10,13 +10,12 @@ from typing import Any
 
 from corpus.errors import CorpusError
 from corpus.fsutil import atomic_write_text
+from corpus.layout import SCAN_STATE_FILE
 from corpus.newcase import emit
 from corpus.store import CASE_FILE, Corpus
 from corpus.yamlio import load_yaml, to_yaml_value, write_yaml
-from miner.early import SCAN_STATE
 from miner.gitbatch import first_parents, patch_ids_of
 
-STATE_FILE = SCAN_STATE
 FIX_COMMIT_LINE = re.compile(r"^fix_commit:\s*['\"]?([0-9a-f]{40}(?:[0-9a-f]{24})?)['\"]?\s*$", re.MULTILINE)
 
 
@@ -82,7 +81,7 @@ def state_key(repo: Path) -> str:
 
 def read_state(corpus_root: Path) -> dict[str, Any]:
     """scan-state.yaml as plain data (empty when absent)."""
-    path = corpus_root / STATE_FILE
+    path = corpus_root / SCAN_STATE_FILE
     if not path.exists():
         return {}
     data = load_yaml(path)
@@ -103,7 +102,7 @@ def last_tip(corpus_root: Path, repo: Path) -> str | None:
 
 def record_tip(corpus_root: Path, repo: Path, tip: str, scanned: int) -> None:
     """Remember the scanned tip of repo (atomic write; other repositories' entries kept)."""
-    path = corpus_root / STATE_FILE
+    path = corpus_root / SCAN_STATE_FILE
     entry = {"tip": tip, "scanned_at": datetime.now(UTC).isoformat(timespec="seconds"), "commits_scanned": scanned}
     if not path.exists():  # a first scan: nothing to keep, so the fast emitter writes it
         atomic_write_text(path, emit({"repositories": {state_key(repo): entry}}))

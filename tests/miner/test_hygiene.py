@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from corpus.layout import SCAN_STATE_FILE as STATE_FILE
 from corpus.model import Rejection
 from corpus.store import Corpus
 from corpus.yamlio import load_yaml
 from miner import extract
-from miner.hygiene import STATE_FILE
 from miner.scan import ScanOptions, scan
 from tests.testing.gitrepo import GitRepo, git_init
 from tests.testing.minerrepos import SRC, TEST

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-import pathspec
 import pytest
 
 from corpus.newcase import ASCII_NON_PRINTABLE, NON_PRINTABLE_CLASS, emit
 from corpus.yamlio import parse_yaml
 from miner.classify import (
-    BUILD_GLOBS,
-    BUILTIN_TEST_GLOBS,
-    DOCS_GLOBS,
-    GENERATED_GLOBS,
-    VENDORED_GLOBS,
     PathClassifier,
-    _matcher,
     is_formatting_message,
 )
 from miner.gitbatch import header_path, split_sections
@@ -189,33 +180,3 @@ def test_emitted_yaml_loads_back_exactly() -> None:
         loaded = parse_yaml(emit({"k": text, "m": {"l": [text, "x"], "n": text}, "f": 1.5, "b": False}), Path("x"))
         assert (loaded["k"], loaded["m"]["l"][0], loaded["m"]["n"]) == (text, text, text), repr(text)
         assert loaded["f"] == 1.5 and loaded["b"] is False
-
-
-def test_the_built_in_rules_do_without_pathspec() -> None:
-    """pathspec costs a scan ~11 ms to load: the built-in lists are translated without it."""
-    code = "import sys; from miner.classify import PathClassifier; PathClassifier(); print('pathspec' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
-
-
-@pytest.mark.parametrize("lines", [
-    BUILTIN_TEST_GLOBS, VENDORED_GLOBS, GENERATED_GLOBS, DOCS_GLOBS, BUILD_GLOBS,
-    ("qa/", "*.check.py", "!qa/fixtures/", "!*_helper.check.py"),   # negations last: joined
-    ("qa/", "!qa/slow/", "qa/slow/critical/"),                      # an inclusion after a negation: pathspec
-    ("**/qa/**", "[ab].check.py", "/src/*_x.py", "!**/fixtures/**"),  # lines pathspec translates, joined
-])
-def test_joined_patterns_match_like_pathspec(lines: tuple[str, ...]) -> None:
-    rng = random.Random(7)
-    parts = ["docs", "doc", "tests", "test", "src", "vendor", "node_modules", "spec", "__tests__", "testdata",
-             "__snapshots__", "dist", "gradle", ".github", "requirements", "qa", "slow", "critical", "fixtures", "a"]
-    names = ["x.py", "test_x.py", "x_test.py", "conftest.py", "README.md", "CHANGELOG.rst", "requirements.txt",
-             "requirements-dev.txt", "CMakeLists.txt", "notes.txt", "a.test.ts", "a.spec.js", "x_test.go",
-             "FooTest.java", "tests.rs", "x_spec.rb", "package.json", "setup.cfg", "pyproject.toml", "x.min.js",
-             "x_pb2.py", "Makefile", "yarn.lock", ".eslintrc.json", "HISTORY", "contest.py", "a.check.py",
-             "b_helper.check.py", "a.generated.ts", "x_generated.go", "y.snap.orig", "Cargo.toml",
-             "tsconfig.base.json", "CHANGES", "tests", "docker-compose.ci.yml", "rust-toolchain.toml", ".babelrc",
-             "README.mdx", "setup.py.orig", "Makefile.am", "conftest.pyc"]
-    paths = {"/".join(rng.choice(parts) for _ in range(rng.randrange(4))).strip("/") + "/" + rng.choice(names)
-             for _ in range(3000)}
-    expected = pathspec.GitIgnoreSpec.from_lines(list(lines))
-    matcher = _matcher(lines)
-    assert [p for p in sorted(paths) if matcher(p.lstrip("/")) != expected.match_file(p.lstrip("/"))] == []

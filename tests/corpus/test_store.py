@@ -229,3 +229,17 @@ def test_published_files_get_ordinary_permissions(tmp_path: Path) -> None:
     for path in [tmp_path / "corpus.yaml", tmp_path / "rejected.yaml", tmp_path / "cases" / "x" / "case.yaml",
                  tmp_path / "cases" / "x" / "oracle.patch"]:
         assert stat.S_IMODE(path.stat().st_mode) == FILE_MODE, path
+
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../x.py", "tests/../../x.py", "./tests/x.py", "tests//x.py"])
+@pytest.mark.parametrize("existing", [False, True], ids=["new-writer", "round-trip-writer"])
+def test_a_grader_path_that_steps_out_is_refused_by_both_writers(tmp_path: Path, path: str, existing: bool) -> None:
+    corpus = Corpus.init(tmp_path / "evals", "t")
+    case = Case(id="x", title="t", prompt="p\n", base_commit=SHA_A, fix_commit=SHA_B, grader=Grader("true"))
+    if existing:  # a second write edits the existing case.yaml through the round-trip writer
+        corpus.write(case, CaseFiles.of(b"", {"tests/test_x.py": b"x = 1\n"}))
+    with pytest.raises(UsageError, match="escapes the repository"):
+        corpus.write(case, CaseFiles.of(b"", {path: b"x"}))
+    assert not (tmp_path / "x.py").exists() and not (tmp_path / "evals" / "x.py").exists()
+    assert [p.name for p in (tmp_path / "evals" / "cases").iterdir()] == (["x"] if existing else [])
