@@ -1,8 +1,9 @@
-"""Run git as a subprocess with a clean, predictable configuration."""
+"""Run git as a subprocess with a clean, predictable configuration that nothing outside the command sets."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,14 +19,28 @@ FIXED_IDENTITY = {
 }
 
 
+GIT = shutil.which("git") or "git"
+"""git, resolved once when Hindcast starts: a `git` that appears on PATH later is never the one run."""
+
+ISOLATED_CONFIG = (
+    "-c", "core.hooksPath=/dev/null", "-c", "core.attributesFile=/dev/null", "-c", "core.excludesFile=/dev/null",
+    "-c", "core.fsmonitor=false", "-c", "core.autocrlf=false", "-c", "commit.gpgsign=false",
+)
+"""Settings every git command gets on its command line, whatever a repository's own config says: no hooks,
+no attributes or excludes files, no file-system monitor, no line-ending conversion, no signing."""
+
+
 def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment for git: no pager, no prompts, no user or system config surprises."""
-    env = dict(os.environ)
+    """The environment for git: no pager, no prompts, neither global nor system configuration, and none of the
+    caller's GIT_* variables (which could point git at another repository, index or object store)."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
     env.update(
         {
             "GIT_TERMINAL_PROMPT": "0",
             "GIT_PAGER": "cat",
             "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_ATTR_NOSYSTEM": "1",
             "LC_ALL": "C",
         }
     )
@@ -43,7 +58,7 @@ def run_git(
     check: bool = True,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run `git args` in cwd and return the completed process; raise GitError on failure."""
-    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", *args]
+    cmd = [GIT, *ISOLATED_CONFIG, *args]
     try:
         proc = subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, env=env or git_env(), check=False)
     except FileNotFoundError as exc:
