@@ -9,7 +9,7 @@ import click
 from corpus.cli_support import CONTEXT, entry
 
 # Each module exports COMMANDS, a list of click commands; this file only wires them together.
-COMMAND_MODULES = ("runner.cli_verify", "runner.cli_run", "runner.cli_compare")
+COMMAND_MODULES = ("runner.commands.verify", "runner.commands.run", "runner.commands.compare")
 
 
 @click.group(context_settings=CONTEXT)

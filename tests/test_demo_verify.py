@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from corpus import Corpus
-from runner.validate import validate
-from runner.verify import VerifyOptions, verify
+from runner.verify.validate import validate
+from runner.verify.verify import VerifyOptions, verify
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from corpus import Case, CaseFiles, Grader
-from runner.environment import base_environment
-from runner.grading import grade, matches_test_id
-from runner.workspace import apply_patch, create_workspace
+from runner.envs.environment import base_environment
+from runner.grading.grader import grade, matches_test_id
+from runner.workspace.workspace import apply_patch, create_workspace
 from tests.testing.casefactory import PYTEST, TEST_V2, build_corpus
 
 JUNIT = ".hindcast/junit.xml"

@@ -1,4 +1,4 @@
-"""Known values and cross-checks for runner.stats."""
+"""Known values and cross-checks for runner.gate.stats."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from runner.power import (
+from runner.gate.power import (
     binomial_sd_of_differences,
     cases_needed,
     estimate_sd_of_differences,
     min_detectable_drop,
     paired_t_power,
 )
-from runner.stats import (
+from runner.gate.stats import (
     DropTest,
     McNemarResult,
     PairedDifference,
@@ -436,8 +436,8 @@ def test_estimate_sd_of_differences() -> None:
 
 
 def test_module_is_pure() -> None:
-    code = "import sys, runner.stats; assert 'textual' not in sys.modules, 'textual imported'"
+    code = "import sys, runner.gate.stats; assert 'textual' not in sys.modules, 'textual imported'"
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
-    source = (ROOT / "runner" / "stats.py").read_text()
+    source = (ROOT / "runner" / "gate" / "stats.py").read_text()
     for forbidden in ("open(", "print(", "import os", "pathlib", "textual"):
         assert forbidden not in source

@@ -9,7 +9,7 @@ from corpus import CaseFiles, Grader, Setup
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
 from runner.cli import cli
-from runner.verify import VerifyOptions, verify
+from runner.verify.verify import VerifyOptions, verify
 from tests.testing.casefactory import CALC_FIXED, PYTEST, build_corpus
 
 
@@ -143,7 +143,7 @@ def test_run_warns_about_cases_not_verified_at_their_content(tmp_path: Path,
 
 def test_python_2_gets_a_private_user_base(tmp_path: Path) -> None:
     from corpus.errors import WorkspaceError
-    from runner.environment import find_python
+    from runner.envs.environment import find_python
 
     try:
         find_python("2.7")

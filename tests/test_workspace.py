@@ -6,7 +6,13 @@ from pathlib import Path
 import pytest
 
 from corpus.errors import GitError, WorkspaceError
-from runner.workspace import apply_patch, assert_isolated, changed_files, create_workspace, diff_against_base
+from runner.workspace.workspace import (
+    apply_patch,
+    assert_isolated,
+    changed_files,
+    create_workspace,
+    diff_against_base,
+)
 from tests.testing.casefactory import CALC_BUGGY, build_repo
 from tests.testing.gitrepo import git_init
 

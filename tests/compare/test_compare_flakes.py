@@ -10,9 +10,9 @@ import pytest
 from corpus import Corpus
 from corpus.cli_support import run_cli
 from runner.cli import cli
-from runner.compare import case_index, load_trials
-from runner.flakes import FlakesOptions, detect_flakes
-from runner.quarantine import load_quarantine
+from runner.gate.flakes import FlakesOptions, detect_flakes
+from runner.gate.pairing import case_index, load_trials
+from runner.gate.quarantine import load_quarantine
 from tests.testing.runbuilder import write_corpus, write_run
 
 KINDS = {"cart": "blocking", "login": "critical", "docs": "advisory", "tax": "blocking"}

@@ -9,9 +9,9 @@ import pytest
 from scipy import stats as sps
 
 from corpus import Corpus, CorpusError
-from runner.compare import UsageError, case_index, load_trials
-from runner.gate import CompareOptions, CompareReport, evaluate
-from runner.quarantine import Quarantine, QuarantineEntry, load_quarantine
+from runner.gate.gate import CompareOptions, CompareReport, evaluate
+from runner.gate.pairing import UsageError, case_index, load_trials
+from runner.gate.quarantine import Quarantine, QuarantineEntry, load_quarantine
 from tests.testing.runbuilder import write_corpus, write_run
 
 TODAY = date(2024, 6, 15)
@@ -288,7 +288,7 @@ def test_single_variant_runs_pair_by_case_across_variant_names(tmp_path: Path) -
 
 
 def test_power_note_uses_the_gate_sd_and_functions(tmp_path: Path) -> None:
-    from runner.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
+    from runner.gate.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 
     kinds = blocking(6)
     base = {case: ALL_PASS for case in kinds}

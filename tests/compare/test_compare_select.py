@@ -10,8 +10,8 @@ from corpus import Corpus, GitError
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
 from runner.cli import cli
-from runner.results import load_run
-from runner.select import changed_since, matches, select_cases
+from runner.gate.select import changed_since, matches, select_cases
+from runner.runs.results import load_run
 from tests.testing.gitrepo import GitRepo, git_init
 from tests.testing.runbuilder import write_corpus
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from corpus import Corpus
-from runner.results import Variant
-from runner.run import RunOptions, run
+from runner.runs.results import Variant
+from runner.trial.run import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,8 +6,8 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 
-from runner.report import render_html, render_table, report_document, write_html
-from runner.results import load_run
+from runner.report.report import render_html, render_table, report_document, write_html
+from runner.runs.results import load_run
 from tests.testing.trialkit import make_run
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from corpus.errors import UsageError
-from runner.results import load_run, trial_path
-from runner.stats import wilson_interval
+from runner.gate.stats import wilson_interval
+from runner.runs.results import load_run, trial_path
 from tests.testing.trialkit import make_run
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from corpus.errors import UsageError
-from runner.results import load_run, trial_path
+from runner.runs.results import load_run, trial_path
 from tests.testing.trialkit import Bench, agent, alive, variants
 
 

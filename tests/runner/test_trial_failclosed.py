@@ -6,8 +6,8 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from runner.failclosed import FixConfig, read_fix_config, restore_test_config
-from runner.workspace import Snapshots, build_template, template_tree, workspace_from_template
+from runner.grading.failclosed import FixConfig, read_fix_config, restore_test_config
+from runner.workspace.workspace import Snapshots, build_template, template_tree, workspace_from_template
 from tests.testing.casefactory import build_repo
 from tests.testing.gitrepo import git_init
 
@@ -90,7 +90,7 @@ def test_snapshots_see_same_size_edits_made_right_after_setup(tmp_path: Path) ->
 
 
 def test_template_workspace_matches_the_foundation_workspace(tmp_path: Path) -> None:
-    from runner.workspace import assert_isolated, create_workspace
+    from runner.workspace.workspace import assert_isolated, create_workspace
 
     repo, base, _ = build_repo(tmp_path / "repo")
     plain = create_workspace(repo.path, base, tmp_path / "plain")

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from corpus import Corpus, Grader
-from runner.results import (
+from runner.runs.results import (
     LoadedRun,
     RunConfig,
     RunManifest,
@@ -17,7 +17,7 @@ from runner.results import (
     trial_path,
     write_manifest,
 )
-from runner.run import RunOptions, run
+from runner.trial.run import RunOptions, run
 from tests.testing.casefactory import build_corpus
 
 AGENTS = Path(__file__).parent / "agents"

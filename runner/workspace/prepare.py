@@ -7,9 +7,9 @@ from pathlib import Path
 
 from corpus.errors import WorkspaceError
 from corpus.model import Case
-from runner.environment import base_environment, make_python_env
+from runner.envs.environment import base_environment, make_python_env
 from runner.process import ProcessResult, run_command
-from runner.workspace import create_workspace, workspace_from_template
+from runner.workspace.workspace import create_workspace, workspace_from_template
 
 WORKSPACE_DIR = "workspace"
 

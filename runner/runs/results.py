@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_text
-from runner.stats import pass_at_k, pass_hat_k, wilson_interval
+from runner.gate.stats import pass_at_k, pass_hat_k, wilson_interval
 
 FORMAT = 1
 RUN_FILE = "run.json"

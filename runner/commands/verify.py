@@ -9,8 +9,8 @@ import click
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
-from runner.validate import validate
-from runner.verify import VerifyOptions, report_json, verify
+from runner.verify.validate import validate
+from runner.verify.verify import VerifyOptions, report_json, verify
 
 
 @click.command("validate")

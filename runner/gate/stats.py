@@ -36,7 +36,7 @@ The gate's statistical block rule (``significant_drop``)
     then (the simulated decline scales every case's pass probability down), which "all" sees and
     "majority" averages away; the exact test stays valid under either.
 
-Power and the standard deviation of per-case differences live in ``runner.power``.
+Power and the standard deviation of per-case differences live in ``runner.gate.power``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Verdicts: PASS, WARN and BLOCK, each exiting with its `ExitCode` (bad input rais
 refuses to judge (BLOCK) when a case has fewer than ``MIN_TRIALS`` non-error trials in either run, or when the runs
 were made on different dataset fingerprints without ``allow_dataset_change``. Otherwise it blocks on
 
-1. a significant drop over the blocking cases: ``runner.stats.significant_drop`` on per-case mean rates (paired
+1. a significant drop over the blocking cases: ``runner.gate.stats.significant_drop`` on per-case mean rates (paired
    t interval entirely below 0) and per-case binary outcomes (exact one-sided McNemar), each at alpha/2 so
    the two together stay within alpha; advisory and quarantined cases are left out of the test;
 2. a critical case that passed every baseline trial and did not pass every candidate trial;
@@ -25,7 +25,7 @@ from datetime import date
 from typing import Literal
 
 from corpus.errors import ExitCode, UsageError
-from runner.compare import (
+from runner.gate.pairing import (
     MIN_TRIALS,
     CaseInfo,
     Row,
@@ -34,9 +34,9 @@ from runner.compare import (
     pair_runs,
     summarize,
 )
-from runner.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
-from runner.quarantine import Quarantine
-from runner.stats import DropTest, significant_drop
+from runner.gate.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
+from runner.gate.quarantine import Quarantine
+from runner.gate.stats import DropTest, significant_drop
 
 Verdict = Literal["PASS", "WARN", "BLOCK"]
 EXIT_CODES: Mapping[str, ExitCode] = {"PASS": ExitCode.OK, "WARN": ExitCode.WARN, "BLOCK": ExitCode.BLOCK}
@@ -104,7 +104,7 @@ class PowerNote:
     def text(self) -> str:
         """The note as one line.
 
-        It describes the paired t test (``runner.power.paired_t_power``); McNemar can only add blocks, so for the
+        It describes the paired t test (``runner.gate.power.paired_t_power``); McNemar can only add blocks, so for the
         whole rule the power is at least this and the cases needed at most this.
         """
         mdd = self.min_detectable_drop

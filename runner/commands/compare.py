@@ -13,12 +13,12 @@ import click
 from corpus.cli_support import corpus_option
 from corpus.errors import ExitCode, UsageError
 from corpus.store import Corpus
-from runner.compare import Row, Spend, case_index, load_trials
-from runner.flakes import FlakesOptions, detect_flakes, flakes_json, quarantine_stubs, render_flakes
-from runner.gate import CompareOptions, CompareReport, evaluate
-from runner.quarantine import Quarantine, load_quarantine, write_stubs
-from runner.select import changed_since, select_cases
-from runner.stats import DropTest
+from runner.gate.flakes import FlakesOptions, detect_flakes, flakes_json, quarantine_stubs, render_flakes
+from runner.gate.gate import CompareOptions, CompareReport, evaluate
+from runner.gate.pairing import Row, Spend, case_index, load_trials
+from runner.gate.quarantine import Quarantine, load_quarantine, write_stubs
+from runner.gate.select import changed_since, select_cases
+from runner.gate.stats import DropTest
 
 corpus_option = partial(corpus_option, help="Corpus directory (case policy and criticality).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")

@@ -11,9 +11,9 @@ from typing import Any
 
 from corpus import __version__
 from corpus.gitutil import git_env
-from runner.results import RunConfig
+from runner.runs.results import RunConfig
 
-SOURCE_ROOT = Path(__file__).resolve().parent.parent
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _git(args: list[str], cwd: Path) -> str | None:

@@ -1,6 +1,6 @@
 """`runner report`: a run as a terminal table, one JSON document, or a self-contained HTML page.
 
-Every figure comes from `runner.results.load_run`, which recomputes the aggregates from the trials.
+Every figure comes from `runner.runs.results.load_run`, which recomputes the aggregates from the trials.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from corpus.fsutil import atomic_write_text
-from runner.results import ARTIFACTS, Aggregate, LoadedRun, TrialResult, trial_path
+from runner.runs.results import ARTIFACTS, Aggregate, LoadedRun, TrialResult, trial_path
 
 
 def common_k(run: LoadedRun) -> int:
@@ -114,7 +114,7 @@ def report_json(run: LoadedRun) -> str:
 
 
 def _environment() -> Environment:
-    env = Environment(loader=PackageLoader("runner", "templates"), autoescape=True,
+    env = Environment(loader=PackageLoader("runner.report", "templates"), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = _rate
     env.filters["at"] = _at

@@ -18,9 +18,9 @@ from corpus import Corpus, StoredCase, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
 from corpus.fsutil import staging_directory
 from corpus.gitutil import open_repository
-from runner.failclosed import read_fix_config
+from runner.grading.failclosed import read_fix_config
 from runner.process import kill_running
-from runner.results import (
+from runner.runs.results import (
     MODES,
     VARIANT_NAME,
     LoadedRun,
@@ -34,8 +34,8 @@ from runner.results import (
     trial_path,
     write_manifest,
 )
-from runner.runtime import runtime_info
-from runner.trial import (
+from runner.runs.runtime import runtime_info
+from runner.trial.trial import (
     DEFAULT_TRANSCRIPT_LIMIT,
     CaseAssets,
     SavedAttempt,
@@ -43,7 +43,7 @@ from runner.trial import (
     TrialSpec,
     run_trial,
 )
-from runner.workspace import build_template, template_tree
+from runner.workspace.workspace import build_template, template_tree
 
 DEFAULT_AGENT_TIMEOUT = 1800.0
 RESULTS_SUBDIR = "results"

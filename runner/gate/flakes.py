@@ -1,6 +1,6 @@
 """Flake detection over one run: STABLE_PASS, STABLE_FAIL or FLAKY per case, before any comparison is trusted.
 
-Error trials are counted apart and left out of the rate, as in ``runner.compare``. A case with fewer than
+Error trials are counted apart and left out of the rate, as in ``runner.gate.pairing``. A case with fewer than
 ``MIN_TRIALS`` non-error trials makes the whole report a refusal (exit 4): one or two trials cannot tell a flaky
 case from a stable one. Critical cases are never quarantine candidates. Exit codes: 0 all stable, 2 flaky cases
 exist, 3 bad input, 4 too few trials.
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from corpus.errors import ExitCode, UsageError
-from runner.compare import ABSENT, MIN_TRIALS, CaseInfo, RunTrials, Tally, tally
-from runner.quarantine import Stub
-from runner.stats import CaseStability, classify_case, pass_at_k, pass_hat_k, wilson_interval
+from runner.gate.pairing import ABSENT, MIN_TRIALS, CaseInfo, RunTrials, Tally, tally
+from runner.gate.quarantine import Stub
+from runner.gate.stats import CaseStability, classify_case, pass_at_k, pass_hat_k, wilson_interval
 
 
 @dataclass(frozen=True)

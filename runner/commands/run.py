@@ -1,4 +1,4 @@
-"""CLI commands `runner run` and `runner report` (thin layer over runner.run and runner.report)."""
+"""CLI commands `runner run` and `runner report` (thin layer over runner.trial.run and runner.report.report)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
-from runner.report import render_table, report_json, write_html
-from runner.results import MODES, LoadedRun, TrialResult, Variant, load_run
-from runner.run import RunOptions, parse_agent, run
-from runner.select import changed_since, select_cases
-from runner.verify import unverified
+from runner.gate.select import changed_since, select_cases
+from runner.report.report import render_table, report_json, write_html
+from runner.runs.results import MODES, LoadedRun, TrialResult, Variant, load_run
+from runner.trial.run import RunOptions, parse_agent, run
+from runner.verify.verify import unverified
 
 
 @click.command("run")

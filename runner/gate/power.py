@@ -29,7 +29,7 @@ from scipy import optimize
 from scipy.stats import nct, norm
 from scipy.stats import t as t_dist
 
-from runner.stats import _as_int, _check_probability, _finite_floats, component_level
+from runner.gate.stats import _as_int, _check_probability, _finite_floats, component_level
 
 
 def _check_sd(sd: float, name: str) -> float:

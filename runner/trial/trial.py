@@ -20,12 +20,12 @@ from typing import Any
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import HindcastError
 from corpus.fsutil import replace_directory, staging_directory
-from runner.failclosed import FixConfig, edited_test_files, restore_test_config, spec_for_test_files
-from runner.grading import NOT_RUNNABLE, GradeResult, grade
+from runner.grading.failclosed import FixConfig, edited_test_files, restore_test_config, spec_for_test_files
+from runner.grading.grader import NOT_RUNNABLE, GradeResult, grade
 from runner.process import ProcessResult, run_command
-from runner.results import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
-from runner.sandbox import prepare
-from runner.workspace import Snapshots, apply_patch
+from runner.runs.results import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
+from runner.workspace.prepare import prepare
+from runner.workspace.workspace import Snapshots, apply_patch
 
 PLACEHOLDERS = ("workspace", "prompt_file", "case_id", "trial")
 MARKER_VAR = "HINDCAST_TRIAL_MARK"

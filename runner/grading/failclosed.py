@@ -1,6 +1,6 @@
 """Fail-closed grading: put the test configuration back to the fix version before the hidden grader runs.
 
-The grader files themselves are written by `runner.grading.materialize_grader`. This module covers what can
+The grader files themselves are written by `runner.grading.grader.materialize_grader`. This module covers what can
 change a test run without touching a test file: `conftest.py`, pytest/tox configuration, jest and vitest
 configuration, and modules placed at the workspace root that would stand in for the test runner.
 

@@ -6,7 +6,7 @@ new prompt, tool or model, whose variants carry different names. When either run
 
 Trials. Error trials (the harness could not establish an outcome) are counted and shown but left out of the pass
 rate: a case's rate is passes / (passes + fails), trials averaged within the case. A case *passes*, for the
-regression and fix lists and for McNemar, when every non-error trial passed: ``runner.stats.case_passed`` with
+regression and fix lists and for McNemar, when every non-error trial passed: ``runner.gate.stats.case_passed`` with
 ``rule="all"`` (the pass^k view; the simulation in ``bench/gate_simulation.py`` shows it sees declines that a
 majority rule averages away).
 
@@ -29,9 +29,9 @@ import numpy as np
 from corpus.errors import HindcastError, UsageError
 from corpus.model import Policy
 from corpus.store import Corpus
-from runner.quarantine import Quarantine, QuarantineEntry
-from runner.results import LoadedRun, load_run
-from runner.stats import case_passed
+from runner.gate.quarantine import Quarantine, QuarantineEntry
+from runner.gate.stats import case_passed
+from runner.runs.results import LoadedRun, load_run
 
 Outcome = Literal["pass", "fail", "error"]
 OUTCOMES: tuple[str, ...] = ("pass", "fail", "error")
@@ -113,7 +113,7 @@ class Tally:
 
 
 def from_loaded(run: LoadedRun) -> RunTrials:
-    """The trials of a run read by ``runner.results.load_run``."""
+    """The trials of a run read by ``runner.runs.results.load_run``."""
     trials: dict[tuple[str, str], list[TrialRecord]] = {}
     for result in run.trials:
         record = TrialRecord(result.trial, result.outcome, result.reason, result.durations.total,

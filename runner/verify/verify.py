@@ -17,9 +17,9 @@ from corpus.errors import HindcastError, UsageError
 from corpus.fsutil import atomic_write_text
 from corpus.gitutil import open_repository
 from corpus.store import Kind
-from runner.grading import GradeResult, grade
-from runner.sandbox import prepare
-from runner.workspace import apply_patch
+from runner.grading.grader import GradeResult, grade
+from runner.workspace.prepare import prepare
+from runner.workspace.workspace import apply_patch
 
 Verdict = Literal["VALID", "INVALID", "ERROR"]
 Side = Literal["baseline", "oracle"]
