@@ -1,4 +1,4 @@
-"""CLI commands `runner run` and `runner report` (thin layer over runner.trial.run and runner.report.report)."""
+"""`runner run`: score agents on the corpus, with a progress bar on a terminal (over runner.trial.run)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,17 @@ from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
 from runner.gate.select import changed_since, select_cases
-from runner.report.report import render_table, report_json, write_html
-from runner.runs.results import MODES, LoadedRun, TrialResult, Variant, load_run
+from runner.report.report import print_report
+from runner.runs.results import MODES, LoadedRun, TrialResult, Variant
 from runner.trial.run import RunOptions, parse_agent, run
-from runner.verify.verify import unverified
+from runner.verify.record import unverified_warning
 
 
-@click.command("run")
+@click.command("run", help=(
+    "Score coding agents: k trials per case in isolated workspaces, graded after the agent stops.\n\n"
+    f"Exits {ExitCode.OK:d} when every trial was scored, {ExitCode.FAILED:d} when some ended in error (resume the "
+    f"run to retry them), {ExitCode.BAD_INPUT:d} on bad input, {ExitCode.INTERRUPTED:d} when interrupted (the run "
+    "stays resumable)."))
 @corpus_option()
 @repo_option()
 @click.option("--case", "case_ids", multiple=True, metavar="ID", help="Run this case (repeatable).")
@@ -44,16 +48,11 @@ from runner.verify.verify import unverified
 @click.option("--keep", is_flag=True, help="Keep each trial's workspace (for debugging a trial).")
 @click.option("--agent-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
               help="Seconds before the agent's whole process group is killed [default: 1800].")
-def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool,
+def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool,
             select_since: str | None, trials: int | None, mode: str | None, agent_command: str | None,
             agents: tuple[str, ...], jobs: int,
             results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
             agent_timeout: float | None) -> int:
-    """Score coding agents: k trials per case in isolated workspaces, graded after the agent stops.
-
-    Exits 0 when every trial was scored, 1 when some ended in error (resume the run to retry them), 2 on bad
-    input, 130 when interrupted (the run stays resumable).
-    """
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -70,7 +69,7 @@ def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_
             click.echo(f"no case's trigger paths match the files changed since {select_since}; nothing to run",
                        err=True)
             return ExitCode.OK
-    warning = _unverified_warning(corpus, case_ids, all_cases, mode)
+    warning = unverified_warning(corpus, case_ids, all_cases, mode)
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
                          agent_timeout=agent_timeout, repo=repo)
@@ -84,24 +83,8 @@ def run_cmd(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_
             click.echo(f"run {run_dir}: {total} trial(s)", err=True)
 
         loaded = run(corpus, options, progress=_print_line, announce=announce)
-    _print_report(loaded)
+    print_report(loaded)
     return ExitCode.FAILED if any(t.outcome == "error" for t in loaded.trials) else ExitCode.OK
-
-
-def _unverified_warning(corpus: Corpus, case_ids: tuple[str, ...], all_cases: bool, mode: str | None) -> str | None:
-    """A score on a case nobody proved (base fails, oracle passes) means little: the warning to print once the
-    run starts, or None."""
-    if mode not in (None, "agent"):
-        return None
-    known = set(corpus.ids("cases"))
-    chosen = [corpus.load(c) for c in dict.fromkeys(case_ids) if c in known]
-    if all_cases:
-        chosen = corpus.load_all("cases", active_only=True)
-    pending = unverified(corpus, chosen)
-    if not pending:
-        return None
-    shown = ", ".join(pending[:5]) + (f" and {len(pending) - 5} more" if len(pending) > 5 else "")
-    return f"warning: {len(pending)} case(s) not verified VALID at their current content: {shown} (run `runner verify`)"
 
 
 def _print_line(done: int, total: int, result: TrialResult) -> None:
@@ -125,32 +108,3 @@ def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None) -> L
                                                  f"{result.outcome}")
 
         return run(corpus, options, progress=progress, announce=announce)
-
-
-def _print_report(loaded: LoadedRun) -> None:
-    if sys.stdout.isatty():
-        render_table(loaded, Console(highlight=False))
-    else:
-        click.echo(render_table(loaded), nl=False)
-    click.echo(f"run directory: {loaded.directory}")
-
-
-@click.command("report")
-@click.argument("run_dir", type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of the table.")
-@click.option("--html", "html_file", type=click.Path(path_type=Path), default=None, metavar="FILE",
-              help="Also write a self-contained HTML page with links to every trial's artifacts.")
-def report_cmd(run_dir: Path, as_json: bool, html_file: Path | None) -> None:
-    """Show a run: pass rate, pass@k, pass^k and errors per case and variant, recomputed from the trials."""
-    loaded = load_run(run_dir)
-    if html_file is not None:
-        write_html(loaded, html_file)
-    if as_json:
-        click.echo(report_json(loaded), nl=False)
-    else:
-        _print_report(loaded)
-        if html_file is not None:
-            click.echo(f"html report: {html_file}")
-
-
-COMMANDS = [run_cmd, report_cmd]

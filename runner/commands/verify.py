@@ -1,4 +1,4 @@
-"""CLI commands `runner validate` and `runner verify`."""
+"""`runner verify`: prove each case, base fails and oracle passes (over runner.verify.verify)."""
 
 from __future__ import annotations
 
@@ -9,19 +9,8 @@ import click
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
-from runner.verify.validate import validate
-from runner.verify.verify import VerifyOptions, report_json, verify
-
-
-@click.command("validate")
-@corpus_option()
-@repo_option()
-def validate_command(corpus_dir: Path, repo: Path | None) -> None:
-    """Check every corpus file and print the number of cases and the dataset fingerprint."""
-    report = validate(Corpus.open(corpus_dir), repo)
-    click.echo(f"corpus {corpus_dir}: {report.cases} cases ({report.active} active), "
-               f"{report.candidates} candidates, {report.rejected} rejected")
-    click.echo(f"dataset fingerprint: {report.dataset_fingerprint}")
+from runner.commands.options import json_option
+from runner.verify.verify import VerifyOptions, render_verdicts, report_json, verify
 
 
 @click.command("verify")
@@ -32,7 +21,7 @@ def validate_command(corpus_dir: Path, repo: Path | None) -> None:
               help="Runs of each side; all must agree.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Attempts at once.")
 @click.option("--candidates", is_flag=True, help="Verify the miner's candidates instead of approved cases.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@json_option
 def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], repeats: int, jobs: int,
                    candidates: bool, as_json: bool) -> int:
     """Prove each case: the broken base fails its hidden grader and the oracle passes it."""
@@ -40,18 +29,5 @@ def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...
     options = VerifyOptions(case_ids=case_ids, repeats=repeats, jobs=jobs, repo=repo,
                             kind="candidates" if candidates else "cases")
     report = verify(corpus, options)
-    if as_json:
-        click.echo(report_json(report))
-    else:
-        width = max([len(v.case_id) for v in report.verdicts] + [4])
-        click.echo(f"{'CASE':<{width}}  VERDICT  REASON")
-        for v in report.verdicts:
-            click.echo(f"{v.case_id:<{width}}  {v.verdict:<7}  {v.reason}".rstrip())
-        counts = {k: sum(1 for v in report.verdicts if v.verdict == k) for k in ("VALID", "INVALID", "ERROR")}
-        click.echo(f"{len(report.verdicts)} cases: {counts['VALID']} valid, {counts['INVALID']} invalid, "
-                   f"{counts['ERROR']} errors")
-        click.echo(f"dataset fingerprint: {report.dataset_fingerprint}")
+    click.echo(report_json(report) if as_json else "\n".join(render_verdicts(report)))
     return ExitCode.OK if report.all_valid else ExitCode.FAILED
-
-
-COMMANDS = [validate_command, verify_command]

@@ -1,17 +1,15 @@
 """Flake detection over one run: STABLE_PASS, STABLE_FAIL or FLAKY per case, before any comparison is trusted.
 
 Error trials are counted apart and left out of the rate, as in ``runner.gate.pairing``. A case with fewer than
-``MIN_TRIALS`` non-error trials makes the whole report a refusal (exit 4): one or two trials cannot tell a flaky
-case from a stable one. Critical cases are never quarantine candidates. Exit codes: 0 all stable, 2 flaky cases
-exist, 3 bad input, 4 too few trials.
+``MIN_TRIALS`` non-error trials makes the whole report a refusal (``ExitCode.BLOCK``): one or two trials cannot tell
+a flaky case from a stable one. Critical cases are never quarantine candidates. Exit codes: OK all stable, WARN
+flaky cases exist, BAD_INPUT bad input, BLOCK too few trials. What it prints is ``runner.gate.render``'s.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from corpus.errors import ExitCode, UsageError
 from runner.gate.pairing import ABSENT, MIN_TRIALS, CaseInfo, RunTrials, Tally, tally
@@ -107,51 +105,3 @@ def quarantine_stubs(report: FlakesReport) -> list[Stub]:
     """Stub entries for the quarantine candidates; owner and expiry are left for a person."""
     return [Stub(c.key, f"flaky in run {report.run.run_id}: {c.tally.passes}/{c.tally.trials} passed")
             for c in report.cases if c.quarantine_candidate]
-
-
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
-def render_flakes(report: FlakesReport) -> list[str]:
-    """The text report: one line per case, then the counts."""
-    k = report.k
-    width = max([len(c.key) for c in report.cases] + [4])
-    header = (f"{'CASE':<{width}}  {'CLASS':<11}  {'PASSED':>7}  {'ERR':>3}  {'RATE':>4}  {'WILSON 95%':<10}  "
-              f"{f'PASS@{k}':>6}  {f'PASS^{k}':>6}  NOTE")
-    lines = [header]
-    for c in report.cases:
-        t = c.tally
-        rate = f"{t.rate:.0%}" if t.trials else "-"
-        note = ("critical, not quarantinable" if c.stability == "FLAKY" and c.critical
-                else "quarantine candidate" if c.quarantine_candidate
-                else f"fewer than {MIN_TRIALS} trials" if c.key in report.short else "")
-        lines.append(f"{c.key:<{width}}  {c.stability or '-':<11}  {f'{t.passes}/{t.trials}':>7}  "
-                     f"{t.errors:>3}  {rate:>4}  {f'{c.wilson[0]:.0%}-{c.wilson[1]:.0%}':<10}  "
-                     f"{_num(c.pass_at_k):>6}  {_num(c.pass_hat_k):>6}  {note}".rstrip())
-    counts = {s: sum(1 for c in report.cases if c.stability == s) for s in ("STABLE_PASS", "STABLE_FAIL", "FLAKY")}
-    candidates = sum(1 for c in report.cases if c.quarantine_candidate)
-    lines.append(f"{len(report.cases)} cases: {counts['STABLE_PASS']} stable pass, {counts['STABLE_FAIL']} "
-                 f"stable fail, {counts['FLAKY']} flaky ({candidates} quarantine candidate{'' if candidates == 1 else 's'})")
-    if report.short:
-        lines.append(f"refused: fewer than {MIN_TRIALS} non-error trials for {', '.join(report.short)}")
-    elif not report.cases:
-        lines.append(f"refused: run {report.run.run_id} has no trials")
-    return lines
-
-
-def flakes_json(report: FlakesReport) -> str:
-    """The report as one JSON document."""
-    data: dict[str, Any] = {
-        "run_id": report.run.run_id,
-        "k": report.k,
-        "exit_code": report.exit_code,
-        "refused": list(report.short),
-        "cases": [{
-            "key": c.key, "class": c.stability, "passes": c.tally.passes, "trials": c.tally.trials,
-            "errors": c.tally.errors, "rate": c.tally.rate if c.tally.trials else None,
-            "wilson": list(c.wilson), "pass_at_k": c.pass_at_k, "pass_hat_k": c.pass_hat_k,
-            "critical": c.critical, "quarantine_candidate": c.quarantine_candidate,
-        } for c in report.cases],
-    }
-    return json.dumps(data, indent=2, sort_keys=True)

@@ -8,10 +8,12 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import click
 from jinja2 import Environment, PackageLoader
 from rich import box
 from rich.console import Console
@@ -79,6 +81,15 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
         if trial.outcome == "error":
             out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
     return buffer.getvalue()
+
+
+def print_report(run: LoadedRun) -> None:
+    """Print the table (in colour on a terminal) and the run directory: what `runner run` and `runner report` show."""
+    if sys.stdout.isatty():
+        render_table(run, Console(highlight=False))
+    else:
+        click.echo(render_table(run), nl=False)
+    click.echo(f"run directory: {run.directory}")
 
 
 def aggregate_json(aggregate: Aggregate) -> dict[str, Any]:

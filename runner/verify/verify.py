@@ -8,22 +8,20 @@ import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from corpus import Corpus, StoredCase, __version__, case_fingerprint, corpus_fingerprint
+from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
-from corpus.fsutil import atomic_write_text
 from corpus.gitutil import open_repository
 from corpus.store import Kind
 from runner.grading.grader import GradeResult, grade
+from runner.verify.record import record_verdicts
 from runner.workspace.prepare import prepare
 from runner.workspace.workspace import apply_patch
 
 Verdict = Literal["VALID", "INVALID", "ERROR"]
 Side = Literal["baseline", "oracle"]
-VERIFICATION_FILE = "verification.json"
 
 
 @dataclass(frozen=True)
@@ -164,43 +162,19 @@ def decide(stored: StoredCase, attempts: list[Attempt]) -> CaseVerdict:
     return verdict("VALID", "")
 
 
-def recorded_verdicts(corpus: Corpus) -> dict[str, dict[str, object]]:
-    """The per-case entries of verification.json; a missing or unreadable record is an empty one."""
-    path = corpus.root / VERIFICATION_FILE
-    try:
-        record = json.loads(path.read_text()) if path.exists() else {}
-    except (OSError, ValueError):
-        record = {}
-    cases = record.get("cases") if isinstance(record, dict) else None
-    return cases if isinstance(cases, dict) else {}
-
-
-def record_verdicts(corpus: Corpus, report: VerifyReport) -> None:
-    """Merge the verdicts into verification.json (atomically), with fingerprints for later runs to check."""
-    path = corpus.root / VERIFICATION_FILE
-    cases = recorded_verdicts(corpus)
-    now = datetime.now(UTC).isoformat(timespec="seconds")
-    for v in report.verdicts:
-        cases[v.case_id] = {"verdict": v.verdict, "reason": v.reason, "case_fingerprint": v.case_fingerprint,
-                            "repeats": max((a.repeat for a in v.attempts), default=0), "verified_at": now,
-                            "hindcast_version": __version__}
-    document = {"format": 1, "dataset_fingerprint": report.dataset_fingerprint, "updated": now, "cases": cases}
-    atomic_write_text(path, json.dumps(document, indent=2, sort_keys=True) + "\n")
-
-
 def report_json(report: VerifyReport) -> str:
     """The report as one JSON document."""
     return json.dumps({"dataset_fingerprint": report.dataset_fingerprint,
                        "verdicts": [asdict(v) for v in report.verdicts]}, indent=2)
 
 
-def unverified(corpus: Corpus, stored: list[StoredCase]) -> list[str]:
-    """Ids among stored whose last recorded verdict is not VALID at the case's current fingerprint."""
-    verdicts = recorded_verdicts(corpus)
-    out = []
-    for s in stored:
-        entry = verdicts.get(s.case.id)
-        if not (isinstance(entry, dict) and entry.get("verdict") == "VALID"
-                and entry.get("case_fingerprint") == case_fingerprint(s.case, s.files)):
-            out.append(s.case.id)
-    return out
+def render_verdicts(report: VerifyReport) -> list[str]:
+    """The text report: one line per case (verdict and reason), the counts, and the dataset fingerprint."""
+    width = max([len(v.case_id) for v in report.verdicts] + [4])
+    lines = [f"{'CASE':<{width}}  VERDICT  REASON"]
+    lines += [f"{v.case_id:<{width}}  {v.verdict:<7}  {v.reason}".rstrip() for v in report.verdicts]
+    counts = {k: sum(1 for v in report.verdicts if v.verdict == k) for k in ("VALID", "INVALID", "ERROR")}
+    lines.append(f"{len(report.verdicts)} cases: {counts['VALID']} valid, {counts['INVALID']} invalid, "
+                 f"{counts['ERROR']} errors")
+    lines.append(f"dataset fingerprint: {report.dataset_fingerprint}")
+    return lines
