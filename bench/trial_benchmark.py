@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from corpus import Case, CaseFiles, Corpus, Grader
-from runner.runs.results import Variant
+from runner.runs.manifest import Variant
 from runner.trial.run import RunOptions, run
 
 

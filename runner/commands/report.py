@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from runner.report.report import print_report, report_json, write_html
-from runner.runs.results import load_run
+from runner.runs.load import load_run
 
 
 @click.command("report")

@@ -14,7 +14,9 @@ from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
 from runner.gate.select import changed_since, select_cases
 from runner.report.report import print_report
-from runner.runs.results import MODES, LoadedRun, TrialResult, Variant
+from runner.runs.load import LoadedRun
+from runner.runs.manifest import MODES, Variant
+from runner.runs.result import TrialResult
 from runner.trial.run import RunOptions, parse_agent, run
 from runner.verify.record import unverified_warning
 

@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from corpus.errors import ExitCode, UsageError
-from runner.gate.pairing import ABSENT, MIN_TRIALS, CaseInfo, RunTrials, Tally, tally
+from runner.gate.pairing import ABSENT, MIN_TRIALS, CaseInfo, RunTrials
 from runner.gate.quarantine import Stub
-from runner.gate.stats import CaseStability, classify_case, pass_at_k, pass_hat_k, wilson_interval
+from runner.gate.stats import CaseStability, classify_case, wilson_interval
+from runner.runs.aggregate import Aggregate, cell_aggregate
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,8 @@ class CaseFlakiness:
 
     key: str
     """Case id, or variant::case when the run has several variants."""
-    tally: Tally
-    """Its trials."""
+    tally: Aggregate
+    """Its trials counted (``scored`` is the non-error ones)."""
     stability: CaseStability | None
     """STABLE_PASS, STABLE_FAIL or FLAKY; None without a non-error trial."""
     wilson: tuple[float, float]
@@ -85,23 +86,22 @@ def detect_flakes(run: RunTrials, cases: Mapping[str, CaseInfo], options: Flakes
     single = len(run.variants) == 1
     found: list[CaseFlakiness] = []
     for (variant, case_id), records in run.trials.items():
-        counts = tally(records)
-        n = counts.trials
+        counts = cell_aggregate(variant, case_id, records)
         found.append(CaseFlakiness(
             key=case_id if single else f"{variant}::{case_id}",
             tally=counts,
-            stability=classify_case(counts.passes, n) if n else None,
-            wilson=wilson_interval(counts.passes, n),
-            pass_at_k=pass_at_k(n, counts.passes, options.k) if options.k <= n else None,
-            pass_hat_k=pass_hat_k(n, counts.passes, options.k) if options.k <= n else None,
+            stability=classify_case(counts.passes, counts.scored) if counts.scored else None,
+            wilson=counts.wilson or wilson_interval(0, 0),
+            pass_at_k=counts.pass_at_k.get(options.k),
+            pass_hat_k=counts.pass_hat_k.get(options.k),
             critical=cases.get(case_id, ABSENT).critical,
         ))
     found.sort(key=lambda c: c.key)
-    short = tuple(c.key for c in found if c.tally.trials < MIN_TRIALS)
+    short = tuple(c.key for c in found if c.tally.scored < MIN_TRIALS)
     return FlakesReport(run, options.k, tuple(found), short)
 
 
 def quarantine_stubs(report: FlakesReport) -> list[Stub]:
     """Stub entries for the quarantine candidates; owner and expiry are left for a person."""
-    return [Stub(c.key, f"flaky in run {report.run.run_id}: {c.tally.passes}/{c.tally.trials} passed")
+    return [Stub(c.key, f"flaky in run {report.run.run_id}: {c.tally.passes}/{c.tally.scored} passed")
             for c in report.cases if c.quarantine_candidate]

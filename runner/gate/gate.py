@@ -25,18 +25,11 @@ from datetime import date
 from typing import Literal
 
 from corpus.errors import ExitCode, UsageError
-from runner.gate.pairing import (
-    MIN_TRIALS,
-    CaseInfo,
-    Row,
-    RunTrials,
-    Summary,
-    pair_runs,
-    summarize,
-)
+from runner.gate.pairing import MIN_TRIALS, CaseInfo, Row, RunTrials, pair_runs
 from runner.gate.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 from runner.gate.quarantine import Quarantine
 from runner.gate.stats import DropTest, significant_drop
+from runner.gate.summary import Summary, summarize
 
 Verdict = Literal["PASS", "WARN", "BLOCK"]
 EXIT_CODES: Mapping[str, ExitCode] = {"PASS": ExitCode.OK, "WARN": ExitCode.WARN, "BLOCK": ExitCode.BLOCK}
@@ -217,7 +210,7 @@ def _drop_test(rows: Sequence[Row], alpha: float) -> DropTest:
 def power_note(gated: Sequence[Row], test: DropTest, options: CompareOptions) -> PowerNote:
     """Minimum detectable drop for these cases and trials, and the cases needed for the observed drop."""
     pairs = [(r.baseline, r.candidate) for r in gated if r.baseline is not None and r.candidate is not None]
-    trials = min((min(b.trials, c.trials) for b, c in pairs), default=MIN_TRIALS)
+    trials = min((min(b.scored, c.scored) for b, c in pairs), default=MIN_TRIALS)
     trials = max(trials, 1)
     sd = estimate_sd_of_differences([c.rate - b.rate for b, c in pairs], trials)
     mdd = min_detectable_drop(len(pairs), sd.value, options.alpha, TARGET_POWER)
@@ -249,7 +242,7 @@ def refusal_findings(baseline: RunTrials, candidate: RunTrials, rows: Sequence[R
             found.append(Finding("BLOCK", "refused", f"refused: the {side} run {run.run_id} has no trials"))
             continue
         tallies = [(r.key, r.baseline if side == "baseline" else r.candidate) for r in rows]
-        short = [f"{key} ({t.trials})" for key, t in tallies if t is not None and t.trials < MIN_TRIALS]
+        short = [f"{key} ({t.scored})" for key, t in tallies if t is not None and t.scored < MIN_TRIALS]
         if short:
             shown = ", ".join(short[:5]) + (f" and {len(short) - 5} more" if len(short) > 5 else "")
             found.append(Finding("BLOCK", "refused", (

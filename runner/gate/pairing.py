@@ -1,4 +1,4 @@
-"""Pair two runs case by case: regressions, fixes, lower pass rates, new and missing cases, and the summary.
+"""Pair two runs case by case: regressions, fixes, lower pass rates, new and missing cases.
 
 Keys. When each run has a single variant, rows are keyed by case id: that is the usual comparison of an old and a
 new prompt, tool or model, whose variants carry different names. When either run is a matrix, rows are keyed by
@@ -16,45 +16,22 @@ corpus (deleted or deprecated) is advisory; a critical case is blocking whatever
 
 from __future__ import annotations
 
-import math
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Literal
 
-import numpy as np
-
 from corpus.errors import HindcastError, UsageError
 from corpus.model import Policy
 from corpus.store import Corpus
 from runner.gate.quarantine import Quarantine, QuarantineEntry
-from runner.gate.stats import case_passed
-from runner.runs.results import LoadedRun, load_run
+from runner.runs.aggregate import Aggregate, cell_aggregate
+from runner.runs.load import LoadedRun, load_run
+from runner.runs.result import TrialResult
 
-Outcome = Literal["pass", "fail", "error"]
-OUTCOMES: tuple[str, ...] = ("pass", "fail", "error")
 MIN_TRIALS = 3
 """Fewer non-error trials than this for any case and compare and flakes refuse to judge."""
-
-
-@dataclass(frozen=True)
-class TrialRecord:
-    """What compare and flakes read from one trial's result."""
-
-    trial: int
-    """Trial number, from 1."""
-    outcome: Outcome
-    """pass, fail, or error (no outcome could be established)."""
-    reason: str = ""
-    """Why it failed or errored, as the runner recorded it."""
-    duration: float | None = None
-    """Total seconds of the trial, when recorded."""
-    cost_usd: float | None = None
-    """Agent cost in US dollars, when the agent reported it."""
-    tokens: int | None = None
-    """Tokens the agent used, when it reported them."""
 
 
 @dataclass(frozen=True)
@@ -67,58 +44,15 @@ class RunTrials:
     """Fingerprint of the corpus the run was made on."""
     variants: tuple[str, ...]
     """The run's variants as its manifest lists them."""
-    trials: Mapping[tuple[str, str], tuple[TrialRecord, ...]]
+    trials: Mapping[tuple[str, str], tuple[TrialResult, ...]]
     """Trials by (variant, case id), each sorted by trial number; a case without any trial is absent."""
 
 
-@dataclass(frozen=True)
-class Tally:
-    """One case's trials in one run."""
-
-    passes: int
-    """Trials that passed."""
-    fails: int
-    """Trials that failed."""
-    errors: int
-    """Trials without an outcome; not part of the rate."""
-    reason: str = ""
-    """The most common reason among failed (else errored) trials; empty when every trial passed."""
-
-    @property
-    def trials(self) -> int:
-        """Non-error trials, the denominator of the rate."""
-        return self.passes + self.fails
-
-    @property
-    def rate(self) -> float:
-        """Pass rate over non-error trials; nan without any."""
-        return self.passes / self.trials if self.trials else math.nan
-
-    @property
-    def passed(self) -> bool:
-        """The case's binary outcome: every non-error trial passed (``case_passed`` rule "all")."""
-        return self.trials > 0 and case_passed(self.passes, self.trials, "all")
-
-    @property
-    def every_trial_passed(self) -> bool:
-        """Every trial passed, errors included: what the critical-case rule asks of the baseline."""
-        return self.passes > 0 and self.fails == 0 and self.errors == 0
-
-    def describe(self) -> str:
-        """``pass (5/5)`` or ``fail (2/5 passed, 1 error)``."""
-        errors = f", {self.errors} error{'s' if self.errors != 1 else ''}" if self.errors else ""
-        if self.passed:
-            return f"pass ({self.passes}/{self.trials}{errors})"
-        return f"fail ({self.passes}/{self.trials} passed{errors})"
-
-
 def from_loaded(run: LoadedRun) -> RunTrials:
-    """The trials of a run read by ``runner.runs.results.load_run``."""
-    trials: dict[tuple[str, str], list[TrialRecord]] = {}
+    """The trials of a run read by ``runner.runs.load.load_run``."""
+    trials: dict[tuple[str, str], list[TrialResult]] = {}
     for result in run.trials:
-        record = TrialRecord(result.trial, result.outcome, result.reason, result.durations.total,
-                             result.cost_usd, result.tokens)
-        trials.setdefault((result.variant, result.case_id), []).append(record)
+        trials.setdefault((result.variant, result.case_id), []).append(result)
     manifest = run.manifest
     return RunTrials(manifest.run_id, manifest.dataset_fingerprint,
                      tuple(v.name for v in manifest.config.variants),
@@ -133,17 +67,6 @@ def load_trials(run_dir: Path) -> RunTrials:
         raise UsageError(exc.message) from None
     except OSError as exc:
         raise UsageError(f"{exc.filename or run_dir}: cannot read: {exc.strerror}") from None
-
-
-def tally(records: Iterable[TrialRecord]) -> Tally:
-    """Count a case's outcomes and pick its failure reason."""
-    records = list(records)
-    counts = Counter(r.outcome for r in records)
-    failing = [r.reason for r in records if r.outcome == "fail" and r.reason] or [
-        r.reason for r in records if r.outcome == "error" and r.reason
-    ]
-    reason = Counter(failing).most_common(1)[0][0] if failing else ""
-    return Tally(counts["pass"], counts["fail"], counts["error"], reason)
 
 
 @dataclass(frozen=True)
@@ -190,7 +113,7 @@ def case_index(corpus: Corpus) -> dict[str, CaseInfo]:
 
 @dataclass(frozen=True)
 class Row:
-    """One compared key: its case, both runs' tallies and whether a quarantine entry excludes it."""
+    """One compared key: its case, both runs' aggregates and whether a quarantine entry excludes it."""
 
     key: str
     """Case id, or variant::case for matrix runs."""
@@ -200,9 +123,9 @@ class Row:
     """Names a quarantine entry may use for this row: the case id and variant::case of each side."""
     info: CaseInfo
     """Policy and criticality."""
-    baseline: Tally | None
+    baseline: Aggregate | None
     """The baseline's trials; None when the baseline did not run it (a new case)."""
-    candidate: Tally | None
+    candidate: Aggregate | None
     """The candidate's trials; None when the candidate did not run it (a missing case)."""
     quarantined_by: QuarantineEntry | None = None
     """The acceptable, unexpired entry that takes this row out of the test and the regression list."""
@@ -250,7 +173,7 @@ def pair_runs(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Cas
         raise UsageError(f"cannot pair variants {', '.join(baseline.variants)} with {', '.join(candidate.variants)}: "
                        "matrix runs pair by variant::case and share no variant name")
 
-    def by_key(run: RunTrials) -> dict[str, tuple[str, str, tuple[TrialRecord, ...]]]:
+    def by_key(run: RunTrials) -> dict[str, tuple[str, str, tuple[TrialResult, ...]]]:
         return {(case if single else f"{variant}::{case}"): (variant, case, records)
                 for (variant, case), records in run.trials.items()}
 
@@ -263,118 +186,6 @@ def pair_runs(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Cas
         info = cases.get(case_id, ABSENT)
         entry = None if info.critical else quarantine.excluding(labels, today)
         rows.append(Row(key, case_id, labels, info,
-                        tally(base[key][2]) if key in base else None,
-                        tally(cand[key][2]) if key in cand else None, entry))
+                        cell_aggregate(*base[key]) if key in base else None,
+                        cell_aggregate(*cand[key]) if key in cand else None, entry))
     return keyed_by, rows
-
-
-# --------------------------------------------------------------------------------------------------------
-# Summary numbers
-
-
-@dataclass(frozen=True)
-class RateChange:
-    """Mean per-case pass rate (trials averaged within each case) before and after, over the same cases."""
-
-    cases: int
-    """Number of cases averaged."""
-    baseline: float
-    """Baseline mean rate; nan without cases."""
-    candidate: float
-    """Candidate mean rate; nan without cases."""
-
-    @property
-    def points(self) -> float:
-        """Change in percentage points; negative is a drop."""
-        return (self.candidate - self.baseline) * 100.0
-
-
-@dataclass(frozen=True)
-class Spread:
-    """Duration percentiles of one run's trials, in seconds (None when no trial recorded a duration)."""
-
-    p50: float | None
-    """Median."""
-    p99: float | None
-    """99th percentile (linear interpolation between order statistics)."""
-
-
-@dataclass(frozen=True)
-class Spend:
-    """A resource (cost or tokens) over the trials that recorded it."""
-
-    total: float
-    """Sum over recording trials."""
-    trials: int
-    """Trials that recorded it."""
-
-    @property
-    def per_trial(self) -> float:
-        """Mean per recording trial."""
-        return self.total / self.trials
-
-
-@dataclass(frozen=True)
-class Summary:
-    """The numbers under the lists. Rates exclude quarantined rows; durations and spend cover every paired row."""
-
-    blocking: RateChange
-    """Cases that can block, not quarantined."""
-    advisory: RateChange
-    """Advisory cases, not quarantined."""
-    duration: tuple[Spread, Spread]
-    """Baseline and candidate trial durations."""
-    cost: tuple[Spend | None, Spend | None]
-    """Baseline and candidate cost in USD, where recorded."""
-    tokens: tuple[Spend | None, Spend | None]
-    """Baseline and candidate tokens, where recorded."""
-
-    @property
-    def cost_change_pct(self) -> float | None:
-        """Change of the mean cost per trial in percent; None unless both runs recorded a nonzero baseline."""
-        before, after = self.cost
-        if before is None or after is None or before.per_trial <= 0.0:
-            return None
-        return (after.per_trial / before.per_trial - 1.0) * 100.0
-
-
-def rate_change(rows: Sequence[Row]) -> RateChange:
-    """Mean per-case rates of paired rows."""
-    base = [r.baseline.rate for r in rows if r.baseline is not None and r.candidate is not None]
-    cand = [r.candidate.rate for r in rows if r.baseline is not None and r.candidate is not None]
-    if not base:
-        return RateChange(0, math.nan, math.nan)
-    return RateChange(len(base), math.fsum(base) / len(base), math.fsum(cand) / len(cand))
-
-
-def spread(values: Sequence[float]) -> Spread:
-    """p50 and p99 of durations."""
-    if not values:
-        return Spread(None, None)
-    p50, p99 = np.percentile(np.asarray(values, dtype=float), [50, 99])
-    return Spread(float(p50), float(p99))
-
-
-def spend(values: Sequence[float | int | None]) -> Spend | None:
-    """Sum and count of the recorded values; None when none was recorded."""
-    recorded = [float(v) for v in values if v is not None]
-    return Spend(math.fsum(recorded), len(recorded)) if recorded else None
-
-
-def summarize(rows: Sequence[Row], baseline: RunTrials, candidate: RunTrials, keyed_by: str) -> Summary:
-    """Pass rates by policy, and durations, cost and tokens over the keys both runs have."""
-    paired_keys = {r.key for r in rows if r.paired}
-
-    def trials_of(run: RunTrials) -> list[TrialRecord]:
-        return [t for (variant, case), records in run.trials.items()
-                if (case if keyed_by == "case" else f"{variant}::{case}") in paired_keys for t in records]
-
-    base, cand = trials_of(baseline), trials_of(candidate)
-    return Summary(
-        blocking=rate_change([r for r in rows if r.gated]),
-        advisory=rate_change([r for r in rows if r.advisory]),
-        duration=(spread([t.duration for t in base if t.duration is not None]),
-                  spread([t.duration for t in cand if t.duration is not None])),
-        cost=(spend([t.cost_usd for t in base]), spend([t.cost_usd for t in cand])),
-        tokens=(spend([t.tokens for t in base]), spend([t.tokens for t in cand])),
-    )

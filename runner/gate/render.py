@@ -8,8 +8,10 @@ from typing import Any
 
 from runner.gate.flakes import FlakesReport
 from runner.gate.gate import CompareReport
-from runner.gate.pairing import MIN_TRIALS, Row, Spend
+from runner.gate.pairing import MIN_TRIALS, Row
 from runner.gate.stats import DropTest
+from runner.gate.summary import Spend
+from runner.runs.aggregate import Aggregate
 
 # --------------------------------------------------------------------------------------------------------
 # runner compare
@@ -34,7 +36,7 @@ def _interval(test: DropTest) -> str:
     return f"[{low * 100:+.1f}, {high * 100:+.1f}] pp"
 
 
-def _side(label: str, tally: Any) -> str:
+def _side(label: str, tally: Aggregate) -> str:
     text = f"{label} {tally.describe()}"
     return f"{text}: {tally.reason}" if tally.reason and not tally.passed else text
 
@@ -118,11 +120,11 @@ def render_compare(report: CompareReport) -> list[str]:
     return lines
 
 
-def _tally_json(tally: Any) -> dict[str, Any] | None:
+def _tally_json(tally: Aggregate | None) -> dict[str, Any] | None:
     if tally is None:
         return None
     return {"passes": tally.passes, "fails": tally.fails, "errors": tally.errors, "passed": tally.passed,
-            "rate": None if not tally.trials else tally.rate, "reason": tally.reason}
+            "rate": tally.success_rate, "reason": tally.reason}
 
 
 def _number(value: float) -> float | None:
@@ -202,11 +204,11 @@ def render_flakes(report: FlakesReport) -> list[str]:
     lines = [header]
     for c in report.cases:
         t = c.tally
-        rate = f"{t.rate:.0%}" if t.trials else "-"
+        rate = f"{t.rate:.0%}" if t.scored else "-"
         note = ("critical, not quarantinable" if c.stability == "FLAKY" and c.critical
                 else "quarantine candidate" if c.quarantine_candidate
                 else f"fewer than {MIN_TRIALS} trials" if c.key in report.short else "")
-        lines.append(f"{c.key:<{width}}  {c.stability or '-':<11}  {f'{t.passes}/{t.trials}':>7}  "
+        lines.append(f"{c.key:<{width}}  {c.stability or '-':<11}  {f'{t.passes}/{t.scored}':>7}  "
                      f"{t.errors:>3}  {rate:>4}  {f'{c.wilson[0]:.0%}-{c.wilson[1]:.0%}':<10}  "
                      f"{_num(c.pass_at_k):>6}  {_num(c.pass_hat_k):>6}  {note}".rstrip())
     counts = {s: sum(1 for c in report.cases if c.stability == s) for s in ("STABLE_PASS", "STABLE_FAIL", "FLAKY")}
@@ -228,8 +230,8 @@ def flakes_document(report: FlakesReport) -> dict[str, Any]:
         "exit_code": report.exit_code,
         "refused": list(report.short),
         "cases": [{
-            "key": c.key, "class": c.stability, "passes": c.tally.passes, "trials": c.tally.trials,
-            "errors": c.tally.errors, "rate": c.tally.rate if c.tally.trials else None,
+            "key": c.key, "class": c.stability, "passes": c.tally.passes, "trials": c.tally.scored,
+            "errors": c.tally.errors, "rate": c.tally.success_rate,
             "wilson": list(c.wilson), "pass_at_k": c.pass_at_k, "pass_hat_k": c.pass_hat_k,
             "critical": c.critical, "quarantine_candidate": c.quarantine_candidate,
         } for c in report.cases],

@@ -41,6 +41,7 @@ Power and the standard deviation of per-case differences live in ``runner.gate.p
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -151,6 +152,12 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     return product
 
 
+@functools.cache
+def _two_sided_z(confidence: float) -> float:
+    """The normal quantile of a two-sided interval at confidence (computed once per level: every cell asks)."""
+    return float(norm.ppf(0.5 + confidence / 2.0))
+
+
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion; ``(0.0, 1.0)`` when ``n == 0``."""
     successes = _as_int(successes, "successes")
@@ -162,7 +169,7 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
         raise ValueError(f"successes must be between 0 and n={n}, got {successes}")
     if n == 0:
         return (0.0, 1.0)
-    z = float(norm.ppf(0.5 + confidence / 2.0))
+    z = _two_sided_z(confidence)
     p = successes / n
     z2 = z * z
     denominator = 1.0 + z2 / n

@@ -1,6 +1,6 @@
 """`runner report`: a run as a terminal table, one JSON document, or a self-contained HTML page.
 
-Every figure comes from `runner.runs.results.load_run`, which recomputes the aggregates from the trials.
+Every figure comes from `runner.runs.load.load_run`, which recomputes the aggregates from the trials.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from rich.console import Console
 from rich.table import Table
 
 from corpus.fsutil import atomic_write_text
-from runner.runs.results import ARTIFACTS, Aggregate, LoadedRun, TrialResult, trial_path
+from runner.runs.aggregate import Aggregate
+from runner.runs.load import LoadedRun
+from runner.runs.result import ARTIFACTS, TrialResult, trial_path
 
 
 def common_k(run: LoadedRun) -> int:
@@ -95,6 +97,7 @@ def print_report(run: LoadedRun) -> None:
 def aggregate_json(aggregate: Aggregate) -> dict[str, Any]:
     """An aggregate with JSON-friendly keys."""
     data = asdict(aggregate)
+    del data["reason"]  # compare's and flakes' failure reason; the report shows every trial's own
     data["pass_at_k"] = {str(k): v for k, v in aggregate.pass_at_k.items()}
     data["pass_hat_k"] = {str(k): v for k, v in aggregate.pass_hat_k.items()}
     data["wilson"] = list(aggregate.wilson) if aggregate.wilson else None

@@ -11,7 +11,7 @@ from typing import Any
 
 from corpus import __version__
 from corpus.gitutil import git_env
-from runner.runs.results import RunConfig
+from runner.runs.manifest import RunConfig
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 

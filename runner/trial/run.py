@@ -20,20 +20,17 @@ from corpus.fsutil import staging_directory
 from corpus.gitutil import open_repository
 from runner.grading.failclosed import read_fix_config
 from runner.process import kill_running
-from runner.runs.results import (
+from runner.runs.load import LoadedRun, load_run
+from runner.runs.manifest import (
     MODES,
     VARIANT_NAME,
-    LoadedRun,
     RunConfig,
     RunManifest,
-    TrialResult,
     Variant,
-    load_run,
     read_manifest,
-    read_trial,
-    trial_path,
     write_manifest,
 )
+from runner.runs.result import TrialResult, read_trial, trial_path
 from runner.runs.runtime import runtime_info
 from runner.trial.trial import (
     DEFAULT_TRANSCRIPT_LIMIT,

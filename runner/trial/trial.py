@@ -23,7 +23,7 @@ from corpus.fsutil import replace_directory, staging_directory
 from runner.grading.failclosed import FixConfig, edited_test_files, restore_test_config, spec_for_test_files
 from runner.grading.grader import NOT_RUNNABLE, GradeResult, grade
 from runner.process import ProcessResult, run_command
-from runner.runs.results import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
+from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
 from runner.workspace.prepare import prepare
 from runner.workspace.workspace import Snapshots, apply_patch
 

@@ -42,7 +42,7 @@ def test_labels_and_estimators(root: Path) -> None:
     low, high = cart.wilson
     assert (round(low, 4), round(high, 4)) == (0.2307, 0.8824)
     tax = by_key["tax"]
-    assert (tax.tally.passes, tax.tally.trials, tax.tally.errors) == (4, 4, 1)
+    assert (tax.tally.passes, tax.tally.scored, tax.tally.errors) == (4, 4, 1)
     assert [c.key for c in report.cases if c.quarantine_candidate] == ["cart"]
     assert by_key["login"].critical and not by_key["login"].quarantine_candidate
     assert report.exit_code == 2

@@ -11,7 +11,7 @@ from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
 from runner.cli import cli
 from runner.gate.select import changed_since, matches, select_cases
-from runner.runs.results import load_run
+from runner.runs.load import load_run
 from tests.testing.gitrepo import GitRepo, git_init
 from tests.testing.runbuilder import write_corpus
 

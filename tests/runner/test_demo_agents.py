@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from corpus import Corpus
-from runner.runs.results import Variant
+from runner.runs.manifest import Variant
 from runner.trial.run import RunOptions, run
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from corpus import Grader
-from runner.runs.results import trial_path
+from runner.runs.result import trial_path
 from tests.testing.trialkit import Bench, agent, variants
 
 

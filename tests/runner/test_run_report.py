@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from runner.report.report import render_html, render_table, report_document, write_html
-from runner.runs.results import load_run
+from runner.runs.load import load_run
 from tests.testing.trialkit import make_run
 
 

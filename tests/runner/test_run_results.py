@@ -10,7 +10,8 @@ import pytest
 
 from corpus.errors import UsageError
 from runner.gate.stats import wilson_interval
-from runner.runs.results import load_run, trial_path
+from runner.runs.load import load_run
+from runner.runs.result import trial_path
 from tests.testing.trialkit import make_run
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from corpus.errors import UsageError
-from runner.runs.results import load_run, trial_path
+from runner.runs.load import load_run
+from runner.runs.result import trial_path
 from tests.testing.trialkit import Bench, agent, alive, variants
 
 

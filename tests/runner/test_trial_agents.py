@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from corpus import Setup
-from runner.runs.results import trial_path
+from runner.runs.result import trial_path
 from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT, agent_environment
 from tests.testing.trialkit import Bench, agent, alive, graded_quickly, variants
 

@@ -8,15 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from corpus import Corpus, Grader
-from runner.runs.results import (
-    LoadedRun,
-    RunConfig,
-    RunManifest,
-    TrialResult,
-    Variant,
-    trial_path,
-    write_manifest,
-)
+from runner.runs.load import LoadedRun
+from runner.runs.manifest import RunConfig, RunManifest, Variant, write_manifest
+from runner.runs.result import TrialResult, trial_path
 from runner.trial.run import RunOptions, run
 from tests.testing.casefactory import build_corpus
 
