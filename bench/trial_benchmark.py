@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from corpus import Case, CaseFiles, Corpus, Grader
 from runner.runs.manifest import Variant
-from runner.trial.run import RunOptions, run
+from runner.trial.plan import RunOptions
+from runner.trial.run import run
 
 
 def git(repo: Path, *args: str) -> str:

@@ -17,7 +17,8 @@ from runner.report.report import print_report
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import MODES, Variant
 from runner.runs.result import TrialResult
-from runner.trial.run import RunOptions, parse_agent, run
+from runner.trial.plan import RunOptions, parse_agent
+from runner.trial.run import run
 from runner.verify.record import unverified_warning
 
 

@@ -3,10 +3,7 @@ hidden grader after fail-closed restoration, and the evidence published as one f
 
 from __future__ import annotations
 
-import os
-import re
 import secrets
-import shlex
 import shutil
 import tempfile
 import threading
@@ -21,14 +18,14 @@ from corpus import StoredCase, case_fingerprint
 from corpus.errors import HindcastError
 from corpus.fsutil import replace_directory, staging_directory
 from runner.grading.failclosed import FixConfig, edited_test_files, restore_test_config, spec_for_test_files
-from runner.grading.grader import NOT_RUNNABLE, GradeResult, grade
-from runner.process import ProcessResult, run_command
+from runner.grading.grader import GradeResult, grade
+from runner.process import run_command
 from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
+from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
 from runner.workspace.prepare import prepare
-from runner.workspace.workspace import Snapshots, apply_patch
+from runner.workspace.snapshots import Snapshots
+from runner.workspace.workspace import apply_patch
 
-PLACEHOLDERS = ("workspace", "prompt_file", "case_id", "trial")
-MARKER_VAR = "HINDCAST_TRIAL_MARK"
 DEFAULT_TRANSCRIPT_LIMIT = 10 * 1024 * 1024
 
 
@@ -104,38 +101,6 @@ class TrialContext:
     """Set when the run is interrupted."""
     discard: Callable[[Path], None] = lambda path: shutil.rmtree(path, ignore_errors=True)
     """Removes a scratch directory (the run hands this to a background thread)."""
-
-
-def render_command(template: str, values: dict[str, str]) -> str:
-    """Replace {workspace}, {prompt_file}, {case_id} and {trial} by shell-quoted values; other braces stay."""
-    out = template
-    for name in PLACEHOLDERS:
-        out = out.replace("{" + name + "}", shlex.quote(values[name]))
-    return out
-
-
-def mentions(value: str, path: str) -> bool:
-    """True when value contains path as a whole path (or a prefix of a deeper one), not as part of a longer name."""
-    return bool(path) and re.search(re.escape(path) + r"(?![^/\s:;,'\"=])", value) is not None
-
-
-def agent_environment(env: dict[str, str], hidden: tuple[str, ...], marker: str) -> dict[str, str]:
-    """The trial environment with no mention of a hidden path, plus the trial's marker.
-
-    In a list of paths (PATH and the like) only the entries that mention one are removed; any other variable
-    that mentions one is dropped.
-    """
-    clean = {}
-    for key, value in env.items():
-        if not any(mentions(value, h) for h in hidden):
-            clean[key] = value
-            continue
-        entries = value.split(os.pathsep)
-        kept = [e for e in entries if not any(mentions(e, h) for h in hidden)]
-        if len(entries) > 1 and kept:
-            clean[key] = os.pathsep.join(kept)
-    name, _, value = marker.partition("=")
-    return {**clean, name: value}
 
 
 def run_trial(spec: TrialSpec, ctx: TrialContext, assets: CaseAssets | HindcastError) -> TrialResult | None:
@@ -298,25 +263,10 @@ class _Trial:
                           transcript_bytes=ran.output_bytes)
         if ran.truncated:
             self.flags.append("transcript_truncated")
-        return _agent_error(ran)
+        return agent_error(ran)
 
     def _decide(self, graded: GradeResult) -> tuple[Outcome, str]:
         if self.facts.get("agent_timed_out"):
             return "fail", (f"agent timed out after {self.ctx.agent_timeout:g}s "
                             f"(partial work graded: {graded.outcome}: {graded.reason})")
         return graded.outcome, graded.reason
-
-
-def _agent_error(ran: ProcessResult) -> str | None:
-    """The error reason for an agent that could not start or exited non-zero; None otherwise."""
-    last = (ran.tail.strip().splitlines() or [""])[-1][:200]
-    detail = f": {last}" if last else ""
-    if ran.start_error:
-        return f"agent command could not start: {ran.start_error}"
-    if ran.timed_out:
-        return None
-    if ran.exit_code in NOT_RUNNABLE:
-        return f"agent command could not start (exit {ran.exit_code}){detail}"
-    if ran.exit_code != 0:
-        return f"agent exited {ran.exit_code}{detail}"
-    return None

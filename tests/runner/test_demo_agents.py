@@ -12,7 +12,8 @@ import pytest
 
 from corpus import Corpus
 from runner.runs.manifest import Variant
-from runner.trial.run import RunOptions, run
+from runner.trial.plan import RunOptions
+from runner.trial.run import run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from runner.grading.failclosed import FixConfig, read_fix_config, restore_test_config
-from runner.workspace.workspace import Snapshots, build_template, template_tree, workspace_from_template
+from runner.workspace.snapshots import Snapshots
+from runner.workspace.workspace import build_template, template_tree, workspace_from_template
 from tests.testing.casefactory import build_repo
 from tests.testing.gitrepo import git_init
 

@@ -11,7 +11,8 @@ from corpus import Corpus, Grader
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import RunConfig, RunManifest, Variant, write_manifest
 from runner.runs.result import TrialResult, trial_path
-from runner.trial.run import RunOptions, run
+from runner.trial.plan import RunOptions
+from runner.trial.run import run
 from tests.testing.casefactory import build_corpus
 
 AGENTS = Path(__file__).parent / "agents"
