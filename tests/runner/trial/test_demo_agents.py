@@ -15,7 +15,7 @@ from runner.runs.manifest import Variant
 from runner.trial.plan import RunOptions
 from runner.trial.run import run
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_demo_agents_on_the_demo_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

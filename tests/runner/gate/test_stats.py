@@ -36,7 +36,7 @@ from runner.gate.stats import (
     wilson_interval,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 # ----------------------------------------------------------------------------------------------- pass@k

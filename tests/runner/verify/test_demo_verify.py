@@ -11,7 +11,7 @@ from corpus import Corpus
 from runner.verify.validate import validate
 from runner.verify.verify import VerifyOptions, verify
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_every_demo_case_is_valid(tmp_path: Path) -> None:
