@@ -60,7 +60,7 @@ def from_loaded(run: LoadedRun) -> RunTrials:
 
 
 def load_trials(run_dir: Path) -> RunTrials:
-    """Read a run directory; anything unreadable is bad input (exit 3)."""
+    """Read a run directory; anything unreadable is bad input (UsageError, ExitCode.BAD_INPUT)."""
     try:
         return from_loaded(load_run(run_dir))
     except HindcastError as exc:

@@ -14,8 +14,8 @@ from junitparser.junitparser import JUnitXmlError
 from corpus.errors import WorkspaceError
 from corpus.model import Case, CaseFiles, Grader
 from runner.process import ProcessResult, run_command
+from runner.runs.result import Outcome
 
-Outcome = Literal["pass", "fail", "error"]
 NOT_RUNNABLE = (126, 127)
 
 

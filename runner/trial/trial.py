@@ -1,5 +1,4 @@
-"""One trial: a fresh workspace, the agent (or no change, the oracle, a saved patch), the candidate patch, the
-hidden grader after fail-closed restoration, and the evidence published as one folder."""
+"""One trial: a fresh workspace, its candidate (per mode), fail-closed grading, the evidence published as one folder."""
 
 from __future__ import annotations
 

@@ -87,7 +87,7 @@ class VerifyReport:
         return all(v.verdict == "VALID" for v in self.verdicts)
 
 
-def select_cases(corpus: Corpus, case_ids: tuple[str, ...], kind: Kind) -> list[StoredCase]:
+def cases_to_verify(corpus: Corpus, case_ids: tuple[str, ...], kind: Kind) -> list[StoredCase]:
     """The named cases (each must exist) or every active one."""
     if case_ids:
         known = set(corpus.ids(kind))
@@ -104,7 +104,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     if options.repeats < 1 or options.jobs < 1:
         raise UsageError("--repeats and --jobs must be at least 1")
     repo = open_repository(corpus.repo_path(options.repo))
-    cases = select_cases(corpus, options.case_ids, options.kind)
+    cases = cases_to_verify(corpus, options.case_ids, options.kind)
     work = [(stored, side, r) for stored in cases for r in range(1, options.repeats + 1)
             for side in ("baseline", "oracle")]
     with ThreadPoolExecutor(max_workers=options.jobs) as pool:
