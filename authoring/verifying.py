@@ -28,7 +28,7 @@ Verifier = Callable[[Corpus, str, Kind, Progress], VerifyOutcome]
 
 def runner_verifier(corpus: Corpus, case_id: str, kind: Kind, progress: Progress) -> VerifyOutcome:
     """Verify through the runner's library API (baseline must fail, oracle must pass)."""
-    from runner.verify import VerifyOptions, verify
+    from runner.verify.verify import VerifyOptions, verify
 
     try:
         report = verify(corpus, VerifyOptions(case_ids=(case_id,), kind=kind), progress)

@@ -41,11 +41,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runner.compare import CaseInfo, RunTrials, TrialRecord
-from runner.gate import CompareOptions, evaluate
-from runner.power import cases_needed, min_detectable_drop, paired_t_power
-from runner.quarantine import Quarantine
-from runner.stats import BinaryRule, case_passed, significant_drop
+from runner.gate.gate import CompareOptions, evaluate
+from runner.gate.pairing import CaseInfo, RunTrials
+from runner.gate.power import cases_needed, min_detectable_drop, paired_t_power
+from runner.gate.quarantine import Quarantine
+from runner.gate.stats import BinaryRule, case_passed, significant_drop
+from runner.runs.result import TrialResult
 
 DEFAULT_MIX = "0.45,0.35,0.20"
 MIX_BETA = np.array([[19.0, 1.0], [1.0, 19.0], [2.0, 2.0]])
@@ -146,7 +147,8 @@ class GateNotes:
 def in_memory_run(name: str, passes: list[int], trials: int) -> RunTrials:
     """A one-variant run whose case i passed its first passes[i] of trials trials."""
     return RunTrials(name, "simulated", ("agent",), {
-        ("agent", f"case-{i}"): tuple(TrialRecord(t + 1, "pass" if t < x else "fail") for t in range(trials))
+        ("agent", f"case-{i}"): tuple(TrialResult(f"case-{i}", "agent", t + 1, "pass" if t < x else "fail", "", "", "")
+                                      for t in range(trials))
         for i, x in enumerate(passes)})
 
 

@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from corpus import Case, CaseFiles, Corpus, Grader
-from runner.results import Variant
-from runner.run import RunOptions, run
+from runner.runs.manifest import Variant
+from runner.trial.plan import RunOptions
+from runner.trial.run import run
 
 
 def git(repo: Path, *args: str) -> str:

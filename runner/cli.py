@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
-
 import click
 
 from corpus.cli_support import CONTEXT, entry
+from runner.commands.compare import compare_command
+from runner.commands.flakes import flakes_command
+from runner.commands.report import report_command
+from runner.commands.run import run_command
+from runner.commands.select import select_command
+from runner.commands.validate import validate_command
+from runner.commands.verify import verify_command
 
-# Each module exports COMMANDS, a list of click commands; this file only wires them together.
-COMMAND_MODULES = ("runner.cli_verify", "runner.cli_run", "runner.cli_compare")
+COMMANDS = (validate_command, verify_command, run_command, report_command, compare_command, flakes_command, select_command)
 
 
 @click.group(context_settings=CONTEXT)
@@ -18,14 +22,7 @@ def cli() -> None:
     """Validate the corpus, prove its cases, run agents on them and compare runs."""
 
 
-for _name in COMMAND_MODULES:
-    try:
-        _module = importlib.import_module(_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != _name:
-            raise
-        continue
-    for _command in _module.COMMANDS:
-        cli.add_command(_command)
+for _command in COMMANDS:
+    cli.add_command(_command)
 
 main = entry(cli, "runner")

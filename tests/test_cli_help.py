@@ -23,12 +23,7 @@ def commands(group: click.Group, prefix: str) -> list[tuple[str, click.Command]]
 def all_commands() -> list[tuple[str, click.Command]]:
     out = []
     for module_name in TOOLS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue
-            raise
+        module = importlib.import_module(module_name)
         out += commands(module.cli, module_name.split(".")[0])
     return out
 

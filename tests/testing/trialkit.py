@@ -8,16 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from corpus import Corpus, Grader
-from runner.results import (
-    LoadedRun,
-    RunConfig,
-    RunManifest,
-    TrialResult,
-    Variant,
-    trial_path,
-    write_manifest,
-)
-from runner.run import RunOptions, run
+from runner.runs.load import LoadedRun
+from runner.runs.manifest import RunConfig, RunManifest, Variant, write_manifest
+from runner.runs.result import TrialResult, trial_path
+from runner.trial.plan import RunOptions
+from runner.trial.run import run
 from tests.testing.casefactory import build_corpus
 
 AGENTS = Path(__file__).parent / "agents"

@@ -1,0 +1,1 @@
+"""The `runner` commands, one module per command: each a thin click layer over the library."""

@@ -1,0 +1,28 @@
+"""`runner report`: show a run as a table, JSON or an HTML page (over runner.report.report)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from runner.report.report import print_report, report_json, write_html
+from runner.runs.load import load_run
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of the table.")
+@click.option("--html", "html_file", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help="Also write a self-contained HTML page with links to every trial's artifacts.")
+def report_command(run_dir: Path, as_json: bool, html_file: Path | None) -> None:
+    """Show a run: pass rate, pass@k, pass^k and errors per case and variant, recomputed from the trials."""
+    loaded = load_run(run_dir)
+    if html_file is not None:
+        write_html(loaded, html_file)
+    if as_json:
+        click.echo(report_json(loaded), nl=False)
+    else:
+        print_report(loaded)
+        if html_file is not None:
+            click.echo(f"html report: {html_file}")

@@ -1,0 +1,113 @@
+"""`runner run`: score agents on the corpus, with a progress bar on a terminal (over runner.trial.run)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from corpus import Corpus
+from corpus.cli_support import corpus_option, repo_option
+from corpus.errors import ExitCode
+from runner.gate.select import changed_since, select_cases
+from runner.report.report import print_report
+from runner.runs.load import LoadedRun
+from runner.runs.manifest import MODES, Variant
+from runner.runs.result import TrialResult
+from runner.trial.plan import RunOptions, parse_agent
+from runner.trial.run import run
+from runner.verify.record import unverified_warning
+
+
+@click.command("run", help=(
+    "Score coding agents: k trials per case in isolated workspaces, graded after the agent stops.\n\n"
+    f"Exits {ExitCode.OK:d} when every trial was scored, {ExitCode.FAILED:d} when some ended in error (resume the "
+    f"run to retry them), {ExitCode.BAD_INPUT:d} on bad input, {ExitCode.INTERRUPTED:d} when interrupted (the run "
+    "stays resumable)."))
+@corpus_option()
+@repo_option()
+@click.option("--case", "case_ids", multiple=True, metavar="ID", help="Run this case (repeatable).")
+@click.option("--all", "all_cases", is_flag=True, help="Run every active case.")
+@click.option("--select-since", metavar="REV", default=None,
+              help="Run only the cases whose trigger paths match the files changed since REV.")
+@click.option("--trials", type=click.IntRange(min=1), default=None, help="Trials per variant and case [default: 1].")
+@click.option("--mode", type=click.Choice(MODES), default=None,
+              help="agent: run the agent; baseline: no change; oracle: the known fix; regrade: saved patches "
+                   "with today's grader [default: agent].")
+@click.option("--agent-command", default=None, metavar="CMD",
+              help="Agent command; {workspace}, {prompt_file}, {case_id}, {trial} are replaced, shell-quoted.")
+@click.option("--agent", "agents", multiple=True, metavar="NAME=CMD",
+              help="A named agent variant (repeatable): every variant runs on every case.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Trials run at once.")
+@click.option("--results-dir", type=click.Path(path_type=Path), default=None,
+              help="Where run directories are made [default: CORPUS/results].")
+@click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="RUN_DIR",
+              help="Complete a run: only its missing and errored trials run.")
+@click.option("--patch-from", type=click.Path(path_type=Path), default=None, metavar="RUN_DIR",
+              help="regrade: the run whose candidate patches are graded again.")
+@click.option("--keep", is_flag=True, help="Keep each trial's workspace (for debugging a trial).")
+@click.option("--agent-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
+              help="Seconds before the agent's whole process group is killed [default: 1800].")
+def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool,
+            select_since: str | None, trials: int | None, mode: str | None, agent_command: str | None,
+            agents: tuple[str, ...], jobs: int,
+            results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
+            agent_timeout: float | None) -> int:
+    variants: tuple[Variant, ...] = ()
+    if agent_command is not None and agents:
+        raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
+    if agent_command is not None:
+        variants = (Variant("default", agent_command),)
+    elif agents:
+        variants = tuple(parse_agent(spec) for spec in agents)
+    corpus = Corpus.open(corpus_dir)
+    if select_since is not None:
+        if case_ids or all_cases or resume is not None:
+            raise click.UsageError("--select-since cannot be combined with --case, --all or --resume")
+        case_ids = tuple(select_cases(corpus, changed_since(corpus.repo_path(repo), select_since)))
+        if not case_ids:
+            click.echo(f"no case's trigger paths match the files changed since {select_since}; nothing to run",
+                       err=True)
+            return ExitCode.OK
+    warning = unverified_warning(corpus, case_ids, all_cases, mode)
+    options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
+                         jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
+                         agent_timeout=agent_timeout, repo=repo)
+    if sys.stdout.isatty():
+        loaded = _run_with_bar(corpus, options, warning)
+    else:
+
+        def announce(run_dir: Path, total: int) -> None:
+            if warning:
+                click.echo(warning, err=True)
+            click.echo(f"run {run_dir}: {total} trial(s)", err=True)
+
+        loaded = run(corpus, options, progress=_print_line, announce=announce)
+    print_report(loaded)
+    return ExitCode.FAILED if any(t.outcome == "error" for t in loaded.trials) else ExitCode.OK
+
+
+def _print_line(done: int, total: int, result: TrialResult) -> None:
+    click.echo(f"[{done}/{total}] {result.variant}::{result.case_id} #{result.trial}: {result.outcome} "
+               f"({result.reason})", err=True)
+
+
+def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None) -> LoadedRun:
+    console = Console(highlight=False)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[last]}"), console=console) as bar:
+        task = bar.add_task("trials", total=None, last="")
+
+        def announce(run_dir: Path, total: int) -> None:
+            if warning:
+                bar.console.print(warning, markup=False)
+            bar.update(task, total=total, description=f"run {run_dir.name}")
+
+        def progress(done: int, total: int, result: TrialResult) -> None:
+            bar.update(task, completed=done, last=f"{result.variant}::{result.case_id} #{result.trial} "
+                                                 f"{result.outcome}")
+
+        return run(corpus, options, progress=progress, announce=announce)

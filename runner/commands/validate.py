@@ -1,0 +1,22 @@
+"""`runner validate`: check every corpus file (over runner.verify.validate)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from corpus import Corpus
+from corpus.cli_support import corpus_option, repo_option
+from runner.verify.validate import validate
+
+
+@click.command("validate")
+@corpus_option()
+@repo_option()
+def validate_command(corpus_dir: Path, repo: Path | None) -> None:
+    """Check every corpus file and print the number of cases and the dataset fingerprint."""
+    report = validate(Corpus.open(corpus_dir), repo)
+    click.echo(f"corpus {corpus_dir}: {report.cases} cases ({report.active} active), "
+               f"{report.candidates} candidates, {report.rejected} rejected")
+    click.echo(f"dataset fingerprint: {report.dataset_fingerprint}")

@@ -1,0 +1,243 @@
+"""What `runner compare` and `runner flakes` print: the text report and the JSON document of each."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from runner.gate.flakes import FlakesReport
+from runner.gate.gate import CompareReport
+from runner.gate.pairing import MIN_TRIALS, Row
+from runner.gate.stats import DropTest
+from runner.gate.summary import Spend
+from runner.runs.aggregate import Aggregate
+
+# --------------------------------------------------------------------------------------------------------
+# runner compare
+
+
+def _pct(rate: float) -> str:
+    return "-" if math.isnan(rate) else f"{rate * 100:.1f}%"
+
+
+def _cases(n: int, kind: str = "") -> str:
+    return f"{n} {kind}case{'' if n == 1 else 's'}"
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}s"
+
+
+def _interval(test: DropTest) -> str:
+    low, high = test.paired.ci_low, test.paired.ci_high
+    if math.isinf(low) or math.isinf(high):
+        return "none (fewer than 2 cases)"
+    return f"[{low * 100:+.1f}, {high * 100:+.1f}] pp"
+
+
+def _side(label: str, tally: Aggregate) -> str:
+    text = f"{label} {tally.describe()}"
+    return f"{text}: {tally.reason}" if tally.reason and not tally.passed else text
+
+
+def _row_block(row: Row) -> list[str]:
+    lines = [f"  {row.key}  [{row.info.label()}]"]
+    if row.baseline is not None:
+        lines.append("    " + _side("baseline: ", row.baseline))
+    if row.candidate is not None:
+        lines.append("    " + _side("candidate:", row.candidate))
+    return lines
+
+
+def _spend_line(name: str, pair: tuple[Spend | None, Spend | None], unit: str, digits: int) -> str | None:
+    before, after = pair
+    if before is None and after is None:
+        return None
+
+    def money(value: float) -> str:
+        return f"{unit}{value:,.{digits}f}"
+
+    parts = [money(s.total) if s else "not recorded" for s in pair]
+    line = f"  {name}: {parts[0]} -> {parts[1]}"
+    if before and after:
+        change = ("" if before.per_trial <= 0 else f" ({(after.per_trial / before.per_trial - 1) * 100:+.1f}%)")
+        line += (f"; per trial {money(before.per_trial)} -> {money(after.per_trial)}{change} "
+                 f"over {before.trials}/{after.trials} trials")
+    return line
+
+
+def render_compare(report: CompareReport) -> list[str]:
+    """The text report: regressions first, then the other lists, the summary, the gate and the verdict."""
+    base, cand = report.baseline, report.candidate
+    header = (f"baseline {base.run_id} ({', '.join(base.variants)}) vs candidate {cand.run_id} "
+              f"({', '.join(cand.variants)}), compared by {report.keyed_by}")
+    lines = [header, ""]
+    sections = [("Regressions", report.regressions()), ("Lower pass rate", report.declined()),
+                ("Fixes", report.fixes()), ("New cases", report.new()),
+                ("Missing from candidate", report.missing())]
+    for title, rows in sections:
+        lines.append(f"{title} ({len(rows)}):")
+        for row in rows:
+            lines.extend(_row_block(row))
+    quarantined = report.quarantined()
+    expired = [e for e in report.quarantine.entries if e.expired(report.today)]
+    if quarantined or expired:
+        lines.append(f"Quarantined ({len(quarantined)}):")
+        for row in quarantined:
+            entry = row.quarantined_by
+            assert entry is not None
+            lines.extend(_row_block(row))
+            lines.append(f"    owner {entry.owner}, until {entry.expiry}: {entry.reason or 'no reason given'}")
+        for entry in expired:
+            lines.append(f"  {entry.case}: entry expired {entry.expiry} (owner {entry.owner}), counts again")
+    s = report.summary
+    lines += ["", "Summary:"]
+    for name, change in (("blocking", s.blocking), ("advisory", s.advisory)):
+        lines.append(f"  pass rate, {name} ({_cases(change.cases)}): {_pct(change.baseline)} -> "
+                     f"{_pct(change.candidate)}" + ("" if not change.cases else f" ({change.points:+.1f} pp)"))
+    lines.append(f"  duration p50: {_seconds(s.duration[0].p50)} -> {_seconds(s.duration[1].p50)}; "
+                 f"p99: {_seconds(s.duration[0].p99)} -> {_seconds(s.duration[1].p99)}")
+    for extra in (_spend_line("cost", s.cost, "$", 4), _spend_line("tokens", s.tokens, "", 0)):
+        if extra:
+            lines.append(extra)
+    test, adv = report.test, report.advisory_test
+    lines += ["", f"Gate (alpha {report.options.alpha:g}, each test one-sided at {test.component_alpha:g}):"]
+    lines.append(f"  paired t over {_cases(test.paired.n, 'blocking ')}: mean difference "
+                 + ("-" if not test.paired.n else f"{test.paired.mean_difference * 100:+.1f} pp")
+                 + f", {1 - report.options.alpha:.0%} interval {_interval(test)}")
+    b, c = test.mcnemar.regressions, test.mcnemar.fixes
+    lines.append(f"  exact McNemar (one-sided): {b} regression{'' if b == 1 else 's'}, "
+                 f"{c} fix{'' if c == 1 else 'es'}, p = {test.mcnemar.p_value:.4g}")
+    if adv.paired.n:
+        lines.append(f"  advisory, never blocks ({_cases(adv.paired.n)}): mean difference "
+                     f"{adv.paired.mean_difference * 100:+.1f} pp, interval {_interval(adv)}, "
+                     f"McNemar p = {adv.mcnemar.p_value:.4g}")
+    lines.append(f"  power: {report.power.text()}")
+    lines.append("")
+    lines.extend(f"{f.level}: {f.message}" for f in report.findings)
+    lines.append(f"verdict: {report.verdict} (exit {report.exit_code})")
+    return lines
+
+
+def _tally_json(tally: Aggregate | None) -> dict[str, Any] | None:
+    if tally is None:
+        return None
+    return {"passes": tally.passes, "fails": tally.fails, "errors": tally.errors, "passed": tally.passed,
+            "rate": tally.success_rate, "reason": tally.reason}
+
+
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) or math.isinf(value) else value
+
+
+def compare_document(report: CompareReport) -> dict[str, Any]:
+    """The report as a JSON-ready mapping (stable keys; NaN and infinities become null)."""
+
+    def row(r: Row) -> dict[str, Any]:
+        entry = r.quarantined_by
+        return {"key": r.key, "case_id": r.case_id, "policy": r.info.policy, "critical": r.info.critical,
+                "blocking": r.info.blocking, "corpus_status": r.info.status,
+                "baseline": _tally_json(r.baseline), "candidate": _tally_json(r.candidate),
+                "quarantined_by": None if entry is None else entry.case}
+
+    def test(t: DropTest) -> dict[str, Any]:
+        p = t.paired
+        return {"cases": p.n, "mean_difference": _number(p.mean_difference), "ci_low": _number(p.ci_low),
+                "ci_high": _number(p.ci_high), "t_blocks": t.t_blocks, "mcnemar_regressions": t.mcnemar.regressions,
+                "mcnemar_fixes": t.mcnemar.fixes, "mcnemar_p": t.mcnemar.p_value,
+                "mcnemar_blocks": t.mcnemar_blocks, "blocked": t.blocked}
+
+    s, p = report.summary, report.power
+    spend = {name: [None if x is None else {"total": x.total, "trials": x.trials} for x in pair]
+             for name, pair in (("cost_usd", s.cost), ("tokens", s.tokens))}
+    return {
+        "verdict": report.verdict, "exit_code": report.exit_code, "refused": report.refused,
+        "findings": [{"level": f.level, "rule": f.rule, "message": f.message} for f in report.findings],
+        "baseline": {"run_id": report.baseline.run_id, "dataset_fingerprint": report.baseline.dataset_fingerprint,
+                     "variants": list(report.baseline.variants)},
+        "candidate": {"run_id": report.candidate.run_id,
+                      "dataset_fingerprint": report.candidate.dataset_fingerprint,
+                      "variants": list(report.candidate.variants)},
+        "keyed_by": report.keyed_by,
+        **{name: [row(r) for r in rows] for name, rows in (
+            ("regressions", report.regressions()), ("declined", report.declined()), ("fixes", report.fixes()),
+            ("new", report.new()), ("missing", report.missing()), ("quarantined", report.quarantined()))},
+        "summary": {
+            "blocking": {"cases": s.blocking.cases, "baseline": _number(s.blocking.baseline),
+                         "candidate": _number(s.blocking.candidate)},
+            "advisory": {"cases": s.advisory.cases, "baseline": _number(s.advisory.baseline),
+                         "candidate": _number(s.advisory.candidate)},
+            "duration": [{"p50": d.p50, "p99": d.p99} for d in s.duration],
+            "cost_change_pct": s.cost_change_pct, **spend,
+        },
+        "test": test(report.test), "advisory_test": test(report.advisory_test),
+        "power": {"cases": p.cases, "trials": p.trials, "sd": p.sd, "sd_source": p.sd_source,
+                  "min_detectable_drop": _number(p.min_detectable_drop), "target_drop": p.target_drop,
+                  "target_is_observed": p.target_is_observed, "cases_needed": p.cases_needed, "text": p.text()},
+        "options": {"alpha": report.options.alpha, "tolerance_points": report.options.tolerance_points,
+                    "max_cost_increase_pct": report.options.max_cost_increase_pct,
+                    "allow_dataset_change": report.options.allow_dataset_change,
+                    "today": report.today.isoformat()},
+    }
+
+
+def compare_json(report: CompareReport) -> str:
+    """compare_document as indented JSON text."""
+    return json.dumps(compare_document(report), indent=2, sort_keys=True)
+
+
+# --------------------------------------------------------------------------------------------------------
+# runner flakes
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def render_flakes(report: FlakesReport) -> list[str]:
+    """The text report: one line per case, then the counts."""
+    k = report.k
+    width = max([len(c.key) for c in report.cases] + [4])
+    header = (f"{'CASE':<{width}}  {'CLASS':<11}  {'PASSED':>7}  {'ERR':>3}  {'RATE':>4}  {'WILSON 95%':<10}  "
+              f"{f'PASS@{k}':>6}  {f'PASS^{k}':>6}  NOTE")
+    lines = [header]
+    for c in report.cases:
+        t = c.tally
+        rate = f"{t.rate:.0%}" if t.scored else "-"
+        note = ("critical, not quarantinable" if c.stability == "FLAKY" and c.critical
+                else "quarantine candidate" if c.quarantine_candidate
+                else f"fewer than {MIN_TRIALS} trials" if c.key in report.short else "")
+        lines.append(f"{c.key:<{width}}  {c.stability or '-':<11}  {f'{t.passes}/{t.scored}':>7}  "
+                     f"{t.errors:>3}  {rate:>4}  {f'{c.wilson[0]:.0%}-{c.wilson[1]:.0%}':<10}  "
+                     f"{_num(c.pass_at_k):>6}  {_num(c.pass_hat_k):>6}  {note}".rstrip())
+    counts = {s: sum(1 for c in report.cases if c.stability == s) for s in ("STABLE_PASS", "STABLE_FAIL", "FLAKY")}
+    candidates = sum(1 for c in report.cases if c.quarantine_candidate)
+    lines.append(f"{len(report.cases)} cases: {counts['STABLE_PASS']} stable pass, {counts['STABLE_FAIL']} "
+                 f"stable fail, {counts['FLAKY']} flaky ({candidates} quarantine candidate{'' if candidates == 1 else 's'})")
+    if report.short:
+        lines.append(f"refused: fewer than {MIN_TRIALS} non-error trials for {', '.join(report.short)}")
+    elif not report.cases:
+        lines.append(f"refused: run {report.run.run_id} has no trials")
+    return lines
+
+
+def flakes_document(report: FlakesReport) -> dict[str, Any]:
+    """The report as a JSON-ready mapping."""
+    return {
+        "run_id": report.run.run_id,
+        "k": report.k,
+        "exit_code": report.exit_code,
+        "refused": list(report.short),
+        "cases": [{
+            "key": c.key, "class": c.stability, "passes": c.tally.passes, "trials": c.tally.scored,
+            "errors": c.tally.errors, "rate": c.tally.success_rate,
+            "wilson": list(c.wilson), "pass_at_k": c.pass_at_k, "pass_hat_k": c.pass_hat_k,
+            "critical": c.critical, "quarantine_candidate": c.quarantine_candidate,
+        } for c in report.cases],
+    }
+
+
+def flakes_json(report: FlakesReport) -> str:
+    """flakes_document as indented JSON text."""
+    return json.dumps(flakes_document(report), indent=2, sort_keys=True)

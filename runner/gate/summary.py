@@ -1,0 +1,120 @@
+"""The numbers under compare's lists: mean per-case pass rates by policy, trial durations, cost and tokens."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from runner.gate.pairing import Row, RunTrials
+from runner.runs.result import TrialResult
+
+
+@dataclass(frozen=True)
+class RateChange:
+    """Mean per-case pass rate (trials averaged within each case) before and after, over the same cases."""
+
+    cases: int
+    """Number of cases averaged."""
+    baseline: float
+    """Baseline mean rate; nan without cases."""
+    candidate: float
+    """Candidate mean rate; nan without cases."""
+
+    @property
+    def points(self) -> float:
+        """Change in percentage points; negative is a drop."""
+        return (self.candidate - self.baseline) * 100.0
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Duration percentiles of one run's trials, in seconds (None when no trial recorded a duration)."""
+
+    p50: float | None
+    """Median."""
+    p99: float | None
+    """99th percentile (linear interpolation between order statistics)."""
+
+
+@dataclass(frozen=True)
+class Spend:
+    """A resource (cost or tokens) over the trials that recorded it."""
+
+    total: float
+    """Sum over recording trials."""
+    trials: int
+    """Trials that recorded it."""
+
+    @property
+    def per_trial(self) -> float:
+        """Mean per recording trial."""
+        return self.total / self.trials
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The numbers under the lists. Rates exclude quarantined rows; durations and spend cover every paired row."""
+
+    blocking: RateChange
+    """Cases that can block, not quarantined."""
+    advisory: RateChange
+    """Advisory cases, not quarantined."""
+    duration: tuple[Spread, Spread]
+    """Baseline and candidate trial durations."""
+    cost: tuple[Spend | None, Spend | None]
+    """Baseline and candidate cost in USD, where recorded."""
+    tokens: tuple[Spend | None, Spend | None]
+    """Baseline and candidate tokens, where recorded."""
+
+    @property
+    def cost_change_pct(self) -> float | None:
+        """Change of the mean cost per trial in percent; None unless both runs recorded a nonzero baseline."""
+        before, after = self.cost
+        if before is None or after is None or before.per_trial <= 0.0:
+            return None
+        return (after.per_trial / before.per_trial - 1.0) * 100.0
+
+
+def rate_change(rows: Sequence[Row]) -> RateChange:
+    """Mean per-case rates of paired rows."""
+    base = [r.baseline.rate for r in rows if r.baseline is not None and r.candidate is not None]
+    cand = [r.candidate.rate for r in rows if r.baseline is not None and r.candidate is not None]
+    if not base:
+        return RateChange(0, math.nan, math.nan)
+    return RateChange(len(base), math.fsum(base) / len(base), math.fsum(cand) / len(cand))
+
+
+def spread(values: Sequence[float]) -> Spread:
+    """p50 and p99 of durations."""
+    if not values:
+        return Spread(None, None)
+    p50, p99 = np.percentile(np.asarray(values, dtype=float), [50, 99])
+    return Spread(float(p50), float(p99))
+
+
+def spend(values: Sequence[float | int | None]) -> Spend | None:
+    """Sum and count of the recorded values; None when none was recorded."""
+    recorded = [float(v) for v in values if v is not None]
+    return Spend(math.fsum(recorded), len(recorded)) if recorded else None
+
+
+def summarize(rows: Sequence[Row], baseline: RunTrials, candidate: RunTrials, keyed_by: str) -> Summary:
+    """Pass rates by policy, and durations, cost and tokens over the keys both runs have."""
+    paired_keys = {r.key for r in rows if r.paired}
+
+    def trials_of(run: RunTrials) -> list[TrialResult]:
+        return [t for (variant, case), records in run.trials.items()
+                if (case if keyed_by == "case" else f"{variant}::{case}") in paired_keys for t in records]
+
+    base, cand = trials_of(baseline), trials_of(candidate)
+    return Summary(
+        blocking=rate_change([r for r in rows if r.gated]),
+        advisory=rate_change([r for r in rows if r.advisory]),
+        duration=(spread([t.durations.total for t in base if t.durations.total is not None]),
+                  spread([t.durations.total for t in cand if t.durations.total is not None])),
+        cost=(spend([t.cost_usd for t in base]), spend([t.cost_usd for t in cand])),
+        tokens=(spend([t.tokens for t in base]), spend([t.tokens for t in cand])),
+    )

@@ -1,0 +1,165 @@
+"""`runner report`: a run as a terminal table, one JSON document, or a self-contained HTML page.
+
+Every figure comes from `runner.runs.load.load_run`, which recomputes the aggregates from the trials.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+from jinja2 import Environment, PackageLoader
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from corpus.fsutil import atomic_write_text
+from runner.runs.aggregate import Aggregate
+from runner.runs.load import LoadedRun
+from runner.runs.result import ARTIFACTS, TrialResult, trial_path
+
+
+def common_k(run: LoadedRun) -> int:
+    """The k shown in the table: the smallest number of scored trials over the cells that have any."""
+    return min((c.passes + c.fails for c in run.cells if c.passes + c.fails), default=0)
+
+
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def _at(values: dict[int, float], k: int) -> str:
+    return f"{values[k]:.2f}" if k in values else "—"
+
+
+def _cell_text(cell: Aggregate, k: int) -> str:
+    scored = cell.passes + cell.fails
+    lines = [f"{cell.passes}/{scored} passed" if scored else "no scored trial"]
+    if k:
+        lines.append(f"@{k} {_at(cell.pass_at_k, k)}  ^{k} {_at(cell.pass_hat_k, k)}")
+    extra = [f"{cell.errors} error{'s' if cell.errors != 1 else ''}" if cell.errors else "",
+             f"{cell.missing} missing" if cell.missing else ""]
+    if any(extra):
+        lines.append(", ".join(e for e in extra if e))
+    return "\n".join(lines)
+
+
+def render_table(run: LoadedRun, console: Console | None = None) -> str:
+    """The terminal report: a cases x variants grid, then one line per variant; returns the text printed."""
+    buffer = io.StringIO()
+    out = console or Console(file=buffer, width=160, color_system=None, highlight=False)
+    manifest, config = run.manifest, run.manifest.config
+    k = common_k(run)
+    out.print(f"run {manifest.run_id}  mode {config.mode}  {config.trials} trial(s) per case  "
+              f"dataset {manifest.dataset_fingerprint[:12]}  runtime {manifest.runtime.get('fingerprint', '')[:12]}")
+    grid = Table(title=None, show_lines=True)
+    grid.add_column("case", no_wrap=True)
+    names = [v.name for v in config.variants]
+    for name in names:
+        grid.add_column(name, no_wrap=True)
+    cells = {(c.variant, c.case_id): c for c in run.cells}
+    for case_id in config.cases:
+        grid.add_row(case_id, *(_cell_text(cells[(name, case_id)], k) for name in names))
+    out.print(grid)
+    totals = Table(box=box.SIMPLE, pad_edge=False)
+    for column in ("variant", "trials", "pass", "fail", "err", "miss", "rate", "wilson95",
+                   f"pass@{k or 'k'}", f"pass^{k or 'k'}"):
+        totals.add_column(column, justify="left" if column == "variant" else "right", no_wrap=True,
+                          min_width=len(column))
+    for v in run.variants:
+        wilson = f"{v.wilson[0]:.0%}–{v.wilson[1]:.0%}" if v.wilson else "—"
+        totals.add_row(v.variant, str(v.trials), str(v.passes), str(v.fails), str(v.errors), str(v.missing),
+                       _rate(v.success_rate), wilson, _at(v.pass_at_k, k), _at(v.pass_hat_k, k))
+    out.print(totals)
+    out.print("err: trials that ended in error, kept out of rate, pass@k and pass^k; miss: trials not recorded; "
+              f"pass@k and pass^k: unbiased estimators at k={k or '—'} (every k in --json and --html)")
+    for trial in run.trials:
+        if trial.outcome == "error":
+            out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
+    return buffer.getvalue()
+
+
+def print_report(run: LoadedRun) -> None:
+    """Print the table (in colour on a terminal) and the run directory: what `runner run` and `runner report` show."""
+    if sys.stdout.isatty():
+        render_table(run, Console(highlight=False))
+    else:
+        click.echo(render_table(run), nl=False)
+    click.echo(f"run directory: {run.directory}")
+
+
+def aggregate_json(aggregate: Aggregate) -> dict[str, Any]:
+    """An aggregate with JSON-friendly keys."""
+    data = asdict(aggregate)
+    del data["reason"]  # compare's and flakes' failure reason; the report shows every trial's own
+    data["pass_at_k"] = {str(k): v for k, v in aggregate.pass_at_k.items()}
+    data["pass_hat_k"] = {str(k): v for k, v in aggregate.pass_hat_k.items()}
+    data["wilson"] = list(aggregate.wilson) if aggregate.wilson else None
+    return data
+
+
+def report_document(run: LoadedRun) -> dict[str, Any]:
+    """The whole run as one JSON-able document: manifest, aggregates and every trial."""
+    manifest = run.manifest
+    return {
+        "run_id": manifest.run_id,
+        "directory": str(run.directory),
+        "created": manifest.created,
+        "dataset_fingerprint": manifest.dataset_fingerprint,
+        "runtime": manifest.runtime,
+        "config": asdict(manifest.config),
+        "resumed": list(manifest.resumed),
+        "missing": run.missing,
+        "variants": [aggregate_json(v) for v in run.variants],
+        "cells": [aggregate_json(c) for c in run.cells],
+        "trials": [asdict(t) for t in run.trials],
+    }
+
+
+def report_json(run: LoadedRun) -> str:
+    """report_document as indented JSON text."""
+    return json.dumps(report_document(run), indent=2, sort_keys=True) + "\n"
+
+
+def _environment() -> Environment:
+    env = Environment(loader=PackageLoader("runner.report", "templates"), autoescape=True,
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["pct"] = _rate
+    env.filters["at"] = _at
+    return env
+
+
+def render_html(run: LoadedRun, html_path: Path) -> str:
+    """A self-contained page (inline style, no scripts): summaries, a cases x trials grid per variant, the
+    errors apart, and links (relative to html_path) to every trial's artifacts."""
+    base = Path(os.path.relpath(run.directory.resolve(), html_path.resolve().parent)).as_posix()
+    by_key = {(t.variant, t.case_id, t.trial): t for t in run.trials}
+
+    def link(trial: TrialResult, name: str) -> str:
+        folder = trial_path(Path(base), trial.variant, trial.case_id, trial.trial)
+        return f"{folder.as_posix()}/{name}"
+
+    config = run.manifest.config
+    grids = []
+    for variant in config.variants:
+        rows = []
+        for case_id in config.cases:
+            cell = next(c for c in run.cells if c.variant == variant.name and c.case_id == case_id)
+            rows.append({"case_id": case_id, "cell": cell,
+                         "trials": [by_key.get((variant.name, case_id, t)) for t in range(1, config.trials + 1)]})
+        grids.append({"variant": variant, "rows": rows})
+    template = _environment().get_template("report.html.j2")
+    return template.render(run=run, manifest=run.manifest, config=config, grids=grids, k=common_k(run),
+                           errors=[t for t in run.trials if t.outcome == "error"], link=link,
+                           artifacts=ARTIFACTS, max_k=max((len(v.pass_at_k) for v in run.variants), default=0))
+
+
+def write_html(run: LoadedRun, html_path: Path) -> None:
+    """Write the HTML page atomically."""
+    atomic_write_text(html_path, render_html(run, html_path))

@@ -1,0 +1,112 @@
+"""run.json: a run's identity, fingerprints and configuration (its mode, trials, variants and cases)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from corpus.errors import UsageError
+from corpus.fsutil import atomic_write_text
+
+FORMAT = 1
+"""The format number of run.json and result.json."""
+RUN_FILE = "run.json"
+MODES = ("agent", "baseline", "oracle", "regrade")
+VARIANT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One column of the matrix: a name and the agent command template it runs (None without an agent)."""
+
+    name: str
+    """Directory name of the variant's trials."""
+    command: str | None
+    """Agent command template with {workspace}, {prompt_file}, {case_id}, {trial}."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """What a run measures; a resumed run must match it."""
+
+    mode: str
+    """agent, baseline, oracle or regrade."""
+    trials: int
+    """Trials per variant and case."""
+    variants: tuple[Variant, ...]
+    """The variants, in order."""
+    cases: tuple[str, ...]
+    """The case ids, in order."""
+    agent_timeout: float
+    """Seconds before an agent's process group is killed."""
+    jobs: int = 1
+    """Trials run at once when the run was created (not part of what a resume must match)."""
+    patch_from: str | None = None
+    """regrade: the run directory whose candidate patches are graded again."""
+
+    def comparable(self) -> dict[str, Any]:
+        """The fields a resumed run must reproduce (everything but jobs)."""
+        data = asdict(self)
+        data.pop("jobs")
+        return data
+
+
+@dataclass(frozen=True)
+class RunManifest:
+    """run.json: identity, fingerprints and configuration of a run."""
+
+    run_id: str
+    """UTC timestamp plus a short random suffix."""
+    created: str
+    """ISO 8601 creation time."""
+    dataset_fingerprint: str
+    """Fingerprint of the corpus's active cases when the run was created."""
+    runtime: dict[str, Any]
+    """Hindcast version and commit, Python, OS, git, agent commands, mode, trials, and their fingerprint."""
+    config: RunConfig
+    """What is measured."""
+    resumed: tuple[dict[str, Any], ...] = ()
+    """One entry per resume: when, and the runtime it resumed with."""
+
+
+def load_object(text: str, path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: expected a JSON object")
+    return data
+
+
+def manifest_to_json(manifest: RunManifest) -> str:
+    """The run.json text."""
+    return json.dumps({"format": FORMAT, **asdict(manifest)}, indent=2, sort_keys=True) + "\n"
+
+
+def read_manifest(run_dir: Path) -> RunManifest:
+    """Read run.json of a run directory; UsageError when it is not a run."""
+    path = run_dir / RUN_FILE
+    if not path.is_file():
+        raise UsageError(f"{run_dir}: not a run directory (no {RUN_FILE})")
+    data = load_object(path.read_text(encoding="utf-8"), path)
+    if data.get("format") != FORMAT:
+        raise UsageError(f"{path}: unsupported format {data.get('format')!r} (expected {FORMAT})")
+    try:
+        raw = dict(data["config"])
+        raw["variants"] = tuple(Variant(**v) for v in raw["variants"])
+        raw["cases"] = tuple(raw["cases"])
+        config = RunConfig(**raw)
+        return RunManifest(run_id=data["run_id"], created=data["created"],
+                           dataset_fingerprint=data["dataset_fingerprint"], runtime=dict(data["runtime"]),
+                           config=config, resumed=tuple(data.get("resumed") or ()))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"{path}: not a run manifest ({exc.__class__.__name__}: {exc})") from None
+
+
+def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
+    """Write run.json atomically."""
+    atomic_write_text(run_dir / RUN_FILE, manifest_to_json(manifest))

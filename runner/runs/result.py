@@ -1,0 +1,120 @@
+"""result.json: one trial's outcome and the facts behind it, in its own folder of the run directory."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from corpus.errors import UsageError
+from runner.runs.manifest import FORMAT, load_object
+
+RESULT_FILE = "result.json"
+ARTIFACTS = ("prompt.md", "transcript.log", "candidate.patch", "grader.log", "result.json")
+OUTCOMES = ("pass", "fail", "error")
+Outcome = Literal["pass", "fail", "error"]
+
+
+@dataclass(frozen=True)
+class Durations:
+    """Seconds spent in each phase of a trial (None for a phase that did not run)."""
+
+    setup: float | None = None
+    """Workspace, interpreter and setup command."""
+    agent: float | None = None
+    """The agent command (or applying a patch)."""
+    grader: float | None = None
+    """Restoration, grader files and the grader command."""
+    total: float | None = None
+    """The whole trial."""
+
+
+@dataclass(frozen=True)
+class TrialResult:
+    """result.json: one trial's outcome and the facts behind it."""
+
+    case_id: str
+    """The case."""
+    variant: str
+    """The variant."""
+    trial: int
+    """1-based trial number."""
+    outcome: Outcome
+    """pass, fail, or error (excluded from the success denominator)."""
+    reason: str
+    """One line saying why."""
+    case_fingerprint: str
+    """Fingerprint of the case the trial ran on."""
+    started: str
+    """ISO 8601 start time."""
+    durations: Durations = field(default_factory=Durations)
+    """Time per phase."""
+    mode: str = "agent"
+    """How the candidate was produced."""
+    agent_exit_code: int | None = None
+    """The agent command's exit code (None: did not run, could not start, or timed out)."""
+    agent_timed_out: bool = False
+    """True when the agent was killed at its timeout (the trial is then a fail)."""
+    grader_outcome: Outcome | None = None
+    """What the grader alone decided (None when it did not run)."""
+    grader_reason: str | None = None
+    """The grader's one-line reason."""
+    grader_exit_code: int | None = None
+    """The grader command's exit code."""
+    changed_files: tuple[str, ...] = ()
+    """Paths the candidate patch touches."""
+    flags: tuple[str, ...] = ()
+    """edited_tests, edited_test_config, added_test_config, transcript_truncated."""
+    test_edits: tuple[str, ...] = ()
+    """Changed paths that are grader or test files."""
+    restored: tuple[dict[str, str], ...] = ()
+    """Test configuration put back before grading: {path, action, cause}."""
+    transcript_bytes: int = 0
+    """Bytes the agent wrote (before the cap)."""
+    cost_usd: float | None = None
+    """Reported cost, when known."""
+    tokens: int | None = None
+    """Reported tokens, when known."""
+    kept: str | None = None
+    """Scratch directory kept with --keep."""
+    regraded_from: dict[str, Any] | None = None
+    """regrade: the source run id and the source trial's outcome and reason."""
+
+    def to_json(self) -> str:
+        """The result.json text."""
+        return json.dumps({"format": FORMAT, **asdict(self)}, indent=2, sort_keys=True) + "\n"
+
+    @staticmethod
+    def from_json(text: str, path: Path) -> TrialResult:
+        """Parse result.json, raising UsageError naming the file when it is not a trial result."""
+        data = load_object(text, path)
+        try:
+            data.pop("format", None)
+            data["durations"] = Durations(**data.get("durations") or {})
+            for key in ("changed_files", "flags", "test_edits", "restored"):
+                data[key] = tuple(data.get(key) or ())
+            result = TrialResult(**data)
+        except TypeError as exc:
+            raise UsageError(f"{path}: not a trial result ({exc})") from None
+        if result.outcome not in OUTCOMES:
+            raise UsageError(f"{path}: outcome {result.outcome!r} is not one of {', '.join(OUTCOMES)}")
+        if not isinstance(result.trial, int) or isinstance(result.trial, bool):
+            raise UsageError(f"{path}: trial must be a number")
+        return result
+
+
+def trial_path(run_dir: Path, variant: str, case_id: str, trial: int) -> Path:
+    """The folder of one trial."""
+    return run_dir / variant / case_id / str(trial)
+
+
+def read_trial(run_dir: Path, variant: str, case_id: str, trial: int) -> TrialResult | None:
+    """A trial's result, or None when it has not been recorded."""
+    path = trial_path(run_dir, variant, case_id, trial) / RESULT_FILE
+    if not path.is_file():
+        return None
+    result = TrialResult.from_json(path.read_text(encoding="utf-8"), path)
+    if (result.variant, result.case_id, result.trial) != (variant, case_id, trial):
+        raise UsageError(f"{path}: records {result.variant}/{result.case_id}/{result.trial}, not its own folder")
+    return result

@@ -1,0 +1,1 @@
+"""One trial, and a run of many trials over variants, cases and modes, resumable."""

@@ -1,0 +1,183 @@
+"""What a run will do: its options, its checked configuration in each mode (new or resumed), the trials to run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from corpus import StoredCase
+from corpus.errors import UsageError
+from runner.runs.manifest import MODES, VARIANT_NAME, RunConfig, Variant, read_manifest
+from runner.runs.result import read_trial, trial_path
+from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT, SavedAttempt, TrialSpec
+
+DEFAULT_AGENT_TIMEOUT = 1800.0
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything `runner run` takes; None means "the default" (or, with resume, "as recorded")."""
+
+    case_ids: tuple[str, ...] = ()
+    """Cases to run (--case); exclusive with all_cases."""
+    all_cases: bool = False
+    """Run every active case (--all)."""
+    trials: int | None = None
+    """Trials per variant and case (default 1)."""
+    mode: str | None = None
+    """agent (default), baseline, oracle or regrade."""
+    variants: tuple[Variant, ...] = ()
+    """Agent variants (--agent-command is the variant "default")."""
+    jobs: int = 1
+    """Trials run at once."""
+    results_dir: Path | None = None
+    """Where run directories are made (default: CORPUS/results)."""
+    resume: Path | None = None
+    """A run directory to complete: its missing and errored trials run again."""
+    patch_from: Path | None = None
+    """regrade: the run whose candidate patches are graded again."""
+    keep: bool = False
+    """Keep each trial's scratch directory (workspace included)."""
+    agent_timeout: float | None = None
+    """Seconds before an agent's process group is killed (default 1800)."""
+    repo: Path | None = None
+    """Source repository overriding corpus.yaml's."""
+    scratch_root: Path | None = None
+    """Where scratch directories are made (default: the system temp dir)."""
+    transcript_limit: int = DEFAULT_TRANSCRIPT_LIMIT
+    """Bytes of agent output kept per trial."""
+
+
+def parse_agent(spec: str) -> Variant:
+    """NAME=CMD from --agent."""
+    name, sep, command = spec.partition("=")
+    if not sep or not command.strip():
+        raise UsageError(f"--agent {spec!r}: expected NAME=COMMAND")
+    return check_variant(Variant(name.strip(), command))
+
+
+def check_variant(variant: Variant) -> Variant:
+    """Variant names become folder names: letters, digits, '.', '_' and '-' only."""
+    if not VARIANT_NAME.match(variant.name) or variant.name in MODES:
+        raise UsageError(f"variant name {variant.name!r}: use letters, digits, '.', '_' or '-' "
+                         f"(and not a mode name)")
+    return variant
+
+
+def new_config(options: RunOptions, stored: dict[str, StoredCase]) -> RunConfig:
+    """The configuration of a new run, checked."""
+    mode = options.mode or "agent"
+    if mode not in MODES:
+        raise UsageError(f"--mode {mode!r}: expected one of {', '.join(MODES)}")
+    if options.case_ids and options.all_cases:
+        raise UsageError("--case and --all exclude each other")
+    if not options.case_ids and not options.all_cases:
+        raise UsageError("choose the cases: --case ID (repeatable) or --all")
+    unknown = [c for c in options.case_ids if c not in stored]
+    if unknown:
+        raise UsageError(f"--case {unknown[0]}: no such case in the corpus")
+    cases = tuple(dict.fromkeys(options.case_ids)) or tuple(i for i, s in stored.items() if s.case.status == "active")
+    if not cases:
+        raise UsageError("the corpus has no active case to run")
+    if mode != "regrade" and options.patch_from is not None:
+        raise UsageError("--patch-from is only for --mode regrade")
+    if mode != "agent" and options.variants:
+        raise UsageError(f"--mode {mode} runs no agent; drop --agent-command/--agent")
+    trials = options.trials or 1
+    timeout = options.agent_timeout or DEFAULT_AGENT_TIMEOUT
+    if mode == "agent":
+        if not options.variants:
+            raise UsageError("--mode agent needs --agent-command CMD or --agent NAME=CMD")
+        names = [check_variant(v).name for v in options.variants]
+        if len(set(names)) != len(names):
+            raise UsageError(f"variant {next(n for n in names if names.count(n) > 1)!r} is given twice")
+        return RunConfig(mode, trials, options.variants, cases, timeout, options.jobs)
+    if mode in ("baseline", "oracle"):
+        return RunConfig(mode, trials, (Variant(mode, None),), cases, timeout, options.jobs)
+    if options.patch_from is None:
+        raise UsageError("--mode regrade needs --patch-from RUN_DIR")
+    source = read_manifest(options.patch_from).config
+    if options.trials is not None and options.trials != source.trials:
+        raise UsageError(f"--trials {options.trials}: regrade replays the {source.trials} trials of "
+                         f"{options.patch_from}")
+    outside = [c for c in options.case_ids if c not in source.cases]
+    if outside:
+        raise UsageError(f"--case {outside[0]}: not in the run {options.patch_from}")
+    cases = tuple(c for c in (options.case_ids or source.cases) if c in stored)
+    if not cases:
+        raise UsageError(f"{options.patch_from}: none of its cases is in the corpus")
+    return RunConfig(mode, source.trials, source.variants, tuple(dict.fromkeys(cases)), source.agent_timeout,
+                     options.jobs, str(options.patch_from.resolve()))
+
+
+def resume_config(recorded: RunConfig, options: RunOptions, stored: dict[str, StoredCase],
+                  run_dir: Path) -> RunConfig:
+    """The recorded configuration, after checking that every option given on the command line agrees."""
+    given: dict[str, Any] = {}
+    if options.mode is not None:
+        given["mode"] = options.mode
+    if options.trials is not None:
+        given["trials"] = options.trials
+    if options.variants:
+        given["variants"] = tuple(options.variants)
+    if options.case_ids:
+        given["cases"] = tuple(dict.fromkeys(options.case_ids))
+    elif options.all_cases:
+        given["cases"] = tuple(i for i, s in stored.items() if s.case.status == "active")
+    if options.agent_timeout is not None:
+        given["agent_timeout"] = options.agent_timeout
+    if options.patch_from is not None:
+        given["patch_from"] = str(options.patch_from.resolve())
+    for key, value in given.items():
+        if getattr(recorded, key) != value:
+            raise UsageError(f"--resume {run_dir}: the run was made with a different {key.replace('_', ' ')} "
+                             f"({_show(getattr(recorded, key))} vs {_show(value)}); start a new run")
+    return recorded
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ", ".join(v.name if isinstance(v, Variant) else str(v) for v in value)
+    return str(value)
+
+
+def source_trials(config: RunConfig) -> dict[tuple[str, str, int], SavedAttempt]:
+    """regrade: every recorded trial of the source run, by (variant, case, trial)."""
+    assert config.patch_from is not None
+    source_dir = Path(config.patch_from)
+    manifest = read_manifest(source_dir)
+    saved = {}
+    for variant in config.variants:
+        for case_id in config.cases:
+            for t in range(1, config.trials + 1):
+                result = read_trial(source_dir, variant.name, case_id, t)
+                if result is not None:
+                    folder = trial_path(source_dir, variant.name, case_id, t)
+                    saved[(variant.name, case_id, t)] = SavedAttempt(manifest.run_id, folder, result)
+    return saved
+
+
+def plan_trials(config: RunConfig, stored: dict[str, StoredCase], saved: dict[tuple[str, str, int], SavedAttempt],
+          resume_dir: Path | None) -> list[TrialSpec]:
+    """The trials to run: all of them, or (resuming) those without a result or with an error."""
+    plan = []
+    for case_id in config.cases:
+        for variant in config.variants:
+            for t in range(1, config.trials + 1):
+                if resume_dir is not None and _recorded(resume_dir, variant.name, case_id, t):
+                    continue
+                if config.mode == "regrade" and (variant.name, case_id, t) not in saved:
+                    continue
+                plan.append(TrialSpec(stored[case_id], variant.name, t, config.mode, variant.command,
+                                      saved.get((variant.name, case_id, t))))
+    return plan
+
+
+def _recorded(run_dir: Path, variant: str, case_id: str, trial: int) -> bool:
+    """True when the trial has a readable pass or fail result (errors and unreadable results run again)."""
+    try:
+        result = read_trial(run_dir, variant, case_id, trial)
+    except UsageError:
+        return False
+    return result is not None and result.outcome != "error"

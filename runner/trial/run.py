@@ -1,0 +1,196 @@
+"""`runner run`: every selected variant on every selected case, k trials each, evidence on disk, resumable."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from corpus import Corpus, StoredCase, corpus_fingerprint
+from corpus.errors import HindcastError, UsageError
+from corpus.fsutil import staging_directory
+from corpus.gitutil import open_repository
+from runner.grading.failclosed import read_fix_config
+from runner.process import kill_running
+from runner.runs.load import LoadedRun, load_run
+from runner.runs.manifest import (
+    RunConfig,
+    RunManifest,
+    read_manifest,
+    write_manifest,
+)
+from runner.runs.result import TrialResult
+from runner.runs.runtime import runtime_info
+from runner.trial.plan import RunOptions, new_config, plan_trials, resume_config, source_trials
+from runner.trial.trial import (
+    CaseAssets,
+    TrialContext,
+    TrialSpec,
+    run_trial,
+)
+from runner.workspace.workspace import build_template, template_tree
+
+RESULTS_SUBDIR = "results"
+Progress = Callable[[int, int, TrialResult], None]
+
+
+def new_run_id() -> str:
+    """UTC timestamp plus a short random suffix, e.g. 20261129T141500Z-a1b2."""
+    return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(2)}"
+
+
+def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
+        announce: Callable[[Path, int], None] | None = None) -> LoadedRun:
+    """Run (or resume) a run and return it as read back from disk.
+
+    Bad input raises UsageError before anything is written. announce(run_dir, trials to run) is called once
+    the run directory exists; progress(done, total, result) after every trial.
+    """
+    if options.jobs < 1 or (options.trials is not None and options.trials < 1):
+        raise UsageError("--jobs and --trials must be at least 1")
+    if options.agent_timeout is not None and options.agent_timeout <= 0:
+        raise UsageError("--agent-timeout must be positive")
+    repo = open_repository(corpus.repo_path(options.repo))
+    stored_all = {s.case.id: s for s in corpus.load_all("cases")}
+    dataset = corpus_fingerprint((s.case, s.files) for s in stored_all.values())
+    if options.resume is not None:
+        run_dir = options.resume
+        manifest = read_manifest(run_dir)
+        config = resume_config(manifest.config, options, stored_all, run_dir)
+        if manifest.dataset_fingerprint != dataset:
+            raise UsageError(f"--resume {run_dir}: the corpus changed since the run was made (dataset "
+                             f"fingerprint {manifest.dataset_fingerprint[:12]} is now {dataset[:12]}); "
+                             f"start a new run")
+    else:
+        config = new_config(options, stored_all)
+        manifest = RunManifest(new_run_id(), _now(), dataset, runtime_info(config), config)
+    missing = [c for c in config.cases if c not in stored_all]
+    if missing:
+        raise UsageError(f"case {missing[0]!r} is not in the corpus {corpus.root}")
+    saved = source_trials(config) if config.mode == "regrade" else {}
+    if options.resume is not None:
+        plan = plan_trials(config, stored_all, saved, run_dir)
+        _clean_staging(run_dir)
+        resumed = {"at": _now(), "runtime": runtime_info(config), "trials": len(plan)}
+        manifest = replace(manifest, resumed=(*manifest.resumed, resumed))
+        write_manifest(run_dir, manifest)
+    else:
+        results_dir = options.results_dir or corpus.root / RESULTS_SUBDIR
+        run_dir = _create_run(results_dir, manifest)
+        plan = plan_trials(config, stored_all, saved, None)
+    if announce:
+        announce(run_dir, len(plan))
+    hidden = _hidden_paths(corpus.root, repo, run_dir.parent, run_dir, config.patch_from)
+    _execute(plan, repo, run_dir, config, options, hidden, corpus.config.test_globs, progress)
+    return load_run(run_dir)
+
+
+def _clean_staging(run_dir: Path) -> None:
+    """Remove staging folders an interrupted run left behind (they were never visible as trials)."""
+    for path in run_dir.glob("*/*/.*.staging"):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _create_run(results_dir: Path, manifest: RunManifest) -> Path:
+    """Publish a new run directory holding run.json, atomically."""
+    results_dir.mkdir(parents=True, exist_ok=True)
+    staged = staging_directory(results_dir, manifest.run_id)
+    write_manifest(staged, manifest)
+    target = results_dir / manifest.run_id
+    os.rename(staged, target)
+    return target
+
+
+def _hidden_paths(*paths: Path | str | None) -> tuple[str, ...]:
+    hidden = set()
+    for path in paths:
+        if path is None:
+            continue
+        hidden.add(str(path))
+        hidden.add(str(Path(path).resolve()))
+    return tuple(sorted(h for h in hidden if h not in ("", "/", ".")))
+
+
+class _AssetCache:
+    """Builds each case's template and fix configuration once, on first use, one builder per case."""
+
+    def __init__(self, repo: Path, root: Path) -> None:
+        self.repo, self.root = repo, root
+        self.lock = threading.Lock()
+        self.locks: dict[str, threading.Lock] = {}
+        self.built: dict[str, CaseAssets | HindcastError] = {}
+
+    def get(self, stored: StoredCase) -> CaseAssets | HindcastError:
+        case = stored.case
+        with self.lock:
+            lock = self.locks.setdefault(case.id, threading.Lock())
+        with lock:
+            if case.id not in self.built:
+                try:
+                    template = build_template(self.repo, case.base_commit, self.root / case.id)
+                    tree, paths = template_tree(template)
+                    self.built[case.id] = CaseAssets(template, tree, paths,
+                                                     read_fix_config(self.repo, case.fix_commit))
+                except HindcastError as exc:
+                    self.built[case.id] = exc
+            return self.built[case.id]
+
+
+def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,
+             hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None) -> None:
+    """Run the planned trials, jobs at a time; on any interruption every running command is killed."""
+    if not plan:
+        return
+    if options.scratch_root is not None:
+        options.scratch_root.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="hindcast-run-", dir=options.scratch_root))
+    janitor = ThreadPoolExecutor(max_workers=1)
+    cancel = threading.Event()
+
+    def discard(path: Path) -> None:
+        janitor.submit(shutil.rmtree, path, True)
+
+    ctx = TrialContext(repo=repo, run_dir=run_dir, agent_timeout=config.agent_timeout, hidden=hidden,
+                       test_globs=test_globs, scratch_root=options.scratch_root, keep=options.keep,
+                       transcript_limit=options.transcript_limit, cancel=cancel,
+                       discard=discard)
+    assets = _AssetCache(repo, root)
+    pool = ThreadPoolExecutor(max_workers=options.jobs)
+
+    def one(spec: TrialSpec) -> TrialResult | None:
+        return run_trial(spec, ctx, assets.get(spec.stored))
+
+    futures: list[Future[TrialResult | None]] = [pool.submit(one, spec) for spec in plan]
+    done = 0
+    try:
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                result = future.result()
+                done += 1
+                if progress and result is not None:
+                    progress(done, len(plan), result)
+    except BaseException:
+        cancel.set()
+        for future in futures:
+            future.cancel()
+        while not all(f.done() for f in futures):
+            kill_running()
+            wait(futures, timeout=0.2)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        janitor.shutdown(wait=True)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

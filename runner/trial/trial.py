@@ -1,0 +1,271 @@
+"""One trial: a fresh workspace, its candidate (per mode), fail-closed grading, the evidence published as one folder."""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from corpus import StoredCase, case_fingerprint
+from corpus.errors import HindcastError
+from corpus.fsutil import replace_directory, staging_directory
+from runner.grading.failclosed import FixConfig, edited_test_files, restore_test_config, spec_for_test_files
+from runner.grading.grader import GradeResult, grade
+from runner.process import run_command
+from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
+from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
+from runner.workspace.prepare import prepare
+from runner.workspace.snapshots import Snapshots
+from runner.workspace.workspace import apply_patch
+
+DEFAULT_TRANSCRIPT_LIMIT = 10 * 1024 * 1024
+
+
+class Cancelled(Exception):
+    """The run was interrupted; the trial is not recorded."""
+
+
+@dataclass(frozen=True)
+class CaseAssets:
+    """What every trial of a case shares, built once per run."""
+
+    template: Path
+    """`build_template` git directory of the case's base."""
+    base_tree: str
+    """The base tree's sha."""
+    base_paths: frozenset[str]
+    """Every file and directory path of the base tree."""
+    fix_config: FixConfig
+    """Test configuration files at the fix commit."""
+
+
+@dataclass(frozen=True)
+class SavedAttempt:
+    """regrade: a trial of an earlier run whose candidate patch is graded again."""
+
+    run_id: str
+    """The source run."""
+    directory: Path
+    """The source trial folder."""
+    result: TrialResult
+    """The source trial's result."""
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """Which trial to run and how its candidate is produced."""
+
+    stored: StoredCase
+    """The case with its hidden files."""
+    variant: str
+    """Variant name (its folder)."""
+    trial: int
+    """1-based trial number."""
+    mode: str
+    """agent, baseline, oracle or regrade."""
+    command: str | None = None
+    """agent: the command template."""
+    saved: SavedAttempt | None = None
+    """regrade: the trial whose patch is applied."""
+
+
+@dataclass(frozen=True)
+class TrialContext:
+    """Run-wide settings every trial shares."""
+
+    repo: Path
+    """The source repository (only read)."""
+    run_dir: Path
+    """Where trial folders are published."""
+    agent_timeout: float
+    """Seconds before the agent's process group is killed."""
+    hidden: tuple[str, ...]
+    """Paths no variable of the agent's environment may contain (corpus, source repository, results)."""
+    test_globs: tuple[str, ...] = ()
+    """The corpus's test-file globs (built-in rules when empty)."""
+    scratch_root: Path | None = None
+    """Where per-trial scratch directories are made (the system temp dir when None)."""
+    keep: bool = False
+    """Keep the scratch directory (workspace included) after the trial."""
+    transcript_limit: int = DEFAULT_TRANSCRIPT_LIMIT
+    """Bytes of agent output kept in transcript.log."""
+    cancel: threading.Event = field(default_factory=threading.Event)
+    """Set when the run is interrupted."""
+    discard: Callable[[Path], None] = lambda path: shutil.rmtree(path, ignore_errors=True)
+    """Removes a scratch directory (the run hands this to a background thread)."""
+
+
+def run_trial(spec: TrialSpec, ctx: TrialContext, assets: CaseAssets | HindcastError) -> TrialResult | None:
+    """Run one trial and publish its folder atomically; None when the run was cancelled meanwhile."""
+    case_dir = ctx.run_dir / spec.variant / spec.stored.case.id
+    staging = staging_directory(case_dir, str(spec.trial))
+    scratch = Path(tempfile.mkdtemp(prefix=f"hindcast-{spec.stored.case.id}-", dir=ctx.scratch_root))
+    try:
+        result = _Trial(spec, ctx, staging, scratch).run(assets)
+        if ctx.cancel.is_set():
+            raise Cancelled
+        (staging / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
+        replace_directory(staging, trial_path(ctx.run_dir, spec.variant, spec.stored.case.id, spec.trial))
+        return result
+    except Cancelled:
+        return None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not ctx.keep:
+            ctx.discard(scratch)
+
+
+class _Trial:
+    """The steps of one trial, collecting facts for result.json as they are established."""
+
+    def __init__(self, spec: TrialSpec, ctx: TrialContext, staging: Path, scratch: Path) -> None:
+        self.spec, self.ctx, self.staging, self.scratch = spec, ctx, staging, scratch
+        self.case = spec.stored.case
+        self.facts: dict[str, Any] = {}
+        self.durations: dict[str, float] = {}
+        self.flags: list[str] = []
+        for name, text in (("transcript.log", ""), ("candidate.patch", ""), ("grader.log", "")):
+            (staging / name).write_text(text)
+
+    def run(self, assets: CaseAssets | HindcastError) -> TrialResult:
+        started = datetime.now(UTC).isoformat(timespec="seconds")
+        clock = time.monotonic()
+        try:
+            outcome, reason = self._steps(assets)
+        except HindcastError as exc:
+            outcome, reason = "error", exc.message
+        except OSError as exc:
+            outcome, reason = "error", f"harness: {exc.strerror or exc}"
+        self.durations["total"] = round(time.monotonic() - clock, 3)
+        return TrialResult(
+            case_id=self.case.id, variant=self.spec.variant, trial=self.spec.trial, outcome=outcome,
+            reason=reason, case_fingerprint=case_fingerprint(self.case, self.spec.stored.files), started=started,
+            durations=Durations(**self.durations), mode=self.spec.mode, flags=tuple(self.flags),
+            kept=str(self.scratch) if self.ctx.keep else None, **self.facts)
+
+    def _check(self) -> None:
+        if self.ctx.cancel.is_set():
+            raise Cancelled
+
+    def _steps(self, assets: CaseAssets | HindcastError) -> tuple[Outcome, str]:
+        spec, ctx = self.spec, self.ctx
+        self._write_prompt()
+        if isinstance(assets, HindcastError):
+            raise assets
+        clock = time.monotonic()
+        try:
+            prepared = prepare(self.case, ctx.repo, self.scratch, template=assets.template)
+        finally:
+            self.durations["setup"] = round(time.monotonic() - clock, 3)
+        workspace = prepared.workspace
+        snapshots = Snapshots(assets.template, workspace, self.scratch / "private")
+        if self.case.setup.command:
+            snapshots.take("setup", stat_cache=workspace / ".git" / "index")
+            setup_tree = snapshots.tree("setup")
+
+            def at_setup(paths: Iterable[str]) -> set[str]:
+                return snapshots.existing(setup_tree, paths)
+        else:  # nothing ran in the workspace since its checkout: the setup state is the base tree
+            shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
+            setup_tree = assets.base_tree
+
+            def at_setup(paths: Iterable[str]) -> set[str]:
+                return {p for p in paths if p in assets.base_paths}
+        self._check()
+        clock = time.monotonic()
+        agent_error = self._produce(workspace, prepared.env)
+        self.durations["agent"] = round(time.monotonic() - clock, 3)
+        self._check()
+        snapshots.take("final", stat_cache=snapshots.index("setup"))
+        patch, changed = snapshots.diff(setup_tree, "final")
+        (self.staging / "candidate.patch").write_bytes(patch)
+        grader_paths = [p for p, _ in spec.stored.files.grader_files] + list(self.case.grader.deleted)
+        edits = edited_test_files(changed, grader_paths, spec_for_test_files(ctx.test_globs))
+        self.facts.update(changed_files=tuple(changed), test_edits=tuple(edits))
+        if edits:
+            self.flags.append("edited_tests")
+        if agent_error:
+            (self.staging / "grader.log").write_text(f"[hindcast: not graded: {agent_error}]\n")
+            return "error", agent_error
+        self._check()
+        clock = time.monotonic()
+        try:
+            actions = restore_test_config(workspace, assets.fix_config, changed, at_setup,
+                                          lambda path: snapshots.read(setup_tree, path), grader_paths)
+            self.facts["restored"] = tuple({"path": a.path, "action": a.action, "cause": a.cause}
+                                           for a in actions)
+            for cause, flag in (("edited", "edited_test_config"), ("added", "added_test_config")):
+                if any(a.cause == cause for a in actions):
+                    self.flags.append(flag)
+            graded = grade(self.case, spec.stored.files, workspace, prepared.env, self.staging / "grader.log")
+        finally:
+            self.durations["grader"] = round(time.monotonic() - clock, 3)
+        self._check()
+        self.facts.update(grader_outcome=graded.outcome, grader_reason=graded.reason,
+                          grader_exit_code=graded.exit_code)
+        return self._decide(graded)
+
+    def _write_prompt(self) -> None:
+        saved = self.spec.saved
+        if saved is not None and (saved.directory / "prompt.md").is_file():
+            shutil.copyfile(saved.directory / "prompt.md", self.staging / "prompt.md")
+        else:
+            (self.staging / "prompt.md").write_text(self.case.prompt, encoding="utf-8")
+
+    def _produce(self, workspace: Path, env: dict[str, str]) -> str | None:
+        """Make the candidate in the workspace; return an error reason when the agent did not finish cleanly."""
+        spec, transcript = self.spec, self.staging / "transcript.log"
+        if spec.mode == "baseline":
+            transcript.write_text("[hindcast: baseline: no agent ran, the base is graded as it is]\n")
+        elif spec.mode == "oracle":
+            apply_patch(workspace, spec.stored.files.oracle_patch, "oracle patch")
+            transcript.write_text("[hindcast: oracle: the oracle patch was applied]\n")
+        elif spec.mode == "regrade":
+            return self._replay(workspace)
+        else:
+            return self._run_agent(workspace, env)
+        return None
+
+    def _replay(self, workspace: Path) -> str | None:
+        saved = self.spec.saved
+        assert saved is not None
+        source = saved.result
+        self.facts.update(agent_exit_code=source.agent_exit_code, agent_timed_out=source.agent_timed_out,
+                          transcript_bytes=source.transcript_bytes,
+                          regraded_from={"run_id": saved.run_id, "outcome": source.outcome,
+                                         "reason": source.reason})
+        if (saved.directory / "transcript.log").is_file():
+            shutil.copyfile(saved.directory / "transcript.log", self.staging / "transcript.log")
+        if source.outcome == "error" and source.grader_outcome is None:
+            return f"source trial was an error: {source.reason}"
+        apply_patch(workspace, (saved.directory / "candidate.patch").read_bytes(), "saved candidate patch")
+        return None
+
+    def _run_agent(self, workspace: Path, env: dict[str, str]) -> str | None:
+        spec, ctx = self.spec, self.ctx
+        assert spec.command is not None
+        prompt_file = self.scratch / "prompt.md"
+        prompt_file.write_text(self.case.prompt, encoding="utf-8")
+        command = render_command(spec.command, {"workspace": str(workspace), "prompt_file": str(prompt_file),
+                                                "case_id": self.case.id, "trial": str(spec.trial)})
+        marker = f"{MARKER_VAR}={secrets.token_hex(8)}"
+        ran = run_command(command, workspace, agent_environment(env, ctx.hidden, marker), ctx.agent_timeout,
+                          self.staging / "transcript.log", max_output_bytes=ctx.transcript_limit, marker=marker)
+        self.facts.update(agent_exit_code=ran.exit_code, agent_timed_out=ran.timed_out,
+                          transcript_bytes=ran.output_bytes)
+        if ran.truncated:
+            self.flags.append("transcript_truncated")
+        return agent_error(ran)
+
+    def _decide(self, graded: GradeResult) -> tuple[Outcome, str]:
+        if self.facts.get("agent_timed_out"):
+            return "fail", (f"agent timed out after {self.ctx.agent_timeout:g}s "
+                            f"(partial work graded: {graded.outcome}: {graded.reason})")
+        return graded.outcome, graded.reason

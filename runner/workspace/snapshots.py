@@ -1,0 +1,77 @@
+"""Snapshots of a trial's workspace in a private git directory: the setup state, the final state, the patch between."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from corpus.gitutil import git_env, run_git
+from runner.workspace.workspace import BASE_BRANCH
+
+
+class Snapshots:
+    """Snapshots of a workspace's files, kept through a private git directory and index files outside it.
+
+    The private directory borrows the template's objects (alternates) and stores new ones itself, so the agent
+    can commit, reset, rewrite or delete the workspace's own `.git` without affecting it. `add -A` honours the
+    workspace's .gitignore files, so build junk stays out of the patch.
+    """
+
+    def __init__(self, template: Path, workspace: Path, private: Path) -> None:
+        self.workspace = workspace
+        self.private = private
+        self.git_dir = private / "snapshots.git"
+        (self.git_dir / "objects" / "info").mkdir(parents=True)
+        (self.git_dir / "refs").mkdir()
+        (self.git_dir / "HEAD").write_text(f"ref: refs/heads/{BASE_BRANCH}\n")
+        (self.git_dir / "objects" / "info" / "alternates").write_text(f"{template.resolve() / 'objects'}\n")
+
+    def _env(self, index: Path) -> dict[str, str]:
+        return git_env({"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.workspace),
+                        "GIT_INDEX_FILE": str(index)})
+
+    def index(self, name: str) -> Path:
+        """The index file of a snapshot."""
+        return self.private / f"{name}.index"
+
+    def take(self, name: str, stat_cache: Path) -> None:
+        """Record the work tree in the snapshot's index; stat_cache (an index file) spares unchanged files."""
+        index = self.index(name)
+        shutil.copy2(stat_cache, index)  # keeps the mtime, so git rechecks entries as new as it (racy git)
+        run_git(["-c", "core.fsmonitor=false", "add", "-A"], self.workspace, env=self._env(index))
+
+    def tree(self, name: str) -> str:
+        """Write a snapshot's tree object and return its sha."""
+        return run_git(["write-tree"], self.workspace, env=self._env(self.index(name))).stdout.decode().strip()
+
+    def diff(self, old_tree: str, name: str) -> tuple[bytes, list[str]]:
+        """The binary-safe patch from old_tree to the snapshot, and the paths it touches (one git call)."""
+        out = run_git(["diff", "--cached", "--raw", "-z", "-p", "--binary", "--full-index", "--no-renames", old_tree],
+                      self.workspace, env=self._env(self.index(name))).stdout
+        # --raw -z first lists ":modes shas status\0path\0" per file, then one NUL, then the patch.
+        paths, pos = [], 0
+        while out.startswith(b":", pos):
+            meta_end = out.index(b"\0", pos)
+            path_end = out.index(b"\0", meta_end + 1)
+            paths.append(out[meta_end + 1:path_end].decode("utf-8", "surrogateescape"))
+            pos = path_end + 1
+        if paths:
+            pos += 1
+        return out[pos:], paths
+
+    def read(self, tree: str, path: str) -> bytes | None:
+        """A file's content in a tree, or None when it is not there."""
+        env = self._env(self.private / "read.index")
+        proc = run_git(["cat-file", "blob", f"{tree}:{path}"], self.workspace, env=env, check=False)
+        return proc.stdout if proc.returncode == 0 else None
+
+    def existing(self, tree: str, paths: Iterable[str]) -> set[str]:
+        """Which of paths (files or directories) exist in a tree."""
+        wanted = list(paths)
+        if not wanted:
+            return set()
+        env = {**self._env(self.private / "read.index"), "GIT_LITERAL_PATHSPECS": "1"}
+        out = run_git(["ls-tree", "--name-only", "-z", "--full-tree", tree, "--", *wanted], self.workspace,
+                      env=env).stdout
+        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}

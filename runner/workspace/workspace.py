@@ -1,0 +1,132 @@
+"""Trial workspaces: the base tree in a fresh repository with one commit and no history to mine."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from corpus.errors import GitError, WorkspaceError
+from corpus.gitutil import FIXED_IDENTITY, git_env, resolve_commit, run_git
+
+BASE_BRANCH = "main"
+BASE_MESSAGE = "base"
+
+
+def create_workspace(repo: Path, commit: str, dest: Path) -> Path:
+    """Extract commit's tree from repo into dest (a new or empty directory) and make it a one-commit repo.
+
+    The tree is extracted exactly as committed; a fresh `git init` commits it under a fixed identity and date. No remote,
+    no other refs, no tags, no future history: asserted before returning.
+    """
+    if resolve_commit(repo, commit) is None:
+        raise GitError(f"commit {commit} is not in the repository {repo}")
+    dest.mkdir(parents=True, exist_ok=True)
+    if any(dest.iterdir()):
+        raise WorkspaceError(f"{dest}: workspace directory is not empty")
+    _extract_tree(repo, commit, dest)
+    env = git_env(FIXED_IDENTITY)
+    run_git(["init", "-q", "-b", BASE_BRANCH], dest, env=env)
+    # -f: a tracked file that matches .gitignore is still part of the base.
+    run_git(["add", "-A", "-f"], dest, env=env)
+    run_git(["commit", "-q", "--no-verify", "--allow-empty", "-m", BASE_MESSAGE], dest, env=env)
+    assert_isolated(dest)
+    return dest
+
+
+def _extract_tree(repo: Path, commit: str, dest: Path) -> None:
+    """Write commit's tree into dest through a throw-away index.
+
+    Like `git archive`, but exact: `export-ignore` and `export-subst` attributes would silently drop or rewrite
+    files (projects mark whole test folders export-ignore), so the tree is read into a temporary index and
+    checked out from there.
+    """
+    git_dir = run_git(["rev-parse", "--absolute-git-dir"], repo).stdout.decode().strip()
+    with tempfile.TemporaryDirectory(prefix="hindcast-index-") as scratch:
+        env = git_env({"GIT_INDEX_FILE": str(Path(scratch) / "index")})
+        base = ["--git-dir", git_dir, "--work-tree", str(dest)]
+        run_git([*base, "read-tree", commit], repo, env=env)
+        run_git([*base, "checkout-index", "--all", "--force"], repo, env=env)
+
+
+def assert_isolated(workspace: Path) -> str:
+    """Check the no-future-history invariant and return the base commit's sha.
+
+    Exactly one commit is reachable from all refs, there are no tags and no remotes.
+    """
+    commits = run_git(["rev-list", "--all"], workspace).stdout.split()
+    if len(commits) != 1:
+        raise WorkspaceError(f"{workspace}: expected exactly one commit, found {len(commits)}")
+    if run_git(["tag", "--list"], workspace).stdout.strip():
+        raise WorkspaceError(f"{workspace}: workspace has tags")
+    if run_git(["remote"], workspace).stdout.strip():
+        raise WorkspaceError(f"{workspace}: workspace has a remote")
+    return commits[0].decode()
+
+
+def changed_files(workspace: Path) -> list[str]:
+    """Paths that differ from the base commit (new, modified, deleted), honoring .gitignore for new files."""
+    run_git(["add", "-A"], workspace)
+    out = run_git(["diff", "--cached", "--name-only", "-z", "HEAD"], workspace).stdout
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def diff_against_base(workspace: Path) -> bytes:
+    """Everything changed against the base as a binary-safe patch (new, deleted and binary files included)."""
+    run_git(["add", "-A"], workspace)
+    return run_git(["diff", "--cached", "--binary", "--full-index", "HEAD"], workspace).stdout
+
+
+def apply_patch(workspace: Path, patch: bytes, what: str = "patch") -> None:
+    """Apply a binary git patch to the workspace; raise WorkspaceError when it does not apply."""
+    if not patch.strip():
+        return
+    proc = run_git(["apply", "--binary", "--whitespace=nowarn", "-"], workspace, input=patch, check=False)
+    if proc.returncode != 0:
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise WorkspaceError(f"{what} does not apply: {detail[0] if detail else 'git apply failed'}")
+
+
+def build_template(repo: Path, commit: str, dest: Path) -> Path:
+    """A git directory (dest/.git) holding commit's tree under the base commit, seed of many trial workspaces.
+
+    Only the objects of the tree are packed over from the source, so nothing of its history comes along. The
+    base commit is the one `create_workspace` makes (fixed identity, date and message), with the tree exact.
+    The isolation invariant is asserted here; workspaces are exact copies of this directory.
+    """
+    if resolve_commit(repo, commit) is None:
+        raise GitError(f"commit {commit} is not in the repository {repo}")
+    tree = run_git(["rev-parse", f"{commit}^{{tree}}"], repo).stdout.decode().strip()
+    env = git_env(FIXED_IDENTITY)
+    dest.mkdir(parents=True, exist_ok=True)
+    run_git(["init", "-q", "--template=", "-b", BASE_BRANCH], dest, env=env)
+    objects = run_git(["rev-list", "--objects", tree], repo).stdout
+    # pack-objects reads the source's objects through alternates given only in its environment and writes the
+    # pack with its index straight into the template; nothing points at the source afterwards.
+    source_objects = run_git(["rev-parse", "--path-format=absolute", "--git-path", "objects"], repo)
+    pack_env = git_env({"GIT_DIR": str(dest / ".git"),
+                        "GIT_ALTERNATE_OBJECT_DIRECTORIES": source_objects.stdout.decode().strip()})
+    run_git(["pack-objects", "-q", "--window=0", str(dest / ".git" / "objects" / "pack" / "pack")], dest,
+            input=objects, env=pack_env)
+    sha = run_git(["commit-tree", "-m", BASE_MESSAGE, tree], dest, env=env).stdout.decode().strip()
+    run_git(["update-ref", f"refs/heads/{BASE_BRANCH}", sha], dest)
+    assert_isolated(dest)
+    return dest / ".git"
+
+
+def template_tree(template: Path) -> tuple[str, frozenset[str]]:
+    """A template's base tree: its sha and every file and directory path in it."""
+    env = git_env({"GIT_DIR": str(template)})
+    tree = run_git(["rev-parse", "HEAD^{tree}"], template, env=env).stdout.decode().strip()
+    out = run_git(["ls-tree", "-r", "-t", "--name-only", "-z", tree], template, env=env).stdout
+    return tree, frozenset(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
+
+
+def workspace_from_template(template: Path, dest: Path) -> Path:
+    """A fresh workspace in dest (new or empty): a copy of a `build_template` git directory, checked out."""
+    dest.mkdir(parents=True, exist_ok=True)
+    if any(dest.iterdir()):
+        raise WorkspaceError(f"{dest}: workspace directory is not empty")
+    shutil.copytree(template, dest / ".git", symlinks=True)
+    run_git(["read-tree", "--reset", "-u", "HEAD"], dest)
+    return dest

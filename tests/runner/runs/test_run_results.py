@@ -1,0 +1,72 @@
+"""Aggregates are recomputed from the trials on every read: pass@k, pass^k, Wilson, errors apart."""
+
+from __future__ import annotations
+
+import json
+from math import comb
+from pathlib import Path
+
+import pytest
+
+from corpus.errors import UsageError
+from runner.gate.stats import wilson_interval
+from runner.runs.load import load_run
+from runner.runs.result import trial_path
+from tests.testing.trialkit import make_run
+
+
+def unbiased(n: int, c: int, k: int) -> tuple[float, float]:
+    return 1 - comb(n - c, k) / comb(n, k), comb(c, k) / comb(n, k)
+
+
+def test_cell_and_variant_aggregates(tmp_path: Path) -> None:
+    run_dir = make_run(tmp_path, {("a", "one"): ["pass", "pass", "fail", "error", "pass"],
+                                  ("a", "two"): ["fail", "pass", "error"],
+                                  ("b", "one"): ["error", "error"], ("b", "two"): []})
+    loaded = load_run(run_dir)
+    cells = {c.key: c for c in loaded.cells}
+    one = cells["a::one"]
+    assert (one.trials, one.passes, one.fails, one.errors, one.missing) == (5, 3, 1, 1, 0)
+    assert one.success_rate == 0.75 and one.wilson == wilson_interval(3, 4)
+    assert list(one.pass_at_k) == [1, 2, 3, 4]
+    for k in range(1, 5):
+        assert one.pass_at_k[k] == pytest.approx(unbiased(4, 3, k)[0])
+        assert one.pass_hat_k[k] == pytest.approx(unbiased(4, 3, k)[1])
+    two = cells["a::two"]
+    assert (two.passes, two.fails, two.errors, two.missing) == (1, 1, 1, 2)
+    total = {v.variant: v for v in loaded.variants}["a"]
+    assert (total.passes, total.fails, total.errors, total.cases_scored) == (4, 2, 2, 2)
+    assert total.success_rate == pytest.approx(4 / 6) and total.wilson == wilson_interval(4, 6)
+    assert list(total.pass_at_k) == [1, 2]  # k up to the smallest number of scored trials
+    assert total.pass_at_k[2] == pytest.approx((unbiased(4, 3, 2)[0] + unbiased(2, 1, 2)[0]) / 2)
+    assert total.pass_hat_k[2] == pytest.approx((unbiased(4, 3, 2)[1] + 0.0) / 2)
+    only_errors = {v.variant: v for v in loaded.variants}["b"]
+    assert (only_errors.errors, only_errors.success_rate, only_errors.wilson, only_errors.pass_at_k) == (
+        2, None, None, {})
+    assert loaded.missing == 2 + 3 + 5
+
+
+def test_aggregates_never_come_from_disk(tmp_path: Path) -> None:
+    run_dir = make_run(tmp_path, {("a", "one"): ["pass", "fail"]}, trials=2)
+    manifest = json.loads((run_dir / "run.json").read_text())
+    manifest["aggregates"] = [{"key": "a::one", "passes": 2, "success_rate": 1.0}]  # a hand-edited figure
+    (run_dir / "run.json").write_text(json.dumps(manifest))
+    assert load_run(run_dir).cells[0].success_rate == 0.5
+    result_file = trial_path(run_dir, "a", "one", 2) / "result.json"
+    result_file.write_text(result_file.read_text().replace('"outcome": "fail"', '"outcome": "pass"'))
+    assert load_run(run_dir).cells[0].success_rate == 1.0
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    (lambda p: p.write_text("{not json"), "not valid JSON"),
+    (lambda p: p.write_text('{"outcome": "maybe"}'), "not a trial result"),
+    (lambda p: p.write_text(p.read_text().replace('"outcome": "pass"', '"outcome": "maybe"')), "outcome 'maybe'"),
+    (lambda p: p.write_text(p.read_text().replace('"trial": 1', '"trial": 2')), "not its own folder"),
+])
+def test_a_damaged_result_is_named(tmp_path: Path, damage: object, message: str) -> None:
+    run_dir = make_run(tmp_path, {("a", "one"): ["pass"]}, trials=1)
+    path = trial_path(run_dir, "a", "one", 1) / "result.json"
+    damage(path)  # type: ignore[operator]
+    with pytest.raises(UsageError, match=message) as info:
+        load_run(run_dir)
+    assert str(path) in str(info.value)

@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from corpus import CaseFiles, Grader, Setup
+from corpus.cli_support import run_cli
+from corpus.errors import ExitCode
+from runner.cli import cli
+from runner.verify.verify import VerifyOptions, verify
+from tests.testing.casefactory import CALC_FIXED, PYTEST, build_corpus
+
+
+def test_valid_case_and_recorded_verdict(tmp_path: Path) -> None:
+    corpus, _, _ = build_corpus(tmp_path)
+    report = verify(corpus, VerifyOptions(repeats=2, jobs=2))
+    [verdict] = report.verdicts
+    assert (verdict.verdict, verdict.reason) == ("VALID", "")
+    assert [(a.side, a.outcome) for a in verdict.attempts] == [("baseline", "fail"), ("oracle", "pass")] * 2
+    record = json.loads((tmp_path / "evals" / "verification.json").read_text())
+    assert record["dataset_fingerprint"] == report.dataset_fingerprint
+    assert record["cases"]["calc-add"]["verdict"] == "VALID"
+    assert record["cases"]["calc-add"]["case_fingerprint"] == verdict.case_fingerprint
+
+
+def test_baseline_that_passes_is_invalid(tmp_path: Path) -> None:
+    corpus, _, _ = build_corpus(tmp_path, grader=Grader(command="true"))
+    [verdict] = verify(corpus, VerifyOptions()).verdicts
+    assert verdict.verdict == "INVALID" and verdict.reason.startswith("baseline passes")
+
+
+def test_oracle_that_fails_is_invalid(tmp_path: Path) -> None:
+    corpus, _, _ = build_corpus(tmp_path, grader=Grader(command="false"))
+    [verdict] = verify(corpus, VerifyOptions()).verdicts
+    assert verdict.verdict == "INVALID" and verdict.reason.startswith("oracle fails")
+
+
+def test_flaky_grader_is_invalid(tmp_path: Path) -> None:
+    counter = tmp_path / "count"
+    # The oracle passes on odd runs only; the baseline always fails (no fixed calc.py there).
+    command = (f"grep -q 'a + b' calc.py || exit 1; n=$(cat {counter} 2>/dev/null || echo 0); "
+               f"echo $((n+1)) > {counter}; [ $((n % 2)) = 0 ]")
+    corpus, _, _ = build_corpus(tmp_path, grader=Grader(command=command))
+    [verdict] = verify(corpus, VerifyOptions(repeats=3)).verdicts
+    assert verdict.verdict == "INVALID" and verdict.reason == "flaky: oracle outcomes differ across repeats"
+
+
+def test_oracle_patch_that_does_not_apply_is_an_error(tmp_path: Path) -> None:
+    corpus, _, case = build_corpus(tmp_path)
+    stored = corpus.load(case.id)
+    bad = stored.files.oracle_patch.replace(b"return a - b", b"return a * b")
+    corpus.write(case, CaseFiles(bad, stored.files.grader_files))
+    [verdict] = verify(corpus, VerifyOptions()).verdicts
+    assert verdict.verdict == "ERROR" and "oracle patch does not apply" in verdict.reason
+
+
+def test_missing_commit_is_an_error(tmp_path: Path) -> None:
+    corpus, _, case = build_corpus(tmp_path)
+    stored = corpus.load(case.id)
+    corpus.write(type(case)(**{**case.__dict__, "base_commit": "1" * 40}), stored.files)
+    [verdict] = verify(corpus, VerifyOptions()).verdicts
+    assert verdict.verdict == "ERROR" and f"commit {'1' * 40} is not in the repository" in verdict.reason
+
+
+def test_grader_timeout_is_an_error(tmp_path: Path) -> None:
+    corpus, _, _ = build_corpus(tmp_path, grader=Grader(command="sleep 20", timeout=1))
+    [verdict] = verify(corpus, VerifyOptions()).verdicts
+    assert verdict.verdict == "ERROR" and "timed out after 1s" in verdict.reason
+
+
+def test_setup_failure_is_an_error_and_setup_runs(tmp_path: Path) -> None:
+    corpus, _, _ = build_corpus(tmp_path, setup=Setup(command="echo broken >&2; exit 4"))
+    [verdict] = verify(corpus, VerifyOptions()).verdicts
+    assert verdict.verdict == "ERROR" and "setup failed (exit 4): broken" in verdict.reason
+    corpus, _, _ = build_corpus(tmp_path / "two", setup=Setup(command="touch .ready"),
+                                grader=Grader(command=f"test -e .ready && {PYTEST} test_calc.py"))
+    assert verify(corpus, VerifyOptions()).verdicts[0].verdict == "VALID"
+
+
+def test_named_python_interpreter_is_first_on_path(tmp_path: Path) -> None:
+    import sys
+
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    command = (f"python -c 'import sys; assert sys.version_info[:2] == ({sys.version_info.major}, "
+               f"{sys.version_info.minor}); assert sys.prefix != sys.base_prefix' && grep -q 'a + b' calc.py")
+    corpus, _, _ = build_corpus(tmp_path, setup=Setup(python=version), grader=Grader(command=command))
+    assert verify(corpus, VerifyOptions()).verdicts[0].verdict == "VALID"
+    corpus, _, _ = build_corpus(tmp_path / "two", setup=Setup(python="1.9"))
+    [verdict] = verify(corpus, VerifyOptions()).verdicts
+    assert verdict.verdict == "ERROR" and "no python1.9 interpreter found" in verdict.reason
+
+
+def test_cli_verify_table_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build_corpus(tmp_path)
+    assert run_cli(cli, "runner", ["verify", "--corpus", str(tmp_path / "evals")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["CASE", "VERDICT", "REASON"]
+    assert lines[1].split() == ["calc-add", "VALID"]
+    assert lines[2] == "1 cases: 1 valid, 0 invalid, 0 errors"
+    assert run_cli(cli, "runner", ["verify", "--corpus", str(tmp_path / "evals"), "--case", "nope"]) == ExitCode.BAD_INPUT
+    err = capsys.readouterr().err
+    assert err == f"runner: error: --case nope: no such case in {tmp_path / 'evals'}\n"
+
+
+def test_cli_verify_exit_1_when_not_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build_corpus(tmp_path, grader=Grader(command="true"))
+    assert run_cli(cli, "runner", ["verify", "--corpus", str(tmp_path / "evals")]) == 1
+    assert "INVALID  baseline passes" in capsys.readouterr().out
+
+
+def test_cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build_corpus(tmp_path)
+    assert run_cli(cli, "runner", ["verify", "--corpus", str(tmp_path / "evals"), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["verdicts"][0]["verdict"] == "VALID" and len(document["dataset_fingerprint"]) == 64
+
+
+def test_fixed_source_is_untouched_by_verify(tmp_path: Path) -> None:
+    corpus, repo, _ = build_corpus(tmp_path)
+    head = repo.head()
+    verify(corpus, VerifyOptions())
+    assert repo.head() == head and (repo.path / "calc.py").read_text() == CALC_FIXED
+    assert repo.git("status", "--porcelain") == ""
+
+
+def test_run_warns_about_cases_not_verified_at_their_content(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    corpus, _, case = build_corpus(tmp_path)
+    args = ["run", "--corpus", str(corpus.root), "--all", "--agent-command", "true",
+            "--results-dir", str(tmp_path / "results")]
+    assert run_cli(cli, "runner", args) == 0
+    assert "warning: 1 case(s) not verified VALID at their current content: calc-add" in capsys.readouterr().err
+    verify(corpus, VerifyOptions())
+    assert run_cli(cli, "runner", args) == 0
+    assert "not verified" not in capsys.readouterr().err
+    stored = corpus.load(case.id)
+    corpus.write(type(case)(**{**case.__dict__, "prompt": "Changed task.\n"}), stored.files)
+    assert run_cli(cli, "runner", args) == 0
+    assert "not verified VALID at their current content: calc-add" in capsys.readouterr().err
+
+
+def test_python_2_gets_a_private_user_base(tmp_path: Path) -> None:
+    from corpus.errors import WorkspaceError
+    from runner.envs.environment import find_python
+
+    try:
+        find_python("2.7")
+    except WorkspaceError:
+        pytest.skip("no Python 2.7 interpreter on this machine")
+    check = ("python -c 'import sys, site; assert sys.version_info[:2] == (2, 7); "
+             "assert site.USER_BASE.endswith(\"/python/user\")' && grep -q 'a + b' calc.py")
+    corpus, _, _ = build_corpus(tmp_path, setup=Setup(python="2.7"), grader=Grader(command=check))
+    assert verify(corpus, VerifyOptions()).verdicts[0].verdict == "VALID"
