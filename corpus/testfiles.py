@@ -110,6 +110,6 @@ def _pathspec_regex(line: str) -> tuple[str, bool] | None:
     return regex.pattern, pattern.include
 
 
-def test_matcher(test_globs: Iterable[str] = ()) -> Callable[[str], bool]:
+def matcher_for_tests(test_globs: Iterable[str] = ()) -> Callable[[str], bool]:
     """Whether a repository path (posix, relative) is a test file: by the corpus's globs, else the built-ins."""
     return glob_matcher(tuple(test_globs) or BUILTIN_TEST_GLOBS)

@@ -17,25 +17,21 @@ Rules (DESIGN.md, "Trials"):
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-import pathspec
-
-from corpus.errors import WorkspaceError
 from corpus.gitutil import run_git
+from corpus.layout import repo_path as repo_path_of
+from corpus.testfiles import matcher_for_tests
+from runner.workspace.inside import read_inside, remove_inside, write_inside
 
 CONFIG_NAMES = frozenset({"conftest.py", "pytest.ini", ".pytest.ini", "tox.ini"})
 CONFIG_PREFIXES = ("jest.config.", "vitest.config.")
 SHARED_BUILD = {"pyproject.toml": b"[tool.pytest", "setup.cfg": b"[tool:pytest]"}
 ROOT_SHADOWS = frozenset({"pytest.py", "_pytest.py", "sitecustomize.py", "usercustomize.py", "pytest", "_pytest"})
 SKIP_DIRS = frozenset({".git", "node_modules"})
-# Built-in test-file rules, used when corpus.yaml has no test_globs.
-DEFAULT_TEST_GLOBS = ("test_*.py", "*_test.py", "tests/", "test/", "testing/", "__tests__/", "*.test.*",
-                      "*.spec.*", "conftest.py")
 
 Cause = Literal["edited", "added", "fix"]
 
@@ -120,8 +116,7 @@ def restore_test_config(
         return "added" if path in changed or path in found or _exists(workspace, path) else "fix"
 
     for path in candidates:
-        target_path = _inside(workspace, path)
-        current = _read(target_path)
+        current = read_inside(workspace, path)
         wanted = fix.get(path)
         name = PurePosixPath(path).name
         if name in SHARED_BUILD:
@@ -132,17 +127,15 @@ def restore_test_config(
         if wanted is None:
             if _exists(workspace, path):
                 cause = cause_of(path)
-                _remove(target_path)
+                remove_inside(workspace, path)
                 actions.append(RestoreAction(path, "removed", cause))
-        elif current != wanted or target_path.is_symlink():
+        elif current != wanted:  # None for a link, a fifo or anything that is not a plain file reached directly
             cause = cause_of(path)
-            _remove(target_path)
-            target_path.parent.mkdir(parents=True, exist_ok=True)
-            target_path.write_bytes(wanted)
+            write_inside(workspace, path, wanted)
             actions.append(RestoreAction(path, "written", cause))
     for name in sorted(ROOT_SHADOWS):
         if name not in existed and _exists(workspace, name):
-            _remove(workspace / name)
+            remove_inside(workspace, name)
             actions.append(RestoreAction(name, "removed", "added"))
     return tuple(actions)
 
@@ -157,37 +150,12 @@ def _walk_config(workspace: Path) -> Iterable[str]:
                 yield path
 
 
-def _inside(workspace: Path, repo_path: str) -> Path:
-    pure = PurePosixPath(repo_path)
-    if pure.is_absolute() or ".." in pure.parts:
-        raise WorkspaceError(f"test configuration path {repo_path!r} escapes the workspace")
-    return workspace.joinpath(*pure.parts)
-
-
 def _exists(workspace: Path, repo_path: str) -> bool:
-    path = _inside(workspace, repo_path)
-    return path.is_symlink() or path.exists()
+    return os.path.lexists(workspace.joinpath(*repo_path_of(repo_path).parts))
 
 
-def _read(path: Path) -> bytes | None:
-    if path.is_symlink() or not path.is_file():
-        return None
-    return path.read_bytes()
-
-
-def _remove(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
-        shutil.rmtree(path)
-
-
-def spec_for_test_files(globs: tuple[str, ...]) -> pathspec.PathSpec:
-    """The gitignore-style spec of test files: the corpus's test_globs, else the built-in rules."""
-    return pathspec.GitIgnoreSpec.from_lines(globs or DEFAULT_TEST_GLOBS)
-
-
-def edited_test_files(changed: Iterable[str], grader_paths: Iterable[str], spec: pathspec.PathSpec) -> list[str]:
-    """The changed paths that are grader files or test files."""
+def edited_test_files(changed: Iterable[str], grader_paths: Iterable[str], test_globs: tuple[str, ...]) -> list[str]:
+    """The changed paths that are grader files or test files (`corpus.testfiles`, the miner's rules)."""
     hidden = set(grader_paths)
-    return sorted(p for p in changed if p in hidden or spec.match_file(p))
+    is_test = matcher_for_tests(test_globs)
+    return sorted(p for p in changed if p in hidden or is_test(p))

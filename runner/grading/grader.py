@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
 from junitparser import Error, Failure, JUnitXml, Skipped, TestSuite
 from junitparser.junitparser import JUnitXmlError
 
-from corpus.errors import WorkspaceError
 from corpus.model import Case, CaseFiles, Grader
 from runner.process import ProcessResult, run_command
 from runner.runs.result import Outcome
+from runner.workspace.inside import read_inside, remove_inside, write_inside
 
 NOT_RUNNABLE = (126, 127)
 
@@ -49,31 +48,14 @@ class GradeResult:
     """Per-test outcomes when a JUnit report was read."""
 
 
-def _inside(workspace: Path, repo_path: str) -> Path:
-    pure = PurePosixPath(repo_path)
-    if pure.is_absolute() or ".." in pure.parts:
-        raise WorkspaceError(f"grader path {repo_path!r} escapes the workspace")
-    return workspace.joinpath(*pure.parts)
-
-
 def materialize_grader(case: Case, files: CaseFiles, workspace: Path) -> None:
     """Write every grader file over whatever is there and remove the test paths the fix deleted."""
     for repo_path, content in files.grader_files:
-        target = _inside(workspace, repo_path)
-        _remove(target)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
+        write_inside(workspace, repo_path, content)
     for repo_path in case.grader.deleted:
-        _remove(_inside(workspace, repo_path))
+        remove_inside(workspace, repo_path)
     if case.grader.junit:
-        _remove(_inside(workspace, case.grader.junit))
-
-
-def _remove(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.is_dir():
-        shutil.rmtree(path)
+        remove_inside(workspace, case.grader.junit)
 
 
 def grade(case: Case, files: CaseFiles, workspace: Path, env: dict[str, str], log_path: Path) -> GradeResult:
@@ -100,9 +82,8 @@ def judge(grader: Grader, ran: ProcessResult, workspace: Path) -> GradeResult:
         if ran.exit_code == 0:
             return result("pass", "grader exited 0")
         return result("fail", f"grader exited {ran.exit_code}")
-    report = _inside(workspace, grader.junit)
     try:
-        tests = read_junit(report)
+        tests = read_junit(read_inside(workspace, grader.junit), grader.junit)
     except (OSError, JUnitXmlError, ValueError) as exc:
         if ran.exit_code != 0:
             return result("fail", f"grader exited {ran.exit_code} and wrote no readable JUnit report")
@@ -110,11 +91,12 @@ def judge(grader: Grader, ran: ProcessResult, workspace: Path) -> GradeResult:
     return result(*_judge_tests(grader, ran.exit_code, tests), tests)
 
 
-def read_junit(path: Path) -> tuple[TestOutcome, ...]:
-    """Every test case in a JUnit XML file (junit or testsuites root)."""
-    if not path.is_file():
-        raise FileNotFoundError(f"{path.name} not found")
-    xml = JUnitXml.fromfile(str(path))
+def read_junit(report: bytes | None, name: str) -> tuple[TestOutcome, ...]:
+    """Every test case in a JUnit XML report (junit or testsuites root); report is None when no regular file
+    was there (read without following links)."""
+    if report is None:
+        raise FileNotFoundError(f"{name} not found")
+    xml = JUnitXml.fromstring(report)
     suites = [xml] if isinstance(xml, TestSuite) else list(xml)
     outcomes = []
     for suite in suites:

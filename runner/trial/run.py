@@ -17,6 +17,7 @@ from corpus import Corpus, StoredCase, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
 from corpus.fsutil import staging_directory
 from corpus.gitutil import open_repository
+from corpus.layout import RESULTS_DIR
 from runner.grading.failclosed import read_fix_config
 from runner.process import kill_running
 from runner.runs.load import LoadedRun, load_run
@@ -37,7 +38,6 @@ from runner.trial.trial import (
 )
 from runner.workspace.workspace import build_template, template_tree
 
-RESULTS_SUBDIR = "results"
 Progress = Callable[[int, int, TrialResult], None]
 
 
@@ -82,7 +82,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         manifest = replace(manifest, resumed=(*manifest.resumed, resumed))
         write_manifest(run_dir, manifest)
     else:
-        results_dir = options.results_dir or corpus.root / RESULTS_SUBDIR
+        results_dir = options.results_dir or corpus.root / RESULTS_DIR
         run_dir = _create_run(results_dir, manifest)
         plan = plan_trials(config, stored_all, saved, None)
     if announce:

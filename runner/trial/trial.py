@@ -16,7 +16,7 @@ from typing import Any
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import HindcastError
 from corpus.fsutil import replace_directory, staging_directory
-from runner.grading.failclosed import FixConfig, edited_test_files, restore_test_config, spec_for_test_files
+from runner.grading.failclosed import FixConfig, edited_test_files, restore_test_config
 from runner.grading.grader import GradeResult, grade
 from runner.process import run_command
 from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
@@ -187,7 +187,7 @@ class _Trial:
         patch, changed = snapshots.diff(setup_tree, "final")
         (self.staging / "candidate.patch").write_bytes(patch)
         grader_paths = [p for p, _ in spec.stored.files.grader_files] + list(self.case.grader.deleted)
-        edits = edited_test_files(changed, grader_paths, spec_for_test_files(ctx.test_globs))
+        edits = edited_test_files(changed, grader_paths, ctx.test_globs)
         self.facts.update(changed_files=tuple(changed), test_edits=tuple(edits))
         if edits:
             self.flags.append("edited_tests")

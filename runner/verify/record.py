@@ -8,11 +8,10 @@ from typing import TYPE_CHECKING
 
 from corpus import Corpus, StoredCase, __version__, case_fingerprint
 from corpus.fsutil import atomic_write_text
+from corpus.layout import VERIFICATION_FILE
 
 if TYPE_CHECKING:
     from runner.verify.verify import VerifyReport
-
-VERIFICATION_FILE = "verification.json"
 
 
 def recorded_verdicts(corpus: Corpus) -> dict[str, dict[str, object]]:

@@ -9,7 +9,7 @@ import sys
 import pathspec
 import pytest
 
-from corpus.testfiles import BUILTIN_TEST_GLOBS, glob_matcher
+from corpus.testfiles import BUILTIN_TEST_GLOBS, glob_matcher, matcher_for_tests
 from miner.classify import BUILD_GLOBS, DOCS_GLOBS, GENERATED_GLOBS, VENDORED_GLOBS
 
 
@@ -41,3 +41,30 @@ def test_joined_patterns_match_like_pathspec(lines: tuple[str, ...]) -> None:
     expected = pathspec.GitIgnoreSpec.from_lines(list(lines))
     matcher = glob_matcher(lines)
     assert [p for p in sorted(paths) if matcher(p.lstrip("/")) != expected.match_file(p.lstrip("/"))] == []
+
+
+AGREEMENT_PATHS = (
+    "pkg/foo_test.go", "src/main/java/shop/FooTest.java", "spec/models/user_spec.rb", "lib/user_spec.rb",
+    "tests/test_cart.py", "cart_test.py", "conftest.py", "testing/helpers.py", "src/a.test.ts", "web/b.spec.jsx",
+    "crate/tests.rs", "test/unit/x.rb", "__tests__/a.js", "shop/cart.py", "main.go", "src/Foo.java", "README.md",
+    "lib/user.rb", "contest.py", "docs/testing.md",
+)
+
+
+@pytest.mark.parametrize("test_globs", [(), ("qa/", "*.check.py")])
+def test_the_miner_and_the_runner_agree_on_what_a_test_file_is(test_globs: tuple[str, ...]) -> None:
+    from miner.classify import PathClassifier
+    from runner.grading.failclosed import edited_test_files
+
+    mined = {path for path in AGREEMENT_PATHS if PathClassifier(test_globs).category(path) == "test"}
+    flagged = set(edited_test_files(AGREEMENT_PATHS, (), test_globs))
+    assert mined == flagged
+    if not test_globs:
+        assert {"pkg/foo_test.go", "src/main/java/shop/FooTest.java", "spec/models/user_spec.rb"} <= flagged
+        assert flagged.isdisjoint({"shop/cart.py", "main.go", "contest.py", "lib/user.rb"})
+
+
+def test_a_corpus_s_globs_replace_the_built_in_rules() -> None:
+    is_test = matcher_for_tests(("qa/",))
+    assert is_test("qa/x.py") and not is_test("tests/test_x.py")
+    assert matcher_for_tests(())("tests/test_x.py") and BUILTIN_TEST_GLOBS

@@ -1,0 +1,125 @@
+"""Reading, writing and removing paths inside a workspace without ever following a symbolic link out of it.
+
+Every step below the workspace root is opened relative to its parent with O_NOFOLLOW: a link (or a file) where
+a directory should be is never followed. Writers replace it by a real directory; readers see nothing there.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import stat
+from pathlib import Path, PurePosixPath
+
+from corpus.layout import repo_path
+
+DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _parts(relative: str) -> tuple[str, ...]:
+    return PurePosixPath(repo_path(relative)).parts
+
+
+def _clear(name: str, parent: int) -> None:
+    """Remove whatever is at name in the directory parent (a link itself, a file, or a whole real tree)."""
+    try:
+        info = os.lstat(name, dir_fd=parent)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(name, dir_fd=parent)
+    else:
+        os.unlink(name, dir_fd=parent)
+
+
+def _descend(root: Path, parts: tuple[str, ...], *, create: bool) -> int | None:
+    """A file descriptor of the directory that holds the last part; None when it is not really there."""
+    fd = os.open(root, DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            try:
+                child = os.open(part, DIRECTORY, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR):
+                    raise
+                if not create:
+                    os.close(fd)
+                    return None
+                _clear(part, fd)
+                os.mkdir(part, 0o755, dir_fd=fd)
+                child = os.open(part, DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def write_inside(root: Path, relative: str, data: bytes, mode: int = 0o644) -> None:
+    """Write data at root/relative as a new regular file; links and files in the way are replaced, not followed."""
+    parts = _parts(relative)
+    fd = _descend(root, parts, create=True)
+    assert fd is not None
+    try:
+        _clear(parts[-1], fd)
+        out = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode,
+                      dir_fd=fd)
+        with os.fdopen(out, "wb") as handle:
+            handle.write(data)
+    finally:
+        os.close(fd)
+
+
+def remove_inside(root: Path, relative: str) -> bool:
+    """Remove root/relative (a file, a link itself, or a whole tree); a link on the way is removed instead of
+    followed, so nothing outside root is touched. True when something was removed."""
+    parts = _parts(relative)
+    fd = os.open(root, DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            try:
+                child = os.open(part, DIRECTORY, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno == errno.ENOENT:
+                    return False
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    info = os.lstat(part, dir_fd=fd)
+                    if stat.S_ISLNK(info.st_mode):  # the link itself goes: what it pointed at stays untouched
+                        os.unlink(part, dir_fd=fd)
+                        return True
+                    return False
+                raise
+            os.close(fd)
+            fd = child
+        try:
+            os.lstat(parts[-1], dir_fd=fd)
+        except FileNotFoundError:
+            return False
+        _clear(parts[-1], fd)
+        return True
+    finally:
+        os.close(fd)
+
+
+def read_inside(root: Path, relative: str) -> bytes | None:
+    """The bytes of the regular file at root/relative; None when it is missing, not a regular file, or reached
+    only through a link."""
+    parts = _parts(relative)
+    fd = _descend(root, parts, create=False)
+    if fd is None:
+        return None
+    try:
+        try:
+            handle = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR, errno.ENXIO):
+                return None
+            raise
+        with os.fdopen(handle, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                return None
+            return stream.read()
+    finally:
+        os.close(fd)
