@@ -22,7 +22,7 @@ FAST_GRADER = f"{PY} -c 'import sys; from calc import add; sys.exit(0 if add(2, 
 
 
 def agent(name: str, *args: str) -> str:
-    """The command line of a scripted agent under tests/runner/agents."""
+    """The command line of a scripted agent under tests/testing/agents."""
     return " ".join([PY, shlex.quote(str(AGENTS / f"{name}.py")), *args])
 
 
