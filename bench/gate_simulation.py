@@ -9,14 +9,14 @@ case (Binomial(K, p)). "No change" gives the candidate the same probabilities; a
 case's probability by 1 - D / 0.545, so the true mean pass rate falls by D and a case loses in proportion to
 what it had (an always failing case cannot get worse). Cases stay independent draws, as the t test assumes.
 
-Every simulated pair goes through ``runner.stats.significant_drop``, the function the gate uses: per-case
-mean rates into the paired t interval, per-case binary outcomes (``runner.stats.case_passed``) into the exact
+Every simulated pair goes through ``runner.gate.stats.significant_drop``, the function the gate uses: per-case
+mean rates into the paired t interval, per-case binary outcomes (``runner.gate.stats.case_passed``) into the exact
 one-sided McNemar test, each at alpha/2. The analytic column comes from ``paired_t_power``,
 ``min_detectable_drop`` and ``cases_needed`` with the sd of per-case differences estimated from the simulated
 data (the root mean square of each simulated comparison's sample sd). The analytic note describes the t
 component alone, so it is compared with the simulated t-only rate; the combined rule can only block more.
 
-A last block runs the whole gate, ``runner.gate.evaluate``, on in-memory runs built from the same draws (40
+A last block runs the whole gate, ``runner.gate.gate.evaluate``, on in-memory runs built from the same draws (40
 blocking cases, tolerance and cost warnings off), and compares the power note it prints with the simulated
 rates: its minimum detectable drop, the cases it says the observed drop would need, and the cases a 10-point
 drop needs at the sd the note estimated from that one comparison.
@@ -130,7 +130,7 @@ def simulate(
 
 @dataclass(frozen=True)
 class GateNotes:
-    """What ``runner.gate.evaluate`` decided and printed over simulated pairs."""
+    """What ``runner.gate.gate.evaluate`` decided and printed over simulated pairs."""
 
     sims: int
     """Number of simulated baseline/candidate pairs."""
@@ -354,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     gate_sims = max(1, args.sims // 2)
     gate_null = simulate_gate(np.random.default_rng(next(streams)), gate_sims, N_CASES, k, 0.0, weights)
     gate_alt = simulate_gate(np.random.default_rng(next(streams)), gate_sims, N_CASES, k, DROP, weights)
-    print(f"The whole gate (runner.gate.evaluate), {N_CASES} blocking cases x {k} trials, {gate_sims} pairs each; "
+    print(f"The whole gate (runner.gate.gate.evaluate), {N_CASES} blocking cases x {k} trials, {gate_sims} pairs each; "
           "note values are median [10th, 90th percentile]:")
     gate_rows = [
         ("verdict BLOCK, no change", fmt(gate_null.blocked, gate_null.sims), f"<= {ALPHA:g}"),
