@@ -94,13 +94,13 @@ def _check_probability(value: float, name: str) -> float:
     return value
 
 
-def _check_trials(n: object, c: object) -> tuple[int, int]:
+def _check_trials(n: object, c: object, *, c_name: str = "c", least: int = 1) -> tuple[int, int]:
     n_ = _as_int(n, "n")
-    c_ = _as_int(c, "c")
-    if n_ < 1:
-        raise ValueError(f"n must be at least 1, got {n_}")
+    c_ = _as_int(c, c_name)
+    if n_ < least:
+        raise ValueError(f"n must be at least {least}, got {n_}")
     if not 0 <= c_ <= n_:
-        raise ValueError(f"c must be between 0 and n={n_}, got {c_}")
+        raise ValueError(f"{c_name} must be between 0 and n={n_}, got {c_}")
     return n_, c_
 
 
@@ -160,13 +160,8 @@ def _two_sided_z(confidence: float) -> float:
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion; ``(0.0, 1.0)`` when ``n == 0``."""
-    successes = _as_int(successes, "successes")
-    n = _as_int(n, "n")
+    n, successes = _check_trials(n, successes, c_name="successes", least=0)
     confidence = _check_probability(confidence, "confidence")
-    if n < 0:
-        raise ValueError(f"n must not be negative, got {n}")
-    if not 0 <= successes <= n:
-        raise ValueError(f"successes must be between 0 and n={n}, got {successes}")
     if n == 0:
         return (0.0, 1.0)
     z = _two_sided_z(confidence)

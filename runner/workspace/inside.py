@@ -33,8 +33,10 @@ def _clear(name: str, parent: int) -> None:
         os.unlink(name, dir_fd=parent)
 
 
-def _descend(root: Path, parts: tuple[str, ...], *, create: bool) -> int | None:
-    """A file descriptor of the directory that holds the last part; None when it is not really there."""
+def _descend(root: Path, parts: tuple[str, ...], *, create: bool) -> tuple[int, str | None]:
+    """(a descriptor of the deepest directory reached, the part that stopped the walk or None) for the
+    directory that holds the last part. With create, a missing part, a link or a file in the way is replaced by
+    a real directory and the walk always reaches the end."""
     fd = os.open(root, DIRECTORY)
     try:
         for part in parts[:-1]:
@@ -44,8 +46,7 @@ def _descend(root: Path, parts: tuple[str, ...], *, create: bool) -> int | None:
                 if exc.errno not in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR):
                     raise
                 if not create:
-                    os.close(fd)
-                    return None
+                    return fd, part
                 _clear(part, fd)
                 os.mkdir(part, 0o755, dir_fd=fd)
                 child = os.open(part, DIRECTORY, dir_fd=fd)
@@ -54,14 +55,13 @@ def _descend(root: Path, parts: tuple[str, ...], *, create: bool) -> int | None:
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, None
 
 
 def write_inside(root: Path, relative: str, data: bytes, mode: int = 0o644) -> None:
     """Write data at root/relative as a new regular file; links and files in the way are replaced, not followed."""
     parts = _parts(relative)
-    fd = _descend(root, parts, create=True)
-    assert fd is not None
+    fd, _ = _descend(root, parts, create=True)
     try:
         _clear(parts[-1], fd)
         out = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode,
@@ -76,23 +76,16 @@ def remove_inside(root: Path, relative: str) -> bool:
     """Remove root/relative (a file, a link itself, or a whole tree); a link on the way is removed instead of
     followed, so nothing outside root is touched. True when something was removed."""
     parts = _parts(relative)
-    fd = os.open(root, DIRECTORY)
+    fd, stopped = _descend(root, parts, create=False)
     try:
-        for part in parts[:-1]:
+        if stopped is not None:
             try:
-                child = os.open(part, DIRECTORY, dir_fd=fd)
-            except OSError as exc:
-                if exc.errno == errno.ENOENT:
-                    return False
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    info = os.lstat(part, dir_fd=fd)
-                    if stat.S_ISLNK(info.st_mode):  # the link itself goes: what it pointed at stays untouched
-                        os.unlink(part, dir_fd=fd)
-                        return True
-                    return False
-                raise
-            os.close(fd)
-            fd = child
+                if not stat.S_ISLNK(os.lstat(stopped, dir_fd=fd).st_mode):
+                    return False  # missing, or a file where a directory would be: nothing of the path is here
+            except FileNotFoundError:
+                return False
+            os.unlink(stopped, dir_fd=fd)  # the link itself goes: what it pointed at stays untouched
+            return True
         try:
             os.lstat(parts[-1], dir_fd=fd)
         except FileNotFoundError:
@@ -107,10 +100,10 @@ def read_inside(root: Path, relative: str) -> bytes | None:
     """The bytes of the regular file at root/relative; None when it is missing, not a regular file, or reached
     only through a link."""
     parts = _parts(relative)
-    fd = _descend(root, parts, create=False)
-    if fd is None:
-        return None
+    fd, stopped = _descend(root, parts, create=False)
     try:
+        if stopped is not None:
+            return None
         try:
             handle = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
         except OSError as exc:
