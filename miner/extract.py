@@ -10,9 +10,10 @@ from pathlib import Path
 from miner.classify import PathClassifier
 from miner.gitbatch import CatFile, DiffTree, FileDiff, only_blobs
 from miner.gitlog import LogCommit, decode_path, is_utf8
-from miner.grader_command import RepoHints, Suggestion, suggest
+from miner.grader_command import RepoHints, Suggestion
+from miner.languages import language_of, suggest, tests_changed
 from miner.score import SizeLimits, Survivor, score_commit
-from miner.testids import TestRef, language_of, tests_changed
+from miner.testids import TestRef
 
 OMITTED_CATEGORIES = ("docs",)
 GROUP = 8
@@ -107,15 +108,12 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
     return _Split(survivor, oracle, tests, omitted)
 
 
-def _hints(fix: str, tests: list[str], blobs: dict[str, bytes | None], contents: dict[str, bytes],
+def _hints(fix: str, blobs: dict[str, bytes | None], contents: dict[str, bytes],
            sources: tuple[str, ...]) -> RepoHints:
-    languages = {language_of(path) for path in tests}
-    return RepoHints(
-        package_json=blobs.get(f"{fix}:package.json") if "js" in languages else None,
-        has_gradle=bool(blobs.get(f"{fix}:build.gradle") or blobs.get(f"{fix}:build.gradle.kts")),
-        file_content=contents.get,
-        source_paths=sources,
-    )
+    def content(path: str) -> bytes | None:
+        return contents[path] if path in contents else blobs.get(f"{fix}:{path}")
+
+    return RepoHints(file_content=content, source_paths=sources)
 
 
 def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
@@ -137,8 +135,7 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
     oracle_lines = sum(s.added_lines + s.deleted_lines for s in split.oracle)
     test_lines = sum(s.added_lines + s.deleted_lines for s in split.tests)
     sources = split.survivor.paths("source")
-    suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, list(grader_files), blobs, grader_files,
-                                                            sources))
+    suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, blobs, grader_files, sources))
     score, evidence = score_commit(commit, oracle_lines=oracle_lines, test_lines=test_lines,
                                    test_functions=len(refs))
     if not suggestion.inferred:
@@ -168,14 +165,13 @@ def _blob_name(fix: str, section: FileDiff) -> str:
 
 
 def _wanted(split: _Split) -> list[str]:
-    """Objects the second pass needs for one commit: new test blobs, and build files that pick a runner."""
+    """Objects the second pass needs for one commit: new test blobs, and the build files its test files'
+    languages read."""
     fix = split.survivor.commit.sha
     wanted = [_blob_name(fix, s) for s in split.tests if not s.deleted]
-    languages = {language_of(decode_path(s.path)) for s in split.tests}
-    if "js" in languages:
-        wanted.append(f"{fix}:package.json")
-    if "java" in languages:
-        wanted += [f"{fix}:build.gradle", f"{fix}:build.gradle.kts"]
+    for language in {language_of(decode_path(s.path)) for s in split.tests}:
+        if language is not None:
+            wanted += [f"{fix}:{name}" for name in language.BUILD_FILES]
     return wanted
 
 
