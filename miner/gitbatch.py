@@ -149,14 +149,6 @@ def widen_pipe(stream: object) -> None:
         pass
 
 
-def _feed(stream: object, payload: bytes) -> None:
-    try:
-        stream.write(payload)  # type: ignore[attr-defined]
-        stream.close()  # type: ignore[attr-defined]
-    except (BrokenPipeError, OSError):
-        pass
-
-
 def _check(proc: subprocess.Popen[bytes], what: str, repo: Path, stderr: bytes) -> None:
     if proc.returncode not in (0, None):
         lines = stderr.decode("utf-8", "replace").strip().splitlines()
@@ -348,6 +340,29 @@ def patch_ids_of(repo: Path, pairs: Iterable[tuple[str, str]]) -> dict[str, str]
     return ids
 
 
+def _request(names: Iterable[str]) -> bytes:
+    """cat-file --batch's input for names (object ids or `rev:path`), one a line."""
+    return b"".join(name.encode("utf-8", "surrogateescape") + b"\n" for name in names)
+
+
+def _answers(stdout: IO[bytes], names: list[str]) -> dict[str, tuple[str, bytes] | None]:
+    """cat-file --batch's answers to names, read in order: (type, content), or None when missing; fewer when
+    its output ended first."""
+    out: dict[str, tuple[str, bytes] | None] = {}
+    for name in names:
+        header = stdout.readline()
+        if not header:
+            break
+        fields = header.split()
+        if len(fields) == 3 and not header.rstrip().endswith((b" missing", b" ambiguous")):
+            content = stdout.read(int(fields[2]))
+            stdout.read(1)
+            out[name] = (fields[1].decode(), content)
+        else:
+            out[name] = None
+    return out
+
+
 class CatFile:
     """One long-lived `git cat-file --batch`, asked for a few objects at a time as the second pass goes."""
 
@@ -357,10 +372,6 @@ class CatFile:
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
         widen_pipe(self.proc.stdout)
         widen_pipe(self.proc.stdin)
-
-    def get(self, names: Iterable[str]) -> dict[str, tuple[str, bytes] | None]:
-        """(type, content) per name (an object id or `rev:path`); None when missing."""
-        return self.collect(self.request(names))
 
     def request(self, names: Iterable[str]) -> list[str]:
         """Ask for objects without waiting; `collect` the returned names later, requests in order.
@@ -372,32 +383,18 @@ class CatFile:
         stdin = self.proc.stdin
         assert stdin is not None
         if wanted:
-            stdin.write(b"".join(name.encode("utf-8", "surrogateescape") + b"\n" for name in wanted))
+            stdin.write(_request(wanted))
             stdin.flush()
         return wanted
 
     def collect(self, names: list[str]) -> dict[str, tuple[str, bytes] | None]:
         """The answers to one `request`, read in order."""
-        stdout = self.proc.stdout
-        assert stdout is not None
-        out: dict[str, tuple[str, bytes] | None] = {}
-        for name in names:
-            header = stdout.readline()
-            if not header:
-                self.close()
-                raise GitError(f"git cat-file stopped answering in {self.repo}")
-            fields = header.split()
-            if len(fields) == 3 and not header.rstrip().endswith((b" missing", b" ambiguous")):
-                content = stdout.read(int(fields[2]))
-                stdout.read(1)
-                out[name] = (fields[1].decode(), content)
-            else:
-                out[name] = None
+        assert self.proc.stdout is not None
+        out = _answers(self.proc.stdout, names)
+        if len(out) < len(names):
+            self.close()
+            raise GitError(f"git cat-file stopped answering in {self.repo}")
         return out
-
-    def blobs(self, names: Iterable[str]) -> dict[str, bytes | None]:
-        """Contents of blobs; None for anything missing or not a blob."""
-        return only_blobs(self.get(names))
 
     def close(self) -> None:
         """End the process; a failure becomes a GitError."""
@@ -410,43 +407,26 @@ class CatFile:
         self.proc.wait()
         _check(self.proc, "cat-file", self.repo, stderr)
 
-    def __enter__(self) -> CatFile:  # noqa: PYI034
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 def cat_objects(repo: Path, names: Iterable[str]) -> dict[str, tuple[str, bytes] | None]:
     """(type, content) of many objects (ids or `rev:path` names) from ONE `git cat-file --batch`; None if
-    missing."""
+    missing. The names are fed by a thread: git answers while it is still being asked."""
     names = list(dict.fromkeys(names))
     if not names:
         return {}
-    payload = b"".join(name.encode("utf-8", "surrogateescape") + b"\n" for name in names)
     proc = subprocess.Popen([*GIT, "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
-    writer = threading.Thread(target=_feed, args=(proc.stdin, payload), daemon=True)
-    writer.start()
-    assert proc.stdout is not None and proc.stderr is not None
-    out: dict[str, tuple[str, bytes] | None] = {}
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    feed = Pump(proc.stdin, "cat-file-feed")
+    feed.put(_request(names))
+    feed.end()
     try:
-        for name in names:
-            header = proc.stdout.readline()
-            if not header:
-                break
-            fields = header.split()
-            if len(fields) == 3 and not header.rstrip().endswith((b" missing", b" ambiguous")):
-                content = proc.stdout.read(int(fields[2]))
-                proc.stdout.read(1)
-                out[name] = (fields[1].decode(), content)
-            else:
-                out[name] = None
+        out = _answers(proc.stdout, names)
     finally:
         proc.stdout.close()
         stderr = proc.stderr.read()
         proc.wait()
-        writer.join()
+        feed.close()
     _check(proc, "cat-file", repo, stderr)
     return out
 
@@ -454,11 +434,6 @@ def cat_objects(repo: Path, names: Iterable[str]) -> dict[str, tuple[str, bytes]
 def only_blobs(found: dict[str, tuple[str, bytes] | None]) -> dict[str, bytes | None]:
     """Contents by name of the objects that are blobs; None for the rest."""
     return {name: item[1] if item and item[0] == "blob" else None for name, item in found.items()}
-
-
-def cat_blobs(repo: Path, names: Iterable[str]) -> dict[str, bytes | None]:
-    """Contents of many blobs (ids or `rev:path` names); None for anything missing or not a blob."""
-    return only_blobs(cat_objects(repo, names))
 
 
 def first_parents(repo: Path, shas: Iterable[str]) -> dict[str, str]:
