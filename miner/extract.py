@@ -270,16 +270,3 @@ class Extractor:
             self.diffs.close()
         finally:
             self.catfile.close()
-
-
-def extract_batch(repo: Path, survivors: list[Survivor], test_globs: tuple[str, ...],
-                  limits: SizeLimits, on_extraction: Callable[[Extraction], None] | None = None) -> BatchResult:
-    """Run the second pass over survivors with one diff-tree (+ patch-id) and one cat-file process in all."""
-    extractor = Extractor(repo, PathClassifier(test_globs), limits, on_extraction)
-    try:
-        for survivor in survivors:
-            extractor.add(survivor)
-    except BaseException:
-        extractor.close()
-        raise
-    return extractor.finish()

@@ -18,7 +18,7 @@ from corpus.store import CONFIG, Corpus
 from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
 from miner.early import EarlyLog, repository_facts
-from miner.extract import BatchResult, Extraction, Extractor, extract_batch
+from miner.extract import BatchResult, Extraction, Extractor
 from miner.gcpause import no_cycle_collection
 from miner.gitlog import iter_log
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
@@ -26,8 +26,6 @@ from miner.score import SizeLimits, Survivor, prefilter
 from miner.stage import Stager
 from miner.szz import introducing_commits
 
-POOL_MINIMUM = 200
-"""Fewer survivors than this are not worth starting worker processes for."""
 REF_SETS = frozenset({"--all", "--branches", "--tags", "--remotes"})
 Progress = Callable[[str, int, int | None], None]
 """progress(phase, done, total): called as the scan advances (total None while unknown)."""
@@ -59,8 +57,6 @@ class ScanOptions:
     """Size limits for a candidate."""
     szz: bool = False
     """Find the commits that introduced each candidate's bug (slow; candidates only)."""
-    jobs: int = 1
-    """Worker processes for the second pass and SZZ."""
     write: bool = True
     """Write candidates and scan state; False only reports what would be proposed."""
 
@@ -117,8 +113,6 @@ def _check_options(options: ScanOptions) -> None:
         raise UsageError("--max-candidates must be zero or more")
     if options.limits.max_files < 1 or options.limits.max_lines < 1:
         raise UsageError("size limits must be at least 1")
-    if options.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
 
 
 def _open_corpus(path: Path) -> Corpus | None:
@@ -162,10 +156,10 @@ def _revisions(repo: Path, head: str | None, options: ScanOptions, corpus: Corpu
 
 
 def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: PathClassifier, known: Known,
-                stats: ScanStats, progress: Progress | None, extractor: Extractor | None = None,
-                log: subprocess.Popen[bytes] | None = None) -> list[Survivor]:
-    """Survivors of the prefilter, one per distinct diff. With an extractor, non-merge survivors go to it as
-    they are found (merges wait: whether one repeats a commit's diff is known only once its parent is)."""
+                stats: ScanStats, progress: Progress | None, extractor: Extractor,
+                log: subprocess.Popen[bytes] | None = None) -> None:
+    """Hand the extractor the survivors of the prefilter: non-merges as they are found; merges at the end, once
+    their parents' trees are known, and only those whose diff no other survivor has (`drop_same_diffs`)."""
     survivors: list[Survivor] = []
     trees: dict[str, str] = {}
     commits = iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until, started=log)
@@ -183,18 +177,14 @@ def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: P
             stats.skipped[verdict] += 1
         else:
             survivors.append(verdict)
-            if extractor is not None and not commit.is_merge:
+            if not commit.is_merge:
                 extractor.add(verdict)
-    sent = set(extractor.by_sha) if extractor is not None else set()
-    kept = drop_same_diffs(survivors, trees, stats, sent)
-    if extractor is not None:
-        for survivor in kept:
-            extractor.add(survivor)
-    return kept
+    for survivor in drop_same_diffs(survivors, trees, stats, set(extractor.by_sha)):
+        extractor.add(survivor)
 
 
 def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: ScanStats,
-                    sent: set[str] | frozenset[str] = frozenset()) -> list[Survivor]:
+                    sent: set[str]) -> list[Survivor]:
     """Keep one commit per (base tree, fix tree): equal trees mean an equal diff, hence an equal patch-id.
 
     A pull request of one commit merged with --no-ff is the common case: the merge's first-parent diff is
@@ -213,26 +203,6 @@ def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: Sca
             stats.skipped["duplicate-patch-in-scan"] += 1
     chosen = {id(s) for s in kept.values()}
     return [s for s in survivors if id(s) in chosen]
-
-
-def _second_pass(repo: Path, survivors: list[Survivor], classifier: PathClassifier, options: ScanOptions,
-                 progress: Progress | None, on_extraction: Callable[[Extraction], None] | None) -> BatchResult:
-    globs = tuple(classifier.test_globs)
-    if options.jobs <= 1 or len(survivors) < POOL_MINIMUM:
-        return extract_batch(repo, survivors, globs, options.limits, on_extraction)
-    from concurrent.futures import ProcessPoolExecutor
-
-    chunks = [survivors[index::options.jobs] for index in range(options.jobs)]
-    merged = BatchResult()
-    with ProcessPoolExecutor(max_workers=options.jobs) as pool:
-        futures = [pool.submit(extract_batch, repo, chunk, globs, options.limits) for chunk in chunks]
-        for done, future in enumerate(futures, 1):
-            part = future.result()
-            merged.extractions += part.extractions
-            merged.skipped.update(part.skipped)
-            if progress:
-                progress("diffs", done, len(futures))
-    return merged
 
 
 def _dedupe(extractions: list[Extraction], known: Known, stats: ScanStats) -> list[Extraction]:
@@ -300,23 +270,19 @@ def _scan(options: ScanOptions, progress: Progress | None, early: EarlyLog | Non
     defaults = corpus.config.defaults if corpus else None
     stager = _stager(options, corpus)
     staging = _early_staging(stager, options, initial, defaults)
-    # One process: the second pass starts while the first still reads history. Workers: after it.
-    extractor = Extractor(repo, classifier, options.limits, staging) if options.jobs <= 1 else None
+    # The second pass starts while the first still reads history.
+    extractor = Extractor(repo, classifier, options.limits, staging)
     log = early.take(revs, options.merges, options.since, options.until) if early is not None else None
     try:
-        survivors = _first_pass(repo, revs, options, classifier, known, stats, progress, extractor, log)
-        stats.prefiltered = len(extractor.by_sha) if extractor is not None else len(survivors)
+        _first_pass(repo, revs, options, classifier, known, stats, progress, extractor, log)
+        stats.prefiltered = len(extractor.by_sha)
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
-        if extractor is not None:
-            batch = extractor.finish()
-        else:
-            batch = _second_pass(repo, survivors, classifier, options, progress, staging)
+        batch = extractor.finish()
         corpus, candidates = _rank_and_write(repo, options, corpus, known, batch, stats, stager, initial, defaults,
                                              progress)
     finally:
-        if extractor is not None:
-            extractor.close()
+        extractor.close()
         if stager is not None:
             stager.close()
     stats.candidates = len(candidates)
@@ -359,8 +325,7 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
         extractions = extractions[:options.max_candidates]
     introduced = {}
     if options.szz and extractions:
-        introduced = introducing_commits(repo, [(e.commit.sha, e.base, e.source_paths) for e in extractions],
-                                         options.jobs)
+        introduced = introducing_commits(repo, [(e.commit.sha, e.base, e.source_paths) for e in extractions])
     # A new corpus is built in the staging area when candidates were staged there, and renamed in at the end.
     area = stager.area if options.write and corpus is None and stager is not None and stager.whole else None
     if options.write and corpus is None:
