@@ -12,7 +12,6 @@ import click
 
 from corpus.cli_support import entry
 from corpus.errors import UsageError
-from miner.early import start_log
 from miner.gcpause import no_cycle_collection
 from miner.limits import SizeLimits
 
@@ -104,21 +103,15 @@ def scan_command(repo: Path | None, corpus_dir: Path, rev: str | None, since: st
                  max_candidates: int | None, min_score: float | None, full: bool, merges: bool, max_files: int, max_lines: int, szz: bool,
                  dry_run: bool, as_json: bool) -> None:
     """Walk the repository's history and write candidate cases into the corpus's candidates/."""
-    # git reads history while the rest of the scan loads.
-    early = start_log(repo, corpus_dir, rev=rev, since=since, until=until, full=full, merges=merges)
     with no_cycle_collection():
-        try:
-            from miner.scan import ScanOptions, scan
-        except BaseException:
-            if early is not None:
-                early.close()
-            raise
+        from miner.scan import ScanOptions, scan
+
         options = ScanOptions(repo=_repo_from(corpus_dir, repo), corpus=corpus_dir, rev=rev, since=since,
                               until=until, max_candidates=max_candidates, min_score=min_score, full=full,
                               merges=merges, limits=SizeLimits(max_files=max_files, max_lines=max_lines), szz=szz,
                               write=not dry_run)
         with _progress(sys.stderr.isatty()) as progress:
-            result = scan(options, progress, early)
+            result = scan(options, progress)
     for warning in result.warnings:
         click.echo(f"miner: warning: {warning}", err=True)
     if as_json:

@@ -142,14 +142,11 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
 
 
 def iter_log(repo: Path, revs: list[str], *, merges: bool = True, since: str | None = None,
-             until: str | None = None, started: subprocess.Popen[bytes] | None = None) -> Iterator[LogCommit]:
-    """Stream the commits of revs from ONE git log process (started: that process, already running the same
-    `log_command`); a git failure becomes a GitError."""
-    proc = started
-    if proc is None:
-        cmd = log_command(revs, merges=merges, since=since, until=until)
-        proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
-        widen_pipe(proc.stdout)
+             until: str | None = None) -> Iterator[LogCommit]:
+    """Stream the commits of revs from ONE git log process; a git failure becomes a GitError."""
+    cmd = log_command(revs, merges=merges, since=since, until=until)
+    proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
+    widen_pipe(proc.stdout)
     assert isinstance(proc.stdout, io.BufferedReader) and proc.stderr is not None
     stdout = proc.stdout
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -17,7 +17,6 @@ from corpus.newcase import write_new
 from corpus.store import CONFIG, Corpus
 from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
-from miner.early import EarlyLog, repository_facts
 from miner.extract import BatchResult, Extraction, Extractor
 from miner.gcpause import no_cycle_collection
 from miner.gitlog import iter_log
@@ -126,9 +125,12 @@ def _open_corpus(path: Path) -> Corpus | None:
 def _repository(path: Path) -> tuple[Path, bool, str | None]:
     """The work tree's top level (or the bare repository), whether it is shallow, and HEAD's commit: one git
     call in the common case, `open_repository`'s careful checks (and their errors) otherwise."""
-    facts = repository_facts(path)
-    if facts is not None:
-        return facts
+    if path.is_dir():
+        proc = run_git(["rev-parse", "--is-bare-repository", "--is-shallow-repository", "--show-toplevel",
+                        "--verify", "--quiet", "HEAD^{commit}"], path, check=False)
+        lines = os.fsdecode(proc.stdout).splitlines()
+        if proc.returncode == 0 and len(lines) == 4 and lines[0] == "false":
+            return Path(lines[2]).resolve(), lines[1] == "true", lines[3]
     repo = open_repository(path)
     shallow = run_git(["rev-parse", "--is-shallow-repository"], repo).stdout.strip() == b"true"
     return repo, shallow, resolve_commit(repo, "HEAD")
@@ -156,13 +158,12 @@ def _revisions(repo: Path, head: str | None, options: ScanOptions, corpus: Corpu
 
 
 def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: PathClassifier, known: Known,
-                stats: ScanStats, progress: Progress | None, extractor: Extractor,
-                log: subprocess.Popen[bytes] | None = None) -> None:
+                stats: ScanStats, progress: Progress | None, extractor: Extractor) -> None:
     """Hand the extractor the survivors of the prefilter: non-merges as they are found; merges at the end, once
     their parents' trees are known, and only those whose diff no other survivor has (`drop_same_diffs`)."""
     survivors: list[Survivor] = []
     trees: dict[str, str] = {}
-    commits = iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until, started=log)
+    commits = iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until)
     for commit in commits:
         stats.commits_scanned += 1
         trees[commit.sha] = commit.tree
@@ -238,25 +239,16 @@ def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
     return Stager(parent, options.corpus.name or "corpus", whole=True)
 
 
-def scan(options: ScanOptions, progress: Progress | None = None, early: EarlyLog | None = None) -> ScanResult:
-    """Scan the repository's history and write candidate cases into the corpus.
-
-    early: a `git log` the caller started ahead (`miner.early.start_log`); taken over when it is the one this
-    scan needs, stopped otherwise.
-    """
-    try:
-        with no_cycle_collection():
-            return _scan(options, progress, early)
-    finally:
-        if early is not None:
-            early.close()
+def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
+    """Scan the repository's history and write candidate cases into the corpus."""
+    with no_cycle_collection():
+        return _scan(options, progress)
 
 
-def _scan(options: ScanOptions, progress: Progress | None, early: EarlyLog | None) -> ScanResult:
+def _scan(options: ScanOptions, progress: Progress | None) -> ScanResult:
     started = time.perf_counter()
     _check_options(options)
-    facts = (early.top, early.shallow, early.head) if early is not None and early.path == options.repo else None
-    repo, shallow, head = facts or _repository(options.repo)
+    repo, shallow, head = _repository(options.repo)
     corpus = _open_corpus(options.corpus)
     warnings: list[str] = []
     if shallow:
@@ -272,9 +264,8 @@ def _scan(options: ScanOptions, progress: Progress | None, early: EarlyLog | Non
     staging = _early_staging(stager, options, initial, defaults)
     # The second pass starts while the first still reads history.
     extractor = Extractor(repo, classifier, options.limits, staging)
-    log = early.take(revs, options.merges, options.since, options.until) if early is not None else None
     try:
-        _first_pass(repo, revs, options, classifier, known, stats, progress, extractor, log)
+        _first_pass(repo, revs, options, classifier, known, stats, progress, extractor)
         stats.prefiltered = len(extractor.by_sha)
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
