@@ -236,7 +236,7 @@ def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
     parent = options.corpus.absolute().parent
     if not parent.is_dir():
         return None
-    return Stager(parent, options.corpus.name or "corpus", whole=True)
+    return Stager(parent, options.corpus.name or "corpus")
 
 
 def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
@@ -317,18 +317,15 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
     introduced = {}
     if options.szz and extractions:
         introduced = introducing_commits(repo, [(e.commit.sha, e.base, e.source_paths) for e in extractions])
-    # A new corpus is built in the staging area when candidates were staged there, and renamed in at the end.
-    area = stager.area if options.write and corpus is None and stager is not None and stager.whole else None
     if options.write and corpus is None:
-        corpus = Corpus.init(area or options.corpus, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
-        if area is not None and stats.tip is not None:  # in the new corpus before it appears, while writes finish
-            record_tip(area, repo, stats.tip, stats.commits_scanned)
+        if stager is not None:
+            stager.wait()  # a failed write is an error before the new corpus appears
+        corpus = Corpus.init(options.corpus, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
     taken = set(initial)
     candidates: list[Candidate] = []
-    parent = corpus.root / "candidates" if corpus is not None else None
-    if stager is not None and parent is not None and extractions:
-        parent.mkdir(exist_ok=True)
-    final = options.corpus / "candidates"
+    root = corpus.root if options.write and corpus is not None else None
+    if stager is not None and root is not None and extractions:
+        (root / "candidates").mkdir(exist_ok=True)
     for number, extraction in enumerate(extractions, 1):
         staged = stager.candidate(extraction.commit.sha) if stager else None
         # Staged with the first free id before the scan; every id taken now was taken then or is this scan's:
@@ -339,18 +336,13 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
             candidate = build_candidate(extraction, taken, defaults, introduced.get(extraction.commit.sha))
         taken.add(candidate.case.id)
         path = None
-        if options.write and corpus is not None and parent is not None:
-            if staged is not None and stager is not None:
-                path = stager.publish(candidate, parent)
-            else:
-                path = write_new(corpus.root, candidate.case, candidate.files)
-            if area is not None:  # where it will be once the area is renamed in
-                path = final / path.name
+        if root is not None and staged is not None and stager is not None:
+            path = stager.publish(candidate, root / "candidates")
+        elif root is not None:
+            path = write_new(root, candidate.case, candidate.files)
         candidates.append(replace(candidate, patch_id=extraction.patch_id, path=path))
         if progress and number % 50 == 0:
             progress("candidates", number, len(extractions))
-    if area is not None and corpus is not None and stager is not None:
-        corpus = Corpus(stager.adopt(options.corpus), corpus.config)
-    elif options.write and corpus is not None and stats.tip is not None:
-        record_tip(corpus.root, repo, stats.tip, stats.commits_scanned)
+    if root is not None and stats.tip is not None:
+        record_tip(root, repo, stats.tip, stats.commits_scanned)
     return corpus, candidates
