@@ -79,6 +79,7 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
     tests: list[FileDiff] = []
     omitted: list[str] = []
     submodules = 0
+    source = False
     for section in sections:
         path = decode_path(section.path)
         category = classifier.category(path)
@@ -92,7 +93,8 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
         if not is_utf8(path):
             return "non-utf8-path"
         (tests if category == "test" else oracle).append(section)
-    if not oracle or all(classifier.category(decode_path(s.path)) != "source" for s in oracle):
+        source = source or category == "source"
+    if not source:
         return "submodule-only" if submodules else "no-source-change"
     if not tests:
         return "no-test-change"
@@ -102,10 +104,14 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
         return "mode-only"  # permissions or empty files changed, no source line did
     if all(section.deleted for section in tests):
         return "test-deletions-only"
-    lines = sum(s.added_lines + s.deleted_lines for s in oracle + tests)
-    if lines > limits.max_lines:
+    if _lines(oracle) + _lines(tests) > limits.max_lines:
         return "too-many-lines"
     return _Split(survivor, oracle, tests, omitted)
+
+
+def _lines(sections: list[FileDiff]) -> int:
+    """Lines added and deleted over sections."""
+    return sum(s.added_lines + s.deleted_lines for s in sections)
 
 
 def _hints(fix: str, blobs: dict[str, bytes | None], contents: dict[str, bytes],
@@ -132,11 +138,9 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
         grader_files[path] = content
         if not section.binary:
             refs.extend(tests_changed(path, content, section.text))
-    oracle_lines = sum(s.added_lines + s.deleted_lines for s in split.oracle)
-    test_lines = sum(s.added_lines + s.deleted_lines for s in split.tests)
     sources = split.survivor.paths("source")
     suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, blobs, grader_files, sources))
-    score, evidence = score_commit(commit, oracle_lines=oracle_lines, test_lines=test_lines,
+    score, evidence = score_commit(commit, oracle_lines=_lines(split.oracle), test_lines=_lines(split.tests),
                                    test_functions=len(refs))
     if not suggestion.inferred:
         evidence += ("grader command not inferred: set one by hand",)

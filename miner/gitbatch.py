@@ -149,7 +149,8 @@ def widen_pipe(stream: object) -> None:
         pass
 
 
-def _check(proc: subprocess.Popen[bytes], what: str, repo: Path, stderr: bytes) -> None:
+def check_exit(proc: subprocess.Popen[bytes], what: str, repo: Path, stderr: bytes) -> None:
+    """A git process that failed becomes a GitError naming it and the first line it printed."""
     if proc.returncode not in (0, None):
         lines = stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {what} failed in {repo}: {lines[0] if lines else f'exit {proc.returncode}'}")
@@ -220,12 +221,12 @@ class DiffTree:
     """ONE `git diff-tree --stdin` process that (fix, base) pairs can be added to while it already runs.
 
     Pairs go to git through a `Pump`, so adding never blocks, and git computes diffs while the caller is
-    still finding the next pairs. `results` then yields (fix sha, file sections) in the order added. With
-    patch_ids, every commit's patch is also fed to one `git patch-id --stable`; the map (fix sha -> patch id)
-    is filled in when `results` ends. Commits with an empty diff are not yielded.
+    still finding the next pairs. `results` then yields (fix sha, file sections) in the order added. Every
+    commit's patch is also fed to one `git patch-id --stable`; the map patch_ids (fix sha -> patch id) is
+    filled in when `results` ends. Commits with an empty diff are not yielded.
     """
 
-    def __init__(self, repo: Path, patch_ids: dict[str, str] | None = None) -> None:
+    def __init__(self, repo: Path, patch_ids: dict[str, str]) -> None:
         self.repo = repo
         self.patch_ids = patch_ids
         self.wanted: set[bytes] = set()
@@ -236,16 +237,13 @@ class DiffTree:
         assert self.proc.stdin is not None
         widen_pipe(self.proc.stdout)
         self.feed = Pump(self.proc.stdin, "diff-tree-feed")
-        self.ids_out = tempfile.TemporaryFile() if patch_ids is not None else None  # noqa: SIM115 (closed below)
-        self.pid_proc = None
-        self.pid_feed: Pump | None = None
-        if self.ids_out is not None:
-            self.pid_proc = subprocess.Popen([*GIT, *PATCH_ID_COMMAND], cwd=repo, stdin=subprocess.PIPE,
-                                             stdout=self.ids_out, stderr=subprocess.DEVNULL, env=batch_env())
-            assert self.pid_proc.stdin is not None
-            widen_pipe(self.pid_proc.stdin)
-            # patch-id gets the diffs from a thread: the scan never waits for it to read.
-            self.pid_feed = Pump(self.pid_proc.stdin, "patch-id-feed")
+        self.ids_out = tempfile.TemporaryFile()  # noqa: SIM115 (closed below)
+        self.pid_proc = subprocess.Popen([*GIT, *PATCH_ID_COMMAND], cwd=repo, stdin=subprocess.PIPE,
+                                         stdout=self.ids_out, stderr=subprocess.DEVNULL, env=batch_env())
+        assert self.pid_proc.stdin is not None
+        widen_pipe(self.pid_proc.stdin)
+        # patch-id gets the diffs from a thread: the scan never waits for it to read.
+        self.pid_feed = Pump(self.pid_proc.stdin, "patch-id-feed")
 
     def add(self, fix: str, base: str) -> None:
         """Ask for the diff of fix against base."""
@@ -266,7 +264,7 @@ class DiffTree:
             while True:
                 chunk = proc.stdout.read1(CHUNK)
                 self.eof = not chunk
-                if pid_feed is not None and chunk:
+                if chunk:
                     pid_feed.put(chunk)
                 pending += chunk
                 cut = 0
@@ -284,14 +282,13 @@ class DiffTree:
                 yield sha.decode(), split_sections(pending[1:] if pending.startswith(b"\n") else pending)
         finally:
             stderr = self.close()
-        _check(proc, "diff-tree", self.repo, stderr)
-        if self.ids_out is not None and self.patch_ids is not None:
-            self.ids_out.seek(0)
-            for row in self.ids_out.read().decode().splitlines():
-                parts = row.split()
-                if len(parts) == 2:
-                    self.patch_ids[parts[1]] = parts[0]
-            self.ids_out.close()
+        check_exit(proc, "diff-tree", self.repo, stderr)
+        self.ids_out.seek(0)
+        for row in self.ids_out.read().decode().splitlines():
+            parts = row.split()
+            if len(parts) == 2:
+                self.patch_ids[parts[1]] = parts[0]
+        self.ids_out.close()
 
     def close(self) -> bytes:
         """Stop everything (a no-op once done); returns diff-tree's stderr."""
@@ -306,37 +303,25 @@ class DiffTree:
         stderr = self.proc.stderr.read()
         self.proc.wait()
         self.feed.close()
-        if self.pid_feed is not None:
-            self.pid_feed.close()  # closes patch-id's input: it finishes
-        if self.pid_proc is not None:
-            self.pid_proc.wait()
-        if self.ids_out is not None and not self.eof:
+        self.pid_feed.close()  # closes patch-id's input: it finishes
+        self.pid_proc.wait()
+        if not self.eof:
             self.ids_out.close()
         return stderr
 
 
-def diff_commits(repo: Path, pairs: Iterable[tuple[str, str]],
-                 patch_ids: dict[str, str] | None = None) -> Iterator[tuple[str, list[FileDiff]]]:
-    """Yield (fix sha, file sections) for every (fix, base) pair from ONE `git diff-tree --stdin` process.
-
-    With patch_ids, every commit's patch is also fed to one `git patch-id --stable` and the map is filled in
-    (fix sha -> patch id) when the iteration ends. Commits with an empty diff are not yielded.
-    """
-    tree = DiffTree(repo, patch_ids)
+def patch_ids_of(repo: Path, pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """`git patch-id --stable` of each (fix, base) diff, by fix sha (one diff-tree and one patch-id)."""
+    ids: dict[str, str] = {}
+    tree = DiffTree(repo, ids)
     try:
         for fix, base in pairs:
             tree.add(fix, base)
         tree.close_input()
-        yield from tree.results()
+        for _ in tree.results():
+            pass
     finally:
         tree.close()
-
-
-def patch_ids_of(repo: Path, pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """`git patch-id --stable` of each (fix, base) diff, by fix sha."""
-    ids: dict[str, str] = {}
-    for _ in diff_commits(repo, pairs, ids):
-        pass
     return ids
 
 
@@ -405,7 +390,7 @@ class CatFile:
         self.proc.stdout.close()
         stderr = self.proc.stderr.read()
         self.proc.wait()
-        _check(self.proc, "cat-file", self.repo, stderr)
+        check_exit(self.proc, "cat-file", self.repo, stderr)
 
 
 def cat_objects(repo: Path, names: Iterable[str]) -> dict[str, tuple[str, bytes] | None]:
@@ -427,7 +412,7 @@ def cat_objects(repo: Path, names: Iterable[str]) -> dict[str, tuple[str, bytes]
         stderr = proc.stderr.read()
         proc.wait()
         feed.close()
-    _check(proc, "cat-file", repo, stderr)
+    check_exit(proc, "cat-file", repo, stderr)
     return out
 
 

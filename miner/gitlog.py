@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from corpus.errors import GitError
-from miner.gitbatch import batch_env, widen_pipe
+from miner.gitbatch import GIT, batch_env, check_exit, widen_pipe
 
 CHUNK = 1 << 20
 HEX_START = frozenset(bytes([c]) for c in b"0123456789abcdef")
@@ -78,7 +78,7 @@ def is_utf8(path: str) -> bool:
 
 def log_command(revs: list[str], *, merges: bool, since: str | None, until: str | None) -> list[str]:
     """The git log invocation of the first pass."""
-    cmd = ["git", "-c", "core.quotePath=false", "log", "-z", "--no-renames", "--name-status",
+    cmd = [*GIT, "log", "-z", "--no-renames", "--name-status",
            "--no-ext-diff", "--no-textconv", "--diff-merges=first-parent", f"--format={LOG_FORMAT}"]
     if not merges:
         cmd.append("--no-merges")
@@ -155,7 +155,5 @@ def iter_log(repo: Path, revs: list[str], *, merges: bool = True, since: str | N
     finally:
         proc.stdout.close()
         err = proc.stderr.read()
-        code = proc.wait()
-    if code != 0:
-        lines = err.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git log failed in {repo}: {lines[0] if lines else f'exit {code}'}")
+        proc.wait()
+    check_exit(proc, "log", repo, err)

@@ -19,7 +19,7 @@ from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
 from miner.extract import BatchResult, Extraction, Extractor
 from miner.gcpause import no_cycle_collection
-from miner.gitlog import iter_log
+from miner.gitlog import LogCommit, iter_log
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
 from miner.score import SizeLimits, Survivor, prefilter
 from miner.stage import Stager
@@ -184,17 +184,23 @@ def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: P
         extractor.add(survivor)
 
 
+def original_first(commit: LogCommit) -> tuple[bool, int, str]:
+    """The order in which, of commits with the same diff, the first is the original: non-merges first, then
+    the oldest."""
+    return commit.is_merge, commit.author_time, commit.sha
+
+
 def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: ScanStats,
                     sent: set[str]) -> list[Survivor]:
     """Keep one commit per (base tree, fix tree): equal trees mean an equal diff, hence an equal patch-id.
 
     A pull request of one commit merged with --no-ff is the common case: the merge's first-parent diff is
     the commit's diff. Found here from the log alone, the copy never costs a second-pass diff. The original
-    wins as in the patch-id check: non-merges first, then the oldest. A copy already sent to the second
-    pass (sent) is dropped there, by its patch-id, and counted then.
+    (`original_first`) wins, as in the patch-id check. A copy already sent to the second pass (sent) is
+    dropped there, by its patch-id, and counted then.
     """
     kept: dict[tuple[str, str], Survivor] = {}
-    order = sorted(survivors, key=lambda s: (s.commit.is_merge, s.commit.author_time, s.commit.sha))
+    order = sorted(survivors, key=lambda s: original_first(s.commit))
     for survivor in order:
         base = survivor.commit.parents[0]
         key = (trees.get(base, base), survivor.commit.tree)
@@ -209,11 +215,11 @@ def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: Sca
 def _dedupe(extractions: list[Extraction], known: Known, stats: ScanStats) -> list[Extraction]:
     """Drop candidates whose patch-id is already known (corpus, rejections) or seen earlier in this scan.
 
-    Within a scan the original wins: non-merges before merges, older before newer.
+    Within a scan the original (`original_first`) wins.
     """
     kept: list[Extraction] = []
     seen: set[str] = set()
-    for item in sorted(extractions, key=lambda e: (e.commit.is_merge, e.commit.author_time, e.commit.sha)):
+    for item in sorted(extractions, key=lambda e: original_first(e.commit)):
         if item.patch_id and item.patch_id in known.patch_ids:
             stats.skipped[f"same-patch-as-{known.patch_ids[item.patch_id]}"] += 1
             continue

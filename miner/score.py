@@ -90,8 +90,7 @@ def message_text(commit: LogCommit) -> str:
     return commit.message
 
 
-def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_functions: int,
-                 deleted_tests_only: bool = False) -> tuple[float, tuple[str, ...]]:
+def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_functions: int) -> tuple[float, tuple[str, ...]]:
     """Score a candidate and say why; higher is more likely a real, well-tested fix."""
     text = message_text(commit)
     evidence: list[str] = []
@@ -124,9 +123,6 @@ def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_
     if test_functions:
         score += min(2.0, 0.75 * test_functions)
         evidence.append(f"{test_functions} test function{'s' if test_functions != 1 else ''} added or changed")
-    elif deleted_tests_only:
-        score -= 1.0
-        evidence.append("tests were only deleted")
     else:
         score -= 0.5
         evidence.append(f"no test function added or changed ({test_lines} test lines changed)")

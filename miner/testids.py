@@ -63,13 +63,11 @@ def changed_lines(section: bytes) -> set[int]:
     return lines
 
 
-def changed_text(content: bytes, section: bytes) -> tuple[list[str], set[int]] | None:
+def changed_text(content: bytes, section: bytes) -> tuple[list[str], set[int]]:
     """The fix version's lines (decoded, bad bytes replaced) and the 1-based numbers of those the section
-    changed; None when it changed none."""
+    changed; no lines at all when it changed none (the file is then not decoded)."""
     lines = changed_lines(section)
-    if not lines:
-        return None
-    return content.decode("utf-8", "replace").split("\n"), lines
+    return (content.decode("utf-8", "replace").split("\n"), lines) if lines else ([], lines)
 
 
 def indent(line: str) -> int:
@@ -98,10 +96,7 @@ def brace_tests(path: str, content: bytes, section: bytes, starts: Callable[[lis
     starts(lines) gives (index of the line a test starts on, its name) for the file; its block runs to the
     brace that closes the first one opened from there.
     """
-    changed = changed_text(content, section)
-    if changed is None:
-        return set()
-    text, lines = changed
+    text, lines = changed_text(content, section)
     blocks = [(start, _block_end(text, start), name) for start, name in starts(text)]
     found: set[TestRef] = set()
     for number in lines:

@@ -16,10 +16,7 @@ RUBY_DEF = re.compile(r"^(\s*)def\s+(test_\w+)")
 
 def tests(path: str, content: bytes, section: bytes) -> set[TestRef]:
     """For each changed line, the nearest example or test method above it that it is indented under."""
-    changed = changed_text(content, section)
-    if changed is None:
-        return set()
-    text, lines = changed
+    text, lines = changed_text(content, section)
     found: set[TestRef] = set()
     for number in lines:
         index = min(number, len(text)) - 1
