@@ -244,7 +244,8 @@ class Extractor:
                 seen.add(sha)
                 survivor = self.by_sha[sha]
                 # Equal section heads (paths, modes, blob ids) are equal diffs. A merge repeating a commit's diff
-                # loses the patch-id dedupe to it, so it is counted now and never extracted. Commits arrive first.
+                # is that commit's duplicate in this scan, counted so even when the corpus knows the commit's
+                # patch, and is never extracted. Commits arrive first.
                 key = tuple(sorted(section.head for section in sections))
                 if survivor.commit.is_merge and key in commit_diffs:
                     result.skipped["duplicate-patch-in-scan"] += 1

@@ -105,7 +105,6 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
     """
     buffer = b""
     match_at = COMMIT.match
-    known: dict[bytes, dict[int, Change]] = {}  # path -> status -> its Change: paths recur across history
     for chunk in itertools.chain(stream, [None]):
         final = chunk is None
         buffer = buffer + chunk if chunk else buffer
@@ -126,14 +125,7 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
                 status = tokens[index].lstrip(b"\n")[0]
                 if status in RENAME_OR_COPY:
                     index += 1  # the old path of a rename or copy
-                path = tokens[index + 1]
-                by_status = known.get(path)
-                if by_status is None:
-                    by_status = known[path] = {}
-                change = by_status.get(status)
-                if change is None:
-                    change = by_status[status] = Change(chr(status), decode_path(path))
-                changes.append(change)
+                changes.append(Change(chr(status), decode_path(tokens[index + 1])))
                 index += 2
             yield LogCommit(sha.decode(), tree.decode(), tuple(parents.decode().split()), int(when or b"0"),
                             iso.decode(), message.decode("utf-8", "replace"), tuple(changes))

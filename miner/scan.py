@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -18,7 +17,6 @@ from corpus.store import CONFIG, Corpus
 from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
 from miner.extract import BatchResult, Extraction, Extractor
-from miner.gcpause import no_cycle_collection
 from miner.gitlog import LogCommit, iter_log
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
 from miner.score import SizeLimits, Survivor, prefilter
@@ -123,14 +121,8 @@ def _open_corpus(path: Path) -> Corpus | None:
 
 
 def _repository(path: Path) -> tuple[Path, bool, str | None]:
-    """The work tree's top level (or the bare repository), whether it is shallow, and HEAD's commit: one git
-    call in the common case, `open_repository`'s careful checks (and their errors) otherwise."""
-    if path.is_dir():
-        proc = run_git(["rev-parse", "--is-bare-repository", "--is-shallow-repository", "--show-toplevel",
-                        "--verify", "--quiet", "HEAD^{commit}"], path, check=False)
-        lines = os.fsdecode(proc.stdout).splitlines()
-        if proc.returncode == 0 and len(lines) == 4 and lines[0] == "false":
-            return Path(lines[2]).resolve(), lines[1] == "true", lines[3]
+    """The work tree's top level (or the bare repository), whether it is shallow, and HEAD's commit (None in
+    an empty repository)."""
     repo = open_repository(path)
     shallow = run_git(["rev-parse", "--is-shallow-repository"], repo).stdout.strip() == b"true"
     return repo, shallow, resolve_commit(repo, "HEAD")
@@ -247,11 +239,6 @@ def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
 
 def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     """Scan the repository's history and write candidate cases into the corpus."""
-    with no_cycle_collection():
-        return _scan(options, progress)
-
-
-def _scan(options: ScanOptions, progress: Progress | None) -> ScanResult:
     started = time.perf_counter()
     _check_options(options)
     repo, shallow, head = _repository(options.repo)

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from miner.classify import Category, PathClassifier, is_binary_name, is_formatting_message
 from miner.gitlog import LogCommit
-from miner.limits import SizeLimits
 
 FIX_WORDS = re.compile(
     r"\b(fix(es|ed|ing)?|bug(s|fix)?|hotfix|regress(ion|ions|ed)?|crash(es|ed|ing)?|error(s)?|incorrect(ly)?|"
@@ -28,6 +27,16 @@ ISSUE_REFS = re.compile(
 )
 REVERT = re.compile(r"^revert\b|\bthis reverts commit [0-9a-f]{7,40}", re.IGNORECASE | re.MULTILINE)
 MERGE_SUBJECT = re.compile(r"^Merge (pull request|branch|remote-tracking branch|.* into )", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SizeLimits:
+    """Bounds that keep a candidate small enough to be a task."""
+
+    max_files: int = 50
+    """Changed paths per commit (first pass, all categories)."""
+    max_lines: int = 1500
+    """Changed lines (added + deleted) over the oracle and test files (second pass)."""
 
 
 @dataclass(frozen=True)

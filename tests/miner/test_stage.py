@@ -6,6 +6,7 @@ import dataclasses
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from corpus.errors import GitError, HindcastError
 from corpus.model import Case, CaseFiles
 from corpus.store import Corpus
 from miner import stage
-from miner.candidate import Candidate
+from miner.candidate import Candidate, build_candidate
 from miner.scan import ScanOptions, scan
 from miner.stage import Stager
 from tests.testing.gitrepo import git_init
@@ -135,8 +136,13 @@ def test_a_failed_write_is_an_error_and_leaves_nothing(tmp_path: Path, forked: b
 @pytest.mark.parametrize("forked", [True, False])
 def test_a_failed_write_in_a_new_corpus_is_an_error_before_it_appears(tmp_path: Path, forked: bool,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    repo, bad = escaping_candidate(tmp_path, forked, monkeypatch)
-    monkeypatch.setattr("miner.scan.build_candidate", lambda *args: bad)
+    repo, _ = escaping_candidate(tmp_path, forked, monkeypatch)
+
+    def escaping(*args: Any) -> Candidate:  # every candidate of the scan, with a grader file that escapes
+        built = build_candidate(*args)
+        return dataclasses.replace(built, files=dataclasses.replace(built.files, grader_files=(("../escape.py", b"x"),)))
+
+    monkeypatch.setattr("miner.scan.build_candidate", escaping)
     with pytest.raises(HindcastError, match="escapes the repository"):
         scan(ScanOptions(repo=repo, corpus=tmp_path / "evals"))
     assert not (tmp_path / "evals").exists() and hidden(tmp_path) == []
