@@ -33,8 +33,8 @@ SECTION = b"\ndiff --git "
 CHUNK = 1 << 20
 PIPE_SIZE = 1 << 20
 # glibc hands blocks over 128 KiB back to the kernel on free, and git allocates and frees a buffer per blob:
-# every blob then costs fresh page faults (measured: a third of diff-tree's time on the benchmark history).
-# Keeping freed memory in the heap is glibc's own tunable; peak memory does not change.
+# every blob would pay fresh page faults. Kept because it still pays (diff-tree is most of a scan's git work);
+# keeping freed memory in the heap is glibc's own tunable, and peak memory does not change.
 MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864"
 
 
