@@ -1,6 +1,6 @@
 """Benchmark `miner scan` against `git log --no-merges -p` and a naive pydriller traversal, side by side.
 
-Usage: python bench/scan_benchmark.py REPO_PATH [--repeat 3] [--naive-limit 300] [--jobs 1] [--tmp DIR]
+Usage: python bench/scan_benchmark.py REPO_PATH [--repeat 3] [--naive-limit 300] [--tmp DIR]
                                        [--memory DIR]
 
 The scan runs as a child process exactly as a user runs it (`miner scan --repo REPO --corpus TMP`, candidates
@@ -50,10 +50,10 @@ def timed_child(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, in
     return elapsed, proc.returncode, usage.ru_maxrss
 
 
-def run_scan(repo: Path, jobs: int, scratch: Path) -> tuple[float, int, int]:
+def run_scan(repo: Path, scratch: Path) -> tuple[float, int, int]:
     """One scan into a fresh corpus under scratch: (seconds, candidates written, peak RSS KiB)."""
     corpus = Path(tempfile.mkdtemp(prefix="run-", dir=scratch)) / "evals"
-    seconds, _, rss = timed_child([*SCAN, "--repo", str(repo), "--corpus", str(corpus), "--jobs", str(jobs)])
+    seconds, _, rss = timed_child([*SCAN, "--repo", str(repo), "--corpus", str(corpus)])
     candidates = corpus / "candidates"
     written = len([p for p in candidates.iterdir() if not p.name.startswith(".")]) if candidates.is_dir() else 0
     return seconds, written, rss
@@ -108,7 +108,6 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of the scan and of git log (median kept)")
     parser.add_argument("--naive-limit", type=int, default=300,
                         help="commits the naive traversal reads before extrapolating (0 = all)")
-    parser.add_argument("--jobs", type=int, default=1, help="--jobs passed to miner scan")
     parser.add_argument("--tmp", type=Path, help="where the temp corpora go (default: the system temp dir)")
     parser.add_argument("--memory", type=Path, default=Path("/dev/shm") if Path("/dev/shm").is_dir() else None,
                         help="a memory file system for the in-memory runs (default /dev/shm; '' to skip them)")
@@ -133,12 +132,12 @@ def main() -> None:
     try:
         probe_ms = creation_cost(scratch)
         for _ in range(args.repeat):
-            seconds, written, peak = run_scan(repo, args.jobs, scratch)
+            seconds, written, peak = run_scan(repo, scratch)
             scans.append(seconds)
             rss = max(rss, peak)
             logs.append(run_git_log(repo))
             if held is not None:
-                seconds, _, peak = run_scan(repo, args.jobs, held)
+                seconds, _, peak = run_scan(repo, held)
                 in_memory.append(seconds)
                 rss = max(rss, peak)
     finally:

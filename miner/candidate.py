@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,6 @@ class Candidate:
     """False when the grader command is a failing placeholder."""
     path: Path | None = None
     """Where it was written."""
-
-    def written_to(self, path: Path) -> Candidate:
-        """This candidate, noting where it was written."""
-        return replace(self, path=path)
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for --json."""

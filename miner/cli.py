@@ -6,18 +6,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from corpus.cli_support import entry
 from corpus.errors import UsageError
-from miner.early import start_log
-from miner.gcpause import no_cycle_collection
-from miner.limits import SizeLimits
-
-if TYPE_CHECKING:
-    from miner.scan import Progress, ScanResult
+from corpus.store import CONFIG, Corpus
+from miner.scan import Progress, ScanOptions, ScanResult, scan
+from miner.score import SizeLimits
 
 TOP = 10
 
@@ -52,8 +48,6 @@ def _progress(enabled: bool) -> Iterator[Progress | None]:
 def _repo_from(corpus_dir: Path, repo: Path | None) -> Path:
     if repo is not None:
         return repo
-    from corpus.store import CONFIG, Corpus
-
     if (corpus_dir / CONFIG).exists():
         return Corpus.open(corpus_dir).repo_path()
     raise UsageError("no repository: pass --repo PATH (or --corpus DIR of a corpus that names one)")
@@ -98,28 +92,17 @@ def summary(result: ScanResult) -> str:
 @click.option("--max-lines", type=int, default=SizeLimits.max_lines, show_default=True,
               help="Skip commits changing more source and test lines than this.")
 @click.option("--szz", is_flag=True, help="Find the commits that introduced each candidate's bug (slower).")
-@click.option("--jobs", type=int, default=1, show_default=True, help="Worker processes for the second pass.")
 @click.option("--dry-run", is_flag=True, help="Report candidates without writing anything.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of the summary.")
 def scan_command(repo: Path | None, corpus_dir: Path, rev: str | None, since: str | None, until: str | None,
                  max_candidates: int | None, min_score: float | None, full: bool, merges: bool, max_files: int, max_lines: int, szz: bool,
-                 jobs: int, dry_run: bool, as_json: bool) -> None:
+                 dry_run: bool, as_json: bool) -> None:
     """Walk the repository's history and write candidate cases into the corpus's candidates/."""
-    # git reads history while the rest of the scan loads.
-    early = start_log(repo, corpus_dir, rev=rev, since=since, until=until, full=full, merges=merges)
-    with no_cycle_collection():
-        try:
-            from miner.scan import ScanOptions, scan
-        except BaseException:
-            if early is not None:
-                early.close()
-            raise
-        options = ScanOptions(repo=_repo_from(corpus_dir, repo), corpus=corpus_dir, rev=rev, since=since,
-                              until=until, max_candidates=max_candidates, min_score=min_score, full=full,
-                              merges=merges, limits=SizeLimits(max_files=max_files, max_lines=max_lines), szz=szz,
-                              jobs=jobs, write=not dry_run)
-        with _progress(sys.stderr.isatty()) as progress:
-            result = scan(options, progress, early)
+    options = ScanOptions(repo=_repo_from(corpus_dir, repo), corpus=corpus_dir, rev=rev, since=since, until=until,
+                          max_candidates=max_candidates, min_score=min_score, full=full, merges=merges,
+                          limits=SizeLimits(max_files=max_files, max_lines=max_lines), szz=szz, write=not dry_run)
+    with _progress(sys.stderr.isatty()) as progress:
+        result = scan(options, progress)
     for warning in result.warnings:
         click.echo(f"miner: warning: {warning}", err=True)
     if as_json:

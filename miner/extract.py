@@ -10,16 +10,16 @@ from pathlib import Path
 from miner.classify import PathClassifier
 from miner.gitbatch import CatFile, DiffTree, FileDiff, only_blobs
 from miner.gitlog import LogCommit, decode_path, is_utf8
-from miner.grader_command import RepoHints, Suggestion, suggest
+from miner.grader_command import RepoHints, Suggestion
+from miner.languages import language_of, suggest, tests_changed
 from miner.score import SizeLimits, Survivor, score_commit
-from miner.testids import TestRef, language_of, tests_changed
+from miner.testids import TestRef
 
 OMITTED_CATEGORIES = ("docs",)
 GROUP = 8
 """Commits whose test files are fetched in one cat-file round trip."""
 AHEAD = 4
-"""Groups asked for before the oldest one is read: cat-file works while the scan does (measured on requests:
-the scan's waits for it fell from 0.03 s to nothing against 1 group of 32)."""
+"""Groups asked for before the oldest one is read: cat-file answers while the scan works, so it never waits."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,7 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
     tests: list[FileDiff] = []
     omitted: list[str] = []
     submodules = 0
+    source = False
     for section in sections:
         path = decode_path(section.path)
         category = classifier.category(path)
@@ -91,7 +92,8 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
         if not is_utf8(path):
             return "non-utf8-path"
         (tests if category == "test" else oracle).append(section)
-    if not oracle or all(classifier.category(decode_path(s.path)) != "source" for s in oracle):
+        source = source or category == "source"
+    if not source:
         return "submodule-only" if submodules else "no-source-change"
     if not tests:
         return "no-test-change"
@@ -101,21 +103,22 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
         return "mode-only"  # permissions or empty files changed, no source line did
     if all(section.deleted for section in tests):
         return "test-deletions-only"
-    lines = sum(s.added_lines + s.deleted_lines for s in oracle + tests)
-    if lines > limits.max_lines:
+    if _lines(oracle) + _lines(tests) > limits.max_lines:
         return "too-many-lines"
     return _Split(survivor, oracle, tests, omitted)
 
 
-def _hints(fix: str, tests: list[str], blobs: dict[str, bytes | None], contents: dict[str, bytes],
+def _lines(sections: list[FileDiff]) -> int:
+    """Lines added and deleted over sections."""
+    return sum(s.added_lines + s.deleted_lines for s in sections)
+
+
+def _hints(fix: str, blobs: dict[str, bytes | None], contents: dict[str, bytes],
            sources: tuple[str, ...]) -> RepoHints:
-    languages = {language_of(path) for path in tests}
-    return RepoHints(
-        package_json=blobs.get(f"{fix}:package.json") if "js" in languages else None,
-        has_gradle=bool(blobs.get(f"{fix}:build.gradle") or blobs.get(f"{fix}:build.gradle.kts")),
-        file_content=contents.get,
-        source_paths=sources,
-    )
+    def content(path: str) -> bytes | None:
+        return contents[path] if path in contents else blobs.get(f"{fix}:{path}")
+
+    return RepoHints(file_content=content, source_paths=sources)
 
 
 def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
@@ -134,12 +137,9 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
         grader_files[path] = content
         if not section.binary:
             refs.extend(tests_changed(path, content, section.text))
-    oracle_lines = sum(s.added_lines + s.deleted_lines for s in split.oracle)
-    test_lines = sum(s.added_lines + s.deleted_lines for s in split.tests)
     sources = split.survivor.paths("source")
-    suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, list(grader_files), blobs, grader_files,
-                                                            sources))
-    score, evidence = score_commit(commit, oracle_lines=oracle_lines, test_lines=test_lines,
+    suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, blobs, grader_files, sources))
+    score, evidence = score_commit(commit, oracle_lines=_lines(split.oracle), test_lines=_lines(split.tests),
                                    test_functions=len(refs))
     if not suggestion.inferred:
         evidence += ("grader command not inferred: set one by hand",)
@@ -168,14 +168,13 @@ def _blob_name(fix: str, section: FileDiff) -> str:
 
 
 def _wanted(split: _Split) -> list[str]:
-    """Objects the second pass needs for one commit: new test blobs, and build files that pick a runner."""
+    """Objects the second pass needs for one commit: new test blobs, and the build files its test files'
+    languages read."""
     fix = split.survivor.commit.sha
     wanted = [_blob_name(fix, s) for s in split.tests if not s.deleted]
-    languages = {language_of(decode_path(s.path)) for s in split.tests}
-    if "js" in languages:
-        wanted.append(f"{fix}:package.json")
-    if "java" in languages:
-        wanted += [f"{fix}:build.gradle", f"{fix}:build.gradle.kts"]
+    for language in {language_of(decode_path(s.path)) for s in split.tests}:
+        if language is not None:
+            wanted += [f"{fix}:{name}" for name in language.BUILD_FILES]
     return wanted
 
 
@@ -244,7 +243,8 @@ class Extractor:
                 seen.add(sha)
                 survivor = self.by_sha[sha]
                 # Equal section heads (paths, modes, blob ids) are equal diffs. A merge repeating a commit's diff
-                # loses the patch-id dedupe to it, so it is counted now and never extracted. Commits arrive first.
+                # is that commit's duplicate in this scan, counted so even when the corpus knows the commit's
+                # patch, and is never extracted. Commits arrive first.
                 key = tuple(sorted(section.head for section in sections))
                 if survivor.commit.is_merge and key in commit_diffs:
                     result.skipped["duplicate-patch-in-scan"] += 1
@@ -274,16 +274,3 @@ class Extractor:
             self.diffs.close()
         finally:
             self.catfile.close()
-
-
-def extract_batch(repo: Path, survivors: list[Survivor], test_globs: tuple[str, ...],
-                  limits: SizeLimits, on_extraction: Callable[[Extraction], None] | None = None) -> BatchResult:
-    """Run the second pass over survivors with one diff-tree (+ patch-id) and one cat-file process in all."""
-    extractor = Extractor(repo, PathClassifier(test_globs), limits, on_extraction)
-    try:
-        for survivor in survivors:
-            extractor.add(survivor)
-    except BaseException:
-        extractor.close()
-        raise
-    return extractor.finish()

@@ -33,8 +33,8 @@ SECTION = b"\ndiff --git "
 CHUNK = 1 << 20
 PIPE_SIZE = 1 << 20
 # glibc hands blocks over 128 KiB back to the kernel on free, and git allocates and frees a buffer per blob:
-# every blob then costs fresh page faults (measured: a third of diff-tree's time on the benchmark history).
-# Keeping freed memory in the heap is glibc's own tunable; peak memory does not change.
+# every blob would pay fresh page faults. Kept because it still pays (diff-tree is most of a scan's git work);
+# keeping freed memory in the heap is glibc's own tunable, and peak memory does not change.
 MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864"
 
 
@@ -149,15 +149,8 @@ def widen_pipe(stream: object) -> None:
         pass
 
 
-def _feed(stream: object, payload: bytes) -> None:
-    try:
-        stream.write(payload)  # type: ignore[attr-defined]
-        stream.close()  # type: ignore[attr-defined]
-    except (BrokenPipeError, OSError):
-        pass
-
-
-def _check(proc: subprocess.Popen[bytes], what: str, repo: Path, stderr: bytes) -> None:
+def check_exit(proc: subprocess.Popen[bytes], what: str, repo: Path, stderr: bytes) -> None:
+    """A git process that failed becomes a GitError naming it and the first line it printed."""
     if proc.returncode not in (0, None):
         lines = stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {what} failed in {repo}: {lines[0] if lines else f'exit {proc.returncode}'}")
@@ -228,12 +221,12 @@ class DiffTree:
     """ONE `git diff-tree --stdin` process that (fix, base) pairs can be added to while it already runs.
 
     Pairs go to git through a `Pump`, so adding never blocks, and git computes diffs while the caller is
-    still finding the next pairs. `results` then yields (fix sha, file sections) in the order added. With
-    patch_ids, every commit's patch is also fed to one `git patch-id --stable`; the map (fix sha -> patch id)
-    is filled in when `results` ends. Commits with an empty diff are not yielded.
+    still finding the next pairs. `results` then yields (fix sha, file sections) in the order added. Every
+    commit's patch is also fed to one `git patch-id --stable`; the map patch_ids (fix sha -> patch id) is
+    filled in when `results` ends. Commits with an empty diff are not yielded.
     """
 
-    def __init__(self, repo: Path, patch_ids: dict[str, str] | None = None) -> None:
+    def __init__(self, repo: Path, patch_ids: dict[str, str]) -> None:
         self.repo = repo
         self.patch_ids = patch_ids
         self.wanted: set[bytes] = set()
@@ -244,16 +237,13 @@ class DiffTree:
         assert self.proc.stdin is not None
         widen_pipe(self.proc.stdout)
         self.feed = Pump(self.proc.stdin, "diff-tree-feed")
-        self.ids_out = tempfile.TemporaryFile() if patch_ids is not None else None  # noqa: SIM115 (closed below)
-        self.pid_proc = None
-        self.pid_feed: Pump | None = None
-        if self.ids_out is not None:
-            self.pid_proc = subprocess.Popen([*GIT, *PATCH_ID_COMMAND], cwd=repo, stdin=subprocess.PIPE,
-                                             stdout=self.ids_out, stderr=subprocess.DEVNULL, env=batch_env())
-            assert self.pid_proc.stdin is not None
-            widen_pipe(self.pid_proc.stdin)
-            # patch-id gets the diffs from a thread: the scan never waits for it to read.
-            self.pid_feed = Pump(self.pid_proc.stdin, "patch-id-feed")
+        self.ids_out = tempfile.TemporaryFile()  # noqa: SIM115 (closed below)
+        self.pid_proc = subprocess.Popen([*GIT, *PATCH_ID_COMMAND], cwd=repo, stdin=subprocess.PIPE,
+                                         stdout=self.ids_out, stderr=subprocess.DEVNULL, env=batch_env())
+        assert self.pid_proc.stdin is not None
+        widen_pipe(self.pid_proc.stdin)
+        # patch-id gets the diffs from a thread: the scan never waits for it to read.
+        self.pid_feed = Pump(self.pid_proc.stdin, "patch-id-feed")
 
     def add(self, fix: str, base: str) -> None:
         """Ask for the diff of fix against base."""
@@ -274,7 +264,7 @@ class DiffTree:
             while True:
                 chunk = proc.stdout.read1(CHUNK)
                 self.eof = not chunk
-                if pid_feed is not None and chunk:
+                if chunk:
                     pid_feed.put(chunk)
                 pending += chunk
                 cut = 0
@@ -292,14 +282,13 @@ class DiffTree:
                 yield sha.decode(), split_sections(pending[1:] if pending.startswith(b"\n") else pending)
         finally:
             stderr = self.close()
-        _check(proc, "diff-tree", self.repo, stderr)
-        if self.ids_out is not None and self.patch_ids is not None:
-            self.ids_out.seek(0)
-            for row in self.ids_out.read().decode().splitlines():
-                parts = row.split()
-                if len(parts) == 2:
-                    self.patch_ids[parts[1]] = parts[0]
-            self.ids_out.close()
+        check_exit(proc, "diff-tree", self.repo, stderr)
+        self.ids_out.seek(0)
+        for row in self.ids_out.read().decode().splitlines():
+            parts = row.split()
+            if len(parts) == 2:
+                self.patch_ids[parts[1]] = parts[0]
+        self.ids_out.close()
 
     def close(self) -> bytes:
         """Stop everything (a no-op once done); returns diff-tree's stderr."""
@@ -314,38 +303,49 @@ class DiffTree:
         stderr = self.proc.stderr.read()
         self.proc.wait()
         self.feed.close()
-        if self.pid_feed is not None:
-            self.pid_feed.close()  # closes patch-id's input: it finishes
-        if self.pid_proc is not None:
-            self.pid_proc.wait()
-        if self.ids_out is not None and not self.eof:
+        self.pid_feed.close()  # closes patch-id's input: it finishes
+        self.pid_proc.wait()
+        if not self.eof:
             self.ids_out.close()
         return stderr
 
 
-def diff_commits(repo: Path, pairs: Iterable[tuple[str, str]],
-                 patch_ids: dict[str, str] | None = None) -> Iterator[tuple[str, list[FileDiff]]]:
-    """Yield (fix sha, file sections) for every (fix, base) pair from ONE `git diff-tree --stdin` process.
-
-    With patch_ids, every commit's patch is also fed to one `git patch-id --stable` and the map is filled in
-    (fix sha -> patch id) when the iteration ends. Commits with an empty diff are not yielded.
-    """
-    tree = DiffTree(repo, patch_ids)
+def patch_ids_of(repo: Path, pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """`git patch-id --stable` of each (fix, base) diff, by fix sha (one diff-tree and one patch-id)."""
+    ids: dict[str, str] = {}
+    tree = DiffTree(repo, ids)
     try:
         for fix, base in pairs:
             tree.add(fix, base)
         tree.close_input()
-        yield from tree.results()
+        for _ in tree.results():
+            pass
     finally:
         tree.close()
-
-
-def patch_ids_of(repo: Path, pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """`git patch-id --stable` of each (fix, base) diff, by fix sha."""
-    ids: dict[str, str] = {}
-    for _ in diff_commits(repo, pairs, ids):
-        pass
     return ids
+
+
+def _request(names: Iterable[str]) -> bytes:
+    """cat-file --batch's input for names (object ids or `rev:path`), one a line."""
+    return b"".join(name.encode("utf-8", "surrogateescape") + b"\n" for name in names)
+
+
+def _answers(stdout: IO[bytes], names: list[str]) -> dict[str, tuple[str, bytes] | None]:
+    """cat-file --batch's answers to names, read in order: (type, content), or None when missing; fewer when
+    its output ended first."""
+    out: dict[str, tuple[str, bytes] | None] = {}
+    for name in names:
+        header = stdout.readline()
+        if not header:
+            break
+        fields = header.split()
+        if len(fields) == 3 and not header.rstrip().endswith((b" missing", b" ambiguous")):
+            content = stdout.read(int(fields[2]))
+            stdout.read(1)
+            out[name] = (fields[1].decode(), content)
+        else:
+            out[name] = None
+    return out
 
 
 class CatFile:
@@ -358,10 +358,6 @@ class CatFile:
         widen_pipe(self.proc.stdout)
         widen_pipe(self.proc.stdin)
 
-    def get(self, names: Iterable[str]) -> dict[str, tuple[str, bytes] | None]:
-        """(type, content) per name (an object id or `rev:path`); None when missing."""
-        return self.collect(self.request(names))
-
     def request(self, names: Iterable[str]) -> list[str]:
         """Ask for objects without waiting; `collect` the returned names later, requests in order.
 
@@ -372,32 +368,18 @@ class CatFile:
         stdin = self.proc.stdin
         assert stdin is not None
         if wanted:
-            stdin.write(b"".join(name.encode("utf-8", "surrogateescape") + b"\n" for name in wanted))
+            stdin.write(_request(wanted))
             stdin.flush()
         return wanted
 
     def collect(self, names: list[str]) -> dict[str, tuple[str, bytes] | None]:
         """The answers to one `request`, read in order."""
-        stdout = self.proc.stdout
-        assert stdout is not None
-        out: dict[str, tuple[str, bytes] | None] = {}
-        for name in names:
-            header = stdout.readline()
-            if not header:
-                self.close()
-                raise GitError(f"git cat-file stopped answering in {self.repo}")
-            fields = header.split()
-            if len(fields) == 3 and not header.rstrip().endswith((b" missing", b" ambiguous")):
-                content = stdout.read(int(fields[2]))
-                stdout.read(1)
-                out[name] = (fields[1].decode(), content)
-            else:
-                out[name] = None
+        assert self.proc.stdout is not None
+        out = _answers(self.proc.stdout, names)
+        if len(out) < len(names):
+            self.close()
+            raise GitError(f"git cat-file stopped answering in {self.repo}")
         return out
-
-    def blobs(self, names: Iterable[str]) -> dict[str, bytes | None]:
-        """Contents of blobs; None for anything missing or not a blob."""
-        return only_blobs(self.get(names))
 
     def close(self) -> None:
         """End the process; a failure becomes a GitError."""
@@ -408,57 +390,35 @@ class CatFile:
         self.proc.stdout.close()
         stderr = self.proc.stderr.read()
         self.proc.wait()
-        _check(self.proc, "cat-file", self.repo, stderr)
-
-    def __enter__(self) -> CatFile:  # noqa: PYI034
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        check_exit(self.proc, "cat-file", self.repo, stderr)
 
 
 def cat_objects(repo: Path, names: Iterable[str]) -> dict[str, tuple[str, bytes] | None]:
     """(type, content) of many objects (ids or `rev:path` names) from ONE `git cat-file --batch`; None if
-    missing."""
+    missing. The names are fed by a thread: git answers while it is still being asked."""
     names = list(dict.fromkeys(names))
     if not names:
         return {}
-    payload = b"".join(name.encode("utf-8", "surrogateescape") + b"\n" for name in names)
     proc = subprocess.Popen([*GIT, "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
-    writer = threading.Thread(target=_feed, args=(proc.stdin, payload), daemon=True)
-    writer.start()
-    assert proc.stdout is not None and proc.stderr is not None
-    out: dict[str, tuple[str, bytes] | None] = {}
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    feed = Pump(proc.stdin, "cat-file-feed")
+    feed.put(_request(names))
+    feed.end()
     try:
-        for name in names:
-            header = proc.stdout.readline()
-            if not header:
-                break
-            fields = header.split()
-            if len(fields) == 3 and not header.rstrip().endswith((b" missing", b" ambiguous")):
-                content = proc.stdout.read(int(fields[2]))
-                proc.stdout.read(1)
-                out[name] = (fields[1].decode(), content)
-            else:
-                out[name] = None
+        out = _answers(proc.stdout, names)
     finally:
         proc.stdout.close()
         stderr = proc.stderr.read()
         proc.wait()
-        writer.join()
-    _check(proc, "cat-file", repo, stderr)
+        feed.close()
+    check_exit(proc, "cat-file", repo, stderr)
     return out
 
 
 def only_blobs(found: dict[str, tuple[str, bytes] | None]) -> dict[str, bytes | None]:
     """Contents by name of the objects that are blobs; None for the rest."""
     return {name: item[1] if item and item[0] == "blob" else None for name, item in found.items()}
-
-
-def cat_blobs(repo: Path, names: Iterable[str]) -> dict[str, bytes | None]:
-    """Contents of many blobs (ids or `rev:path` names); None for anything missing or not a blob."""
-    return only_blobs(cat_objects(repo, names))
 
 
 def first_parents(repo: Path, shas: Iterable[str]) -> dict[str, str]:

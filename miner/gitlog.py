@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from corpus.errors import GitError
-from miner.gitbatch import batch_env, widen_pipe
+from miner.gitbatch import GIT, batch_env, check_exit, widen_pipe
 
 CHUNK = 1 << 20
 HEX_START = frozenset(bytes([c]) for c in b"0123456789abcdef")
@@ -78,7 +78,7 @@ def is_utf8(path: str) -> bool:
 
 def log_command(revs: list[str], *, merges: bool, since: str | None, until: str | None) -> list[str]:
     """The git log invocation of the first pass."""
-    cmd = ["git", "-c", "core.quotePath=false", "log", "-z", "--no-renames", "--name-status",
+    cmd = [*GIT, "log", "-z", "--no-renames", "--name-status",
            "--no-ext-diff", "--no-textconv", "--diff-merges=first-parent", f"--format={LOG_FORMAT}"]
     if not merges:
         cmd.append("--no-merges")
@@ -105,7 +105,6 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
     """
     buffer = b""
     match_at = COMMIT.match
-    known: dict[bytes, dict[int, Change]] = {}  # path -> status -> its Change: paths recur across history
     for chunk in itertools.chain(stream, [None]):
         final = chunk is None
         buffer = buffer + chunk if chunk else buffer
@@ -126,14 +125,7 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
                 status = tokens[index].lstrip(b"\n")[0]
                 if status in RENAME_OR_COPY:
                     index += 1  # the old path of a rename or copy
-                path = tokens[index + 1]
-                by_status = known.get(path)
-                if by_status is None:
-                    by_status = known[path] = {}
-                change = by_status.get(status)
-                if change is None:
-                    change = by_status[status] = Change(chr(status), decode_path(path))
-                changes.append(change)
+                changes.append(Change(chr(status), decode_path(tokens[index + 1])))
                 index += 2
             yield LogCommit(sha.decode(), tree.decode(), tuple(parents.decode().split()), int(when or b"0"),
                             iso.decode(), message.decode("utf-8", "replace"), tuple(changes))
@@ -142,14 +134,11 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
 
 
 def iter_log(repo: Path, revs: list[str], *, merges: bool = True, since: str | None = None,
-             until: str | None = None, started: subprocess.Popen[bytes] | None = None) -> Iterator[LogCommit]:
-    """Stream the commits of revs from ONE git log process (started: that process, already running the same
-    `log_command`); a git failure becomes a GitError."""
-    proc = started
-    if proc is None:
-        cmd = log_command(revs, merges=merges, since=since, until=until)
-        proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
-        widen_pipe(proc.stdout)
+             until: str | None = None) -> Iterator[LogCommit]:
+    """Stream the commits of revs from ONE git log process; a git failure becomes a GitError."""
+    cmd = log_command(revs, merges=merges, since=since, until=until)
+    proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
+    widen_pipe(proc.stdout)
     assert isinstance(proc.stdout, io.BufferedReader) and proc.stderr is not None
     stdout = proc.stdout
     try:
@@ -158,7 +147,5 @@ def iter_log(repo: Path, revs: list[str], *, merges: bool = True, since: str | N
     finally:
         proc.stdout.close()
         err = proc.stderr.read()
-        code = proc.wait()
-    if code != 0:
-        lines = err.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git log failed in {repo}: {lines[0] if lines else f'exit {code}'}")
+        proc.wait()
+    check_exit(proc, "log", repo, err)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -17,17 +16,13 @@ from corpus.newcase import write_new
 from corpus.store import CONFIG, Corpus
 from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
-from miner.early import EarlyLog, repository_facts
-from miner.extract import BatchResult, Extraction, Extractor, extract_batch
-from miner.gcpause import no_cycle_collection
-from miner.gitlog import iter_log
+from miner.extract import BatchResult, Extraction, Extractor
+from miner.gitlog import LogCommit, iter_log
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
 from miner.score import SizeLimits, Survivor, prefilter
 from miner.stage import Stager
 from miner.szz import introducing_commits
 
-POOL_MINIMUM = 200
-"""Fewer survivors than this are not worth starting worker processes for."""
 REF_SETS = frozenset({"--all", "--branches", "--tags", "--remotes"})
 Progress = Callable[[str, int, int | None], None]
 """progress(phase, done, total): called as the scan advances (total None while unknown)."""
@@ -59,8 +54,6 @@ class ScanOptions:
     """Size limits for a candidate."""
     szz: bool = False
     """Find the commits that introduced each candidate's bug (slow; candidates only)."""
-    jobs: int = 1
-    """Worker processes for the second pass and SZZ."""
     write: bool = True
     """Write candidates and scan state; False only reports what would be proposed."""
 
@@ -117,8 +110,6 @@ def _check_options(options: ScanOptions) -> None:
         raise UsageError("--max-candidates must be zero or more")
     if options.limits.max_files < 1 or options.limits.max_lines < 1:
         raise UsageError("size limits must be at least 1")
-    if options.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
 
 
 def _open_corpus(path: Path) -> Corpus | None:
@@ -130,11 +121,8 @@ def _open_corpus(path: Path) -> Corpus | None:
 
 
 def _repository(path: Path) -> tuple[Path, bool, str | None]:
-    """The work tree's top level (or the bare repository), whether it is shallow, and HEAD's commit: one git
-    call in the common case, `open_repository`'s careful checks (and their errors) otherwise."""
-    facts = repository_facts(path)
-    if facts is not None:
-        return facts
+    """The work tree's top level (or the bare repository), whether it is shallow, and HEAD's commit (None in
+    an empty repository)."""
     repo = open_repository(path)
     shallow = run_git(["rev-parse", "--is-shallow-repository"], repo).stdout.strip() == b"true"
     return repo, shallow, resolve_commit(repo, "HEAD")
@@ -162,13 +150,12 @@ def _revisions(repo: Path, head: str | None, options: ScanOptions, corpus: Corpu
 
 
 def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: PathClassifier, known: Known,
-                stats: ScanStats, progress: Progress | None, extractor: Extractor | None = None,
-                log: subprocess.Popen[bytes] | None = None) -> list[Survivor]:
-    """Survivors of the prefilter, one per distinct diff. With an extractor, non-merge survivors go to it as
-    they are found (merges wait: whether one repeats a commit's diff is known only once its parent is)."""
+                stats: ScanStats, progress: Progress | None, extractor: Extractor) -> None:
+    """Hand the extractor the survivors of the prefilter: non-merges as they are found; merges at the end, once
+    their parents' trees are known, and only those whose diff no other survivor has (`drop_same_diffs`)."""
     survivors: list[Survivor] = []
     trees: dict[str, str] = {}
-    commits = iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until, started=log)
+    commits = iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until)
     for commit in commits:
         stats.commits_scanned += 1
         trees[commit.sha] = commit.tree
@@ -183,27 +170,29 @@ def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: P
             stats.skipped[verdict] += 1
         else:
             survivors.append(verdict)
-            if extractor is not None and not commit.is_merge:
+            if not commit.is_merge:
                 extractor.add(verdict)
-    sent = set(extractor.by_sha) if extractor is not None else set()
-    kept = drop_same_diffs(survivors, trees, stats, sent)
-    if extractor is not None:
-        for survivor in kept:
-            extractor.add(survivor)
-    return kept
+    for survivor in drop_same_diffs(survivors, trees, stats, set(extractor.by_sha)):
+        extractor.add(survivor)
+
+
+def original_first(commit: LogCommit) -> tuple[bool, int, str]:
+    """The order in which, of commits with the same diff, the first is the original: non-merges first, then
+    the oldest."""
+    return commit.is_merge, commit.author_time, commit.sha
 
 
 def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: ScanStats,
-                    sent: set[str] | frozenset[str] = frozenset()) -> list[Survivor]:
+                    sent: set[str]) -> list[Survivor]:
     """Keep one commit per (base tree, fix tree): equal trees mean an equal diff, hence an equal patch-id.
 
     A pull request of one commit merged with --no-ff is the common case: the merge's first-parent diff is
     the commit's diff. Found here from the log alone, the copy never costs a second-pass diff. The original
-    wins as in the patch-id check: non-merges first, then the oldest. A copy already sent to the second
-    pass (sent) is dropped there, by its patch-id, and counted then.
+    (`original_first`) wins, as in the patch-id check. A copy already sent to the second pass (sent) is
+    dropped there, by its patch-id, and counted then.
     """
     kept: dict[tuple[str, str], Survivor] = {}
-    order = sorted(survivors, key=lambda s: (s.commit.is_merge, s.commit.author_time, s.commit.sha))
+    order = sorted(survivors, key=lambda s: original_first(s.commit))
     for survivor in order:
         base = survivor.commit.parents[0]
         key = (trees.get(base, base), survivor.commit.tree)
@@ -215,34 +204,14 @@ def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: Sca
     return [s for s in survivors if id(s) in chosen]
 
 
-def _second_pass(repo: Path, survivors: list[Survivor], classifier: PathClassifier, options: ScanOptions,
-                 progress: Progress | None, on_extraction: Callable[[Extraction], None] | None) -> BatchResult:
-    globs = tuple(classifier.test_globs)
-    if options.jobs <= 1 or len(survivors) < POOL_MINIMUM:
-        return extract_batch(repo, survivors, globs, options.limits, on_extraction)
-    from concurrent.futures import ProcessPoolExecutor
-
-    chunks = [survivors[index::options.jobs] for index in range(options.jobs)]
-    merged = BatchResult()
-    with ProcessPoolExecutor(max_workers=options.jobs) as pool:
-        futures = [pool.submit(extract_batch, repo, chunk, globs, options.limits) for chunk in chunks]
-        for done, future in enumerate(futures, 1):
-            part = future.result()
-            merged.extractions += part.extractions
-            merged.skipped.update(part.skipped)
-            if progress:
-                progress("diffs", done, len(futures))
-    return merged
-
-
 def _dedupe(extractions: list[Extraction], known: Known, stats: ScanStats) -> list[Extraction]:
     """Drop candidates whose patch-id is already known (corpus, rejections) or seen earlier in this scan.
 
-    Within a scan the original wins: non-merges before merges, older before newer.
+    Within a scan the original (`original_first`) wins.
     """
     kept: list[Extraction] = []
     seen: set[str] = set()
-    for item in sorted(extractions, key=lambda e: (e.commit.is_merge, e.commit.author_time, e.commit.sha)):
+    for item in sorted(extractions, key=lambda e: original_first(e.commit)):
         if item.patch_id and item.patch_id in known.patch_ids:
             stats.skipped[f"same-patch-as-{known.patch_ids[item.patch_id]}"] += 1
             continue
@@ -265,28 +234,14 @@ def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
     parent = options.corpus.absolute().parent
     if not parent.is_dir():
         return None
-    return Stager(parent, options.corpus.name or "corpus", whole=True)
+    return Stager(parent, options.corpus.name or "corpus")
 
 
-def scan(options: ScanOptions, progress: Progress | None = None, early: EarlyLog | None = None) -> ScanResult:
-    """Scan the repository's history and write candidate cases into the corpus.
-
-    early: a `git log` the caller started ahead (`miner.early.start_log`); taken over when it is the one this
-    scan needs, stopped otherwise.
-    """
-    try:
-        with no_cycle_collection():
-            return _scan(options, progress, early)
-    finally:
-        if early is not None:
-            early.close()
-
-
-def _scan(options: ScanOptions, progress: Progress | None, early: EarlyLog | None) -> ScanResult:
+def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
+    """Scan the repository's history and write candidate cases into the corpus."""
     started = time.perf_counter()
     _check_options(options)
-    facts = (early.top, early.shallow, early.head) if early is not None and early.path == options.repo else None
-    repo, shallow, head = facts or _repository(options.repo)
+    repo, shallow, head = _repository(options.repo)
     corpus = _open_corpus(options.corpus)
     warnings: list[str] = []
     if shallow:
@@ -300,23 +255,18 @@ def _scan(options: ScanOptions, progress: Progress | None, early: EarlyLog | Non
     defaults = corpus.config.defaults if corpus else None
     stager = _stager(options, corpus)
     staging = _early_staging(stager, options, initial, defaults)
-    # One process: the second pass starts while the first still reads history. Workers: after it.
-    extractor = Extractor(repo, classifier, options.limits, staging) if options.jobs <= 1 else None
-    log = early.take(revs, options.merges, options.since, options.until) if early is not None else None
+    # The second pass starts while the first still reads history.
+    extractor = Extractor(repo, classifier, options.limits, staging)
     try:
-        survivors = _first_pass(repo, revs, options, classifier, known, stats, progress, extractor, log)
-        stats.prefiltered = len(extractor.by_sha) if extractor is not None else len(survivors)
+        _first_pass(repo, revs, options, classifier, known, stats, progress, extractor)
+        stats.prefiltered = len(extractor.by_sha)
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
-        if extractor is not None:
-            batch = extractor.finish()
-        else:
-            batch = _second_pass(repo, survivors, classifier, options, progress, staging)
+        batch = extractor.finish()
         corpus, candidates = _rank_and_write(repo, options, corpus, known, batch, stats, stager, initial, defaults,
                                              progress)
     finally:
-        if extractor is not None:
-            extractor.close()
+        extractor.close()
         if stager is not None:
             stager.close()
     stats.candidates = len(candidates)
@@ -359,20 +309,16 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
         extractions = extractions[:options.max_candidates]
     introduced = {}
     if options.szz and extractions:
-        introduced = introducing_commits(repo, [(e.commit.sha, e.base, e.source_paths) for e in extractions],
-                                         options.jobs)
-    # A new corpus is built in the staging area when candidates were staged there, and renamed in at the end.
-    area = stager.area if options.write and corpus is None and stager is not None and stager.whole else None
+        introduced = introducing_commits(repo, [(e.commit.sha, e.base, e.source_paths) for e in extractions])
     if options.write and corpus is None:
-        corpus = Corpus.init(area or options.corpus, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
-        if area is not None and stats.tip is not None:  # in the new corpus before it appears, while writes finish
-            record_tip(area, repo, stats.tip, stats.commits_scanned)
+        if stager is not None:
+            stager.wait()  # a failed write is an error before the new corpus appears
+        corpus = Corpus.init(options.corpus, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
     taken = set(initial)
     candidates: list[Candidate] = []
-    parent = corpus.root / "candidates" if corpus is not None else None
-    if stager is not None and parent is not None and extractions:
-        parent.mkdir(exist_ok=True)
-    final = options.corpus / "candidates"
+    root = corpus.root if options.write and corpus is not None else None
+    if stager is not None and root is not None and extractions:
+        (root / "candidates").mkdir(exist_ok=True)
     for number, extraction in enumerate(extractions, 1):
         staged = stager.candidate(extraction.commit.sha) if stager else None
         # Staged with the first free id before the scan; every id taken now was taken then or is this scan's:
@@ -383,18 +329,13 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
             candidate = build_candidate(extraction, taken, defaults, introduced.get(extraction.commit.sha))
         taken.add(candidate.case.id)
         path = None
-        if options.write and corpus is not None and parent is not None:
-            if staged is not None and stager is not None:
-                path = stager.publish(candidate, parent)
-            else:
-                path = write_new(corpus.root, candidate.case, candidate.files)
-            if area is not None:  # where it will be once the area is renamed in
-                path = final / path.name
+        if root is not None and staged is not None and stager is not None:
+            path = stager.publish(candidate, root / "candidates")
+        elif root is not None:
+            path = write_new(root, candidate.case, candidate.files)
         candidates.append(replace(candidate, patch_id=extraction.patch_id, path=path))
         if progress and number % 50 == 0:
             progress("candidates", number, len(extractions))
-    if area is not None and corpus is not None and stager is not None:
-        corpus = Corpus(stager.adopt(options.corpus), corpus.config)
-    elif options.write and corpus is not None and stats.tip is not None:
-        record_tip(corpus.root, repo, stats.tip, stats.commits_scanned)
+    if root is not None and stats.tip is not None:
+        record_tip(root, repo, stats.tip, stats.commits_scanned)
     return corpus, candidates

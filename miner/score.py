@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from miner.classify import Category, PathClassifier, is_binary_name, is_formatting_message
 from miner.gitlog import LogCommit
-from miner.limits import SizeLimits
 
 FIX_WORDS = re.compile(
     r"\b(fix(es|ed|ing)?|bug(s|fix)?|hotfix|regress(ion|ions|ed)?|crash(es|ed|ing)?|error(s)?|incorrect(ly)?|"
@@ -28,6 +27,16 @@ ISSUE_REFS = re.compile(
 )
 REVERT = re.compile(r"^revert\b|\bthis reverts commit [0-9a-f]{7,40}", re.IGNORECASE | re.MULTILINE)
 MERGE_SUBJECT = re.compile(r"^Merge (pull request|branch|remote-tracking branch|.* into )", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SizeLimits:
+    """Bounds that keep a candidate small enough to be a task."""
+
+    max_files: int = 50
+    """Changed paths per commit (first pass, all categories)."""
+    max_lines: int = 1500
+    """Changed lines (added + deleted) over the oracle and test files (second pass)."""
 
 
 @dataclass(frozen=True)
@@ -90,8 +99,7 @@ def message_text(commit: LogCommit) -> str:
     return commit.message
 
 
-def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_functions: int,
-                 deleted_tests_only: bool = False) -> tuple[float, tuple[str, ...]]:
+def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_functions: int) -> tuple[float, tuple[str, ...]]:
     """Score a candidate and say why; higher is more likely a real, well-tested fix."""
     text = message_text(commit)
     evidence: list[str] = []
@@ -124,9 +132,6 @@ def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_
     if test_functions:
         score += min(2.0, 0.75 * test_functions)
         evidence.append(f"{test_functions} test function{'s' if test_functions != 1 else ''} added or changed")
-    elif deleted_tests_only:
-        score -= 1.0
-        evidence.append("tests were only deleted")
     else:
         score -= 0.5
         evidence.append(f"no test function added or changed ({test_lines} test lines changed)")

@@ -2,19 +2,18 @@
 
 Which candidates a scan keeps (patch-id dedupe) and their final ids (a longer sha on a collision) are only
 known once every commit is extracted, but their files are known as soon as each one is. Each is written into
-one hidden staging area as it arrives. For an existing corpus the area is `candidates/.candidates.scan-*` and
-each candidate goes to `<area>/<fix sha>/`; at the end the kept ones are renamed into `candidates/<id>` and the
-area, with any dropped candidate in it, is removed. A new corpus is built whole in its area: each candidate goes
-straight to `<area>/candidates/<predicted id>/` and the area is renamed into the corpus's place at the end
-(`adopt`). Either way case.yaml is rewritten first in the rare case the final id differs, a reader never sees half
-a candidate, and the staging area is hidden (`Corpus.ids` skips dot-directories).
+one hidden staging area as it arrives, at `<area>/<fix sha>/`: `candidates/.candidates.scan-*` in an existing
+corpus, `.<corpus name>.scan-*` beside a new one. At the end the kept ones are renamed into `candidates/<id>`
+(case.yaml rewritten first in the rare case the final id differs) and the area, with any dropped candidate in
+it, is removed. A reader never sees half a candidate, and the staging area is hidden (`Corpus.ids` skips
+dot-directories).
 
 The writing itself happens in a child process forked before the scan starts any thread: YAML emission and
 thousands of file and directory creations then run beside the scan's Python and never contend for its
 interpreter lock. Candidates reach it pickled through a pipe, written by a thread, so the scan never waits for
 the child to read; once the scan is done, it writes the candidates still queued for the child itself, beside
-it. Where forking is not possible (no fork, or
-threads already running in the host process), writer threads do the same work.
+it. Where forking is not possible (no fork, or threads already running in the host process), writer threads do
+the same work.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from corpus.errors import HindcastError, UsageError
-from corpus.fsutil import DIR_MODE
 from corpus.newcase import rewrite_case_file, write_files
 from miner.candidate import Candidate
 from miner.gitbatch import Pump, widen_pipe
@@ -44,11 +42,8 @@ if TYPE_CHECKING:
 THREADS = 2
 """Writer threads when no writer process can be forked."""
 FRAME = struct.Struct("!Q")
-CANDIDATES = "candidates"
 WRITER_NICENESS = 5
-"""The writer's work is needed only at the end, the scan's and git's all along: on busy cores they go first.
-Measured on requests (candidates in memory, medians of 7): 0.63 s at 5, 0.65 s at 0, 0.66 s at 10, where the
-writer lags so far behind that the scan waits for it at the end."""
+"""The writer's work is needed only at the end, the scan's and git's all along: on busy cores they go first."""
 
 
 def _write(directory: str, case: Case, files: CaseFiles) -> str:
@@ -145,15 +140,10 @@ def _can_fork() -> bool:
 class Stager:
     """A staging area on the corpus's file system and the writer that fills it."""
 
-    def __init__(self, beside: Path, name: str, *, whole: bool = False) -> None:
+    def __init__(self, beside: Path, name: str) -> None:
         self.beside = beside
         self.name = name
-        self.whole = whole
-        """The area becomes the new corpus itself: candidates are staged at their places in it and the whole
-        directory is renamed in at the end (`adopt`), so a new corpus appears at once, renamed once."""
         self.area: Path | None = None
-        self.placed: dict[str, str] = {}
-        """In a new corpus: candidates/<id> directory -> the fix commit staged there."""
         self.made_beside = False
         self.unavailable = False
         self.process = _WriterProcess() if _can_fork() else None
@@ -162,9 +152,9 @@ class Stager:
             from concurrent.futures import ThreadPoolExecutor  # the fallback only: it loads logging
 
             self.pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="stage")
-        self.staged: dict[str, tuple[Candidate, str]] = {}
-        """Fix commit -> (the candidate as staged, its directory)."""
-        self.pending: dict[str, Future[str]] = {}
+        self.staged: dict[str, Candidate] = {}
+        """Fix commit -> the candidate as staged in `<area>/<fix commit>`."""
+        self.pending: list[Future[str]] = []
         self.written = False
 
     def stage(self, candidate: Candidate) -> None:
@@ -179,81 +169,43 @@ class Stager:
                     self.made_beside = True
                 self.area = Path(tempfile.mkdtemp(prefix=f".{self.name}.scan-", suffix=".staging",
                                                   dir=self.beside))
-                if self.whole:
-                    self.area.chmod(DIR_MODE)
-                    (self.area / CANDIDATES).mkdir()
             except OSError:
                 self.unavailable = True
                 return
         sha = candidate.case.fix_commit
         directory = f"{self.area}/{sha}"
-        place = f"{self.area}/{CANDIDATES}/{candidate.case.id}"
-        if self.whole and place not in self.placed:  # its place in the new corpus
-            directory = place
-            self.placed[place] = sha
         if self.process is not None:
             self.process.submit(directory, candidate)
         else:
             assert self.pool is not None
-            self.pending[directory] = self.pool.submit(_write, directory, candidate.case, candidate.files)
-        self.staged[sha] = (candidate, directory)
+            self.pending.append(self.pool.submit(_write, directory, candidate.case, candidate.files))
+        self.staged[sha] = candidate
 
     def candidate(self, sha: str) -> Candidate | None:
         """The candidate staged for a fix commit, as it was built then."""
-        found = self.staged.get(sha)
-        return found[0] if found else None
+        return self.staged.get(sha)
 
     def wait(self) -> None:
         """Wait until every staged candidate is written; a failure becomes an error here."""
         if self.process is not None and not self.written:
             self.process.finish()
-        for future in self.pending.values():
+        for future in self.pending:
             future.result()
         self.pending.clear()
         self.written = True
 
     def publish(self, candidate: Candidate, parent: Path) -> Path:
-        """Put a staged candidate at parent/<id> (a rename unless it was staged there); its case.yaml is
-        rewritten first if it changed. Only a change to the files waits for the writer: a new corpus's
-        candidates are mostly in their places already, and its ranking runs while the last ones are written."""
-        staged, directory = self.staged.pop(candidate.case.fix_commit)
-        place = f"{parent}/{candidate.case.id}"
-        rewrite = candidate.case is not staged.case and candidate.case != staged.case
-        if place == directory and not rewrite:
-            return Path(place)  # already in its place: nothing to wait for
+        """Rename a staged candidate to parent/<id> once every staged one is written; its case.yaml is
+        rewritten first if it changed."""
+        staged = self.staged.pop(candidate.case.fix_commit)
+        directory = f"{self.area}/{candidate.case.fix_commit}"
         self.wait()
-        if rewrite:
+        if candidate.case is not staged.case and candidate.case != staged.case:
             rewrite_case_file(directory, candidate.case)
-        target = Path(place)
-        if place == directory:
-            return target
-        self.placed.pop(directory, None)
-        self._make_room(str(target))
+        target = parent / candidate.case.id
         if target.exists():
             raise UsageError(f"{target}: already exists; nothing was written")
         os.rename(directory, target)
-        return target
-
-    def _make_room(self, place: str) -> None:
-        """In a new corpus a place may hold another staged candidate that predicted the same id and has not
-        been published (dropped, or published later under a longer id): it moves aside to `<area>/<fix sha>`."""
-        sha = self.placed.pop(place, None)
-        if sha is not None and sha in self.staged:
-            aside = f"{self.area}/{sha}"
-            os.rename(place, aside)
-            self.staged[sha] = (self.staged[sha][0], aside)
-
-    def adopt(self, target: Path) -> Path:
-        """Make the area (a whole new corpus) target: what was staged and not published is removed first."""
-        assert self.whole and self.area is not None
-        self.wait()
-        for _, directory in self.staged.values():
-            shutil.rmtree(directory, ignore_errors=True)
-        self.staged.clear()
-        if target.exists() and (not target.is_dir() or any(target.iterdir())):
-            raise UsageError(f"{target}: appeared during the scan; nothing was written")
-        os.replace(self.area, target)  # over an empty directory too
-        self.area = None
         return target
 
     def close(self) -> None:

@@ -49,15 +49,6 @@ def _one(repo: str, fix: str, base: str, paths: tuple[str, ...]) -> Introduced:
         gr.clear()
 
 
-def introducing_commits(repo: Path, fixes: list[tuple[str, str, tuple[str, ...]]],
-                        jobs: int = 1) -> dict[str, Introduced]:
-    """SZZ for each (fix, base, source paths), spread over jobs worker processes."""
-    if not fixes:
-        return {}
-    if jobs <= 1 or len(fixes) == 1:
-        return {fix: _one(str(repo), fix, base, paths) for fix, base, paths in fixes}
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        results = pool.map(_one, [str(repo)] * len(fixes), *zip(*[(f, b, p) for f, b, p in fixes], strict=True))
-        return {found.fix_commit: found for found in results}
+def introducing_commits(repo: Path, fixes: list[tuple[str, str, tuple[str, ...]]]) -> dict[str, Introduced]:
+    """SZZ for each (fix, base, source paths)."""
+    return {fix: _one(str(repo), fix, base, paths) for fix, base, paths in fixes}

@@ -173,7 +173,6 @@ def test_bad_revision_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     (["--rev", "HEAD", "--since", "2024-01-01"], "--rev cannot be combined with --since/--until"),
     (["--rev", "--output=/tmp/x"], "--rev '--output=/tmp/x': not a revision"),
     (["--max-candidates", "-1"], "--max-candidates must be zero or more"),
-    (["--jobs", "0"], "--jobs must be at least 1"),
 ])
 def test_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
     repo = small_repo(tmp_path / "repo")

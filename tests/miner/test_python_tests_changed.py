@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from miner import testids
+from miner import languages, testids
 from tests.testing.gitrepo import git_env
 
 
@@ -122,5 +122,5 @@ def test_python_tests_match_the_parser(tmp_path: Path, seed: int) -> None:
     new = _mutate(rng, old)
     section = _git_diff(tmp_path, old, new)
     lines = testids.changed_lines(section)
-    found = {(ref.name, ref.scope, ref.line) for ref in testids.tests_changed("tests/test_x.py", new.encode(), section)}
+    found = {(ref.name, ref.scope, ref.line) for ref in languages.tests_changed("tests/test_x.py", new.encode(), section)}
     assert found == _reference(new, lines)

@@ -181,11 +181,3 @@ def test_custom_test_globs_replace_the_builtins(truth: Truth, tmp_path: Path) ->
     (corpus.root / "corpus.yaml").write_text(f"name: shop\nrepo: {truth.repo.path}\ntest_globs: ['spec/']\n")
     result = scan(ScanOptions(repo=truth.repo.path, corpus=corpus.root))
     assert [c.case.fix_commit for c in result.candidates] == [truth.expected["ruby"]]
-
-
-def test_worker_processes_give_the_same_candidates(truth: Truth, scanned: ScanResult, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("miner.scan.POOL_MINIMUM", 1)
-    result = scan(ScanOptions(repo=truth.repo.path, corpus=tmp_path / "evals", jobs=2))
-    assert [(c.case, c.files) for c in result.candidates] == [(c.case, c.files) for c in scanned.candidates]
-    assert result.stats.skipped == scanned.stats.skipped

@@ -1,4 +1,4 @@
-"""Candidates staged in background threads during the scan: renamed in whole, nothing left behind."""
+"""Candidates staged in the background during the scan: renamed in at the end, nothing left behind."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import dataclasses
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from corpus.errors import GitError, HindcastError
 from corpus.model import Case, CaseFiles
 from corpus.store import Corpus
 from miner import stage
-from miner.candidate import Candidate
+from miner.candidate import Candidate, build_candidate
 from miner.scan import ScanOptions, scan
 from miner.stage import Stager
 from tests.testing.gitrepo import git_init
@@ -135,62 +136,32 @@ def test_a_failed_write_is_an_error_and_leaves_nothing(tmp_path: Path, forked: b
 @pytest.mark.parametrize("forked", [True, False])
 def test_a_failed_write_in_a_new_corpus_is_an_error_before_it_appears(tmp_path: Path, forked: bool,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    repo, bad = escaping_candidate(tmp_path, forked, monkeypatch)
-    stager = Stager(tmp_path, "evals", whole=True)
-    try:
-        stager.stage(bad)
-        assert stager.area is not None
-        Corpus.init(stager.area, name="x", repo=str(repo))
-        stager.publish(bad, stager.area / "candidates")  # already in its place: publishing does not wait
-        with pytest.raises(HindcastError, match="escapes the repository"):
-            stager.adopt(tmp_path / "evals")
-    finally:
-        stager.close()
+    repo, _ = escaping_candidate(tmp_path, forked, monkeypatch)
+
+    def escaping(*args: Any) -> Candidate:  # every candidate of the scan, with a grader file that escapes
+        built = build_candidate(*args)
+        return dataclasses.replace(built, files=dataclasses.replace(built.files, grader_files=(("../escape.py", b"x"),)))
+
+    monkeypatch.setattr("miner.scan.build_candidate", escaping)
+    with pytest.raises(HindcastError, match="escapes the repository"):
+        scan(ScanOptions(repo=repo, corpus=tmp_path / "evals"))
     assert not (tmp_path / "evals").exists() and hidden(tmp_path) == []
+    assert not (tmp_path / "escape.py").exists()
 
 
-def test_a_new_corpus_is_staged_whole_and_renamed_in_once(tmp_path: Path) -> None:
+def test_closing_drops_what_was_not_published(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     first, second = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[:2]
-    # Two candidates that predicted the same id: the second is staged aside and renamed to its final id.
-    twin = dataclasses.replace(second, case=dataclasses.replace(second.case, id=first.case.id))
-    stager = Stager(tmp_path, "evals", whole=True)
-    try:
-        stager.stage(first)
-        stager.stage(twin)
-        assert stager.area is not None
-        area = stager.area
-        corpus = Corpus.init(area, name="x", repo=str(repo))
-        parent = corpus.root / "candidates"
-        kept = stager.publish(first, parent)
-        longer = dataclasses.replace(twin, case=dataclasses.replace(twin.case, id=first.case.id + "-2"))
-        moved = stager.publish(longer, parent)
-        assert (kept, moved) == (parent / first.case.id, parent / longer.case.id)
-        assert not (tmp_path / "evals").exists()  # nothing visible before the end
-        root = stager.adopt(tmp_path / "evals")
-    finally:
-        stager.close()
-    assert root == tmp_path / "evals" and not area.exists()
-    corpus = Corpus.open(root)
-    assert corpus.ids("candidates") == sorted([first.case.id, longer.case.id])
-    assert corpus.load(longer.case.id, "candidates").case == longer.case
-    assert hidden(tmp_path) == [] and hidden(root / "candidates") == []
-
-
-def test_adopting_drops_what_was_not_published(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo")
-    first, second = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[:2]
-    stager = Stager(tmp_path, "evals", whole=True)
+    corpus = Corpus.init(tmp_path / "evals", name="x", repo=str(repo))
+    parent = corpus.root / "candidates"
+    stager = Stager(parent, "candidates")
     try:
         stager.stage(first)
         stager.stage(second)
-        assert stager.area is not None
-        Corpus.init(stager.area, name="x", repo=str(repo))
-        stager.publish(first, stager.area / "candidates")
-        root = stager.adopt(tmp_path / "evals")
+        stager.publish(first, parent)
     finally:
         stager.close()
-    assert Corpus.open(root).ids("candidates") == [first.case.id]
+    assert corpus.ids("candidates") == [first.case.id] and hidden(parent) == []
 
 
 def test_a_new_corpus_may_take_the_place_of_an_empty_directory(tmp_path: Path) -> None:
@@ -202,27 +173,6 @@ def test_a_new_corpus_may_take_the_place_of_an_empty_directory(tmp_path: Path) -
     assert hidden(tmp_path) == []
     assert [c.path for c in result.candidates] == [tmp_path / "evals" / "candidates" / c.case.id
                                                    for c in result.candidates]
-
-
-def test_a_kept_candidate_takes_the_place_of_a_dropped_one_that_predicted_its_id(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo")
-    first, second = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[:2]
-    twin = dataclasses.replace(second, case=dataclasses.replace(second.case, id=first.case.id))
-    stager = Stager(tmp_path, "evals", whole=True)
-    try:
-        stager.stage(first)  # staged at candidates/<id> ...
-        stager.stage(twin)  # ... so the twin is staged aside
-        assert stager.area is not None
-        Corpus.init(stager.area, name="x", repo=str(repo))
-        path = stager.publish(twin, stager.area / "candidates")  # first is dropped; twin gets the id
-        assert path == stager.area / "candidates" / first.case.id
-        root = stager.adopt(tmp_path / "evals")
-    finally:
-        stager.close()
-    corpus = Corpus.open(root)
-    assert corpus.ids("candidates") == [first.case.id]
-    assert corpus.load(first.case.id, "candidates").case == twin.case
-    assert hidden(tmp_path) == []
 
 
 def test_the_scan_writes_what_the_child_has_not_taken_yet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -247,17 +197,17 @@ def test_the_scan_writes_what_the_child_has_not_taken_yet(tmp_path: Path, monkey
         case = dataclasses.replace(template.case, id=f"case-{number}", fix_commit=sha)
         files = dataclasses.replace(template.files, grader_files=(("tests/test_app.py", big + str(number).encode()),))
         candidates.append(dataclasses.replace(template, case=case, files=files))
-    stager = Stager(tmp_path, "evals", whole=True)
+    stager = Stager(tmp_path, "evals")
     assert stager.process is not None
     try:
         for candidate in candidates:
             stager.stage(candidate)
         stager.wait()
         assert stager.area is not None
-        area = stager.area / "candidates"
         for number, candidate in enumerate(candidates):
-            written = (area / candidate.case.id / "grader" / "tests" / "test_app.py").read_bytes()
+            written = (stager.area / candidate.case.fix_commit / "grader" / "tests" / "test_app.py").read_bytes()
             assert written == big + str(number).encode()
     finally:
         stager.close()
     assert 0 < len(by_the_scan) < len(candidates)
+    assert hidden(tmp_path) == []

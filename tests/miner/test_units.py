@@ -16,10 +16,11 @@ from miner.classify import (
 )
 from miner.gitbatch import header_path, split_sections
 from miner.gitlog import parse_log
-from miner.grader_command import RepoHints, suggest
+from miner.grader_command import RepoHints
+from miner.languages import suggest
+from miner.languages import tests_changed as changed_tests
 from miner.prompt import DRAFT_MARKER, candidate_id, draft_prompt
 from miner.testids import TestRef as Ref
-from miner.testids import tests_changed as changed_tests
 
 
 @pytest.mark.parametrize(("path", "category"), [
@@ -132,7 +133,7 @@ def test_go_test_data_runs_its_package_whole() -> None:
 
 def test_js_tests_of_an_unknown_runner_run_the_project_test_script() -> None:
     def hints(package: str) -> RepoHints:
-        return RepoHints(package_json=package.encode())
+        return RepoHints(file_content={"package.json": package.encode()}.get)
 
     tap = suggest(["test/parse.test.js"], [], hints('{"scripts": {"test": "tap test/*.js"}, "devDependencies": {"tap": "1"}}'))
     assert (tap.command, tap.inferred) == ("npm test", True)

@@ -1,0 +1,34 @@
+"""Rust: `#[test]` functions; `cargo test`, with `--test` for the integration test files of tests/."""
+
+from __future__ import annotations
+
+import re
+
+from miner.grader_command import Command, RepoHints, quote, ref_id
+from miner.testids import TestRef, annotated, brace_tests
+
+NAME = "rust"
+SUFFIXES: tuple[str, ...] = (".rs",)
+BUILD_FILES: tuple[str, ...] = ()
+RUST_ATTR = re.compile(r"^\s*#\[(?:\w+::)*test\b")
+RUST_FN = re.compile(r"\bfn\s+(\w+)")
+
+
+def _starts(text: list[str]) -> list[tuple[int, str]]:
+    return [(index, name) for index, line in enumerate(text)
+            if RUST_ATTR.match(line) and (name := annotated(text, index, RUST_FN)) is not None]
+
+
+def tests(path: str, content: bytes, section: bytes) -> set[TestRef]:
+    """The `#[test]` functions holding a changed line."""
+    return brace_tests(path, content, section, _starts)
+
+
+def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
+    """cargo test of the integration test files changed, filtered to the tests changed."""
+    integration = sorted({p.rsplit("/", 1)[-1][:-3] for p in files if p.startswith("tests/") and p.endswith(".rs")
+                          and p.count("/") == 1})
+    targets = "".join(f" --test {quote(name)}" for name in integration)
+    names = sorted({ref.name for ref in refs})
+    return Command(f"cargo test{targets}" + (f" -- {' '.join(map(quote, names))}" if names else ""),
+                   tuple(ref_id(ref) for ref in refs))
