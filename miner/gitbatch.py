@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import IO, NamedTuple
 
 from corpus.errors import GitError
-from corpus.gitutil import git_env
+from corpus.gitutil import GIT as GIT_EXECUTABLE
+from corpus.gitutil import ISOLATED_CONFIG, git_env
 from corpus.patchid import PATCH_DIFF_OPTIONS, PATCH_ID_COMMAND
 
-GIT = ["git", "-c", "core.quotePath=false"]
+GIT = [GIT_EXECUTABLE, *ISOLATED_CONFIG, "-c", "core.quotePath=false"]
 DIFF_OPTIONS = PATCH_DIFF_OPTIONS  # the scan reads the very diffs its patch ids are taken from
 INDEX_LINE = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d+))?")
 MODE_LINE = re.compile(rb"^(?:new file|deleted file|new|old) mode (\d+)")
