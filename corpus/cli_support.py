@@ -36,12 +36,9 @@ def run_cli(group: click.Group, prog: str, argv: list[str] | None = None) -> int
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo(f"{prog}: interrupted", err=True)
         return ExitCode.INTERRUPTED
-    except click.UsageError as exc:
+    except click.ClickException as exc:  # usage errors included: click's own code for them is 2, ours is 3
         click.echo(f"{prog}: error: {exc.format_message()}", err=True)
-        return ExitCode.BAD_INPUT
-    except click.ClickException as exc:
-        click.echo(f"{prog}: error: {exc.format_message()}", err=True)
-        return exc.exit_code or ExitCode.BAD_INPUT
+        return ExitCode.BAD_INPUT if isinstance(exc, click.UsageError) else exc.exit_code or ExitCode.BAD_INPUT
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except BrokenPipeError:

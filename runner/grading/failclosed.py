@@ -23,9 +23,8 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from corpus.gitutil import run_git
-from corpus.layout import repo_path as repo_path_of
 from corpus.testfiles import matcher_for_tests
-from runner.workspace.inside import read_inside, remove_inside, write_inside
+from runner.workspace.inside import exists_inside, read_inside, remove_inside, write_inside
 
 CONFIG_NAMES = frozenset({"conftest.py", "pytest.ini", ".pytest.ini", "tox.ini"})
 CONFIG_PREFIXES = ("jest.config.", "vitest.config.")
@@ -113,7 +112,7 @@ def restore_test_config(
     def cause_of(path: str) -> Cause:
         if path in existed:
             return "edited" if path in changed else "fix"
-        return "added" if path in changed or path in found or _exists(workspace, path) else "fix"
+        return "added" if path in changed or path in found or exists_inside(workspace, path) else "fix"
 
     for path in candidates:
         current = read_inside(workspace, path)
@@ -125,7 +124,7 @@ def restore_test_config(
             if wanted is None:
                 wanted = setup_content(path) if path in existed else None
         if wanted is None:
-            if _exists(workspace, path):
+            if exists_inside(workspace, path):
                 cause = cause_of(path)
                 remove_inside(workspace, path)
                 actions.append(RestoreAction(path, "removed", cause))
@@ -134,7 +133,7 @@ def restore_test_config(
             write_inside(workspace, path, wanted)
             actions.append(RestoreAction(path, "written", cause))
     for name in sorted(ROOT_SHADOWS):
-        if name not in existed and _exists(workspace, name):
+        if name not in existed and exists_inside(workspace, name):
             remove_inside(workspace, name)
             actions.append(RestoreAction(name, "removed", "added"))
     return tuple(actions)
@@ -148,10 +147,6 @@ def _walk_config(workspace: Path) -> Iterable[str]:
             path = (rel / name).as_posix()
             if is_test_config(path):
                 yield path
-
-
-def _exists(workspace: Path, repo_path: str) -> bool:
-    return os.path.lexists(workspace.joinpath(*repo_path_of(repo_path).parts))
 
 
 def edited_test_files(changed: Iterable[str], grader_paths: Iterable[str], test_globs: tuple[str, ...]) -> list[str]:

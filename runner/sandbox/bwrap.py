@@ -27,6 +27,7 @@ TASK_DIR = "/task"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix")
 """Host directories bound read-only when they exist: the system, its configuration and its tools."""
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
+NOT_ON_PATH = f"bubblewrap (bwrap) is not on PATH: {INSTALL_HINT}, or pass --sandbox none"
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def available() -> str | None:
 @lru_cache(maxsize=4)
 def _probe(bwrap: str | None) -> str | None:
     if bwrap is None:
-        return f"bubblewrap (bwrap) is not on PATH: {INSTALL_HINT}, or pass --sandbox none"
+        return NOT_ON_PATH
     proc = subprocess.run([bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
                            "--die-with-parent", "true"], capture_output=True, check=False)
     if proc.returncode != 0:
@@ -86,7 +87,7 @@ def command_line(spec: SandboxSpec, argv: Sequence[str]) -> list[str]:
     """The bwrap command line that runs argv inside the sandbox the spec describes."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
-        raise UsageError(f"bubblewrap (bwrap) is not on PATH: {INSTALL_HINT}, or pass --sandbox none")
+        raise UsageError(NOT_ON_PATH)
     args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--hostname", "sandbox"]
     if not spec.network:

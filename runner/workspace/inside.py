@@ -10,7 +10,7 @@ import errno
 import os
 import shutil
 import stat
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from corpus.layout import repo_path
 
@@ -18,7 +18,7 @@ DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _parts(relative: str) -> tuple[str, ...]:
-    return PurePosixPath(repo_path(relative)).parts
+    return repo_path(relative).parts
 
 
 def _clear(name: str, parent: int) -> None:
@@ -72,6 +72,17 @@ def write_inside(root: Path, relative: str, data: bytes, mode: int = 0o644) -> N
         os.close(fd)
 
 
+def exists_inside(root: Path, relative: str) -> bool:
+    """Whether anything is at root/relative reached through real directories, or a link stands on the way
+    (which `remove_inside` would remove); nothing behind a link is looked at."""
+    parts = _parts(relative)
+    fd, stopped = _descend(root, parts, create=False)
+    try:
+        return _is_link(stopped, fd) if stopped is not None else _lexists(parts[-1], fd)
+    finally:
+        os.close(fd)
+
+
 def remove_inside(root: Path, relative: str) -> bool:
     """Remove root/relative (a file, a link itself, or a whole tree); a link on the way is removed instead of
     followed, so nothing outside root is touched. True when something was removed."""
@@ -79,21 +90,31 @@ def remove_inside(root: Path, relative: str) -> bool:
     fd, stopped = _descend(root, parts, create=False)
     try:
         if stopped is not None:
-            try:
-                if not stat.S_ISLNK(os.lstat(stopped, dir_fd=fd).st_mode):
-                    return False  # missing, or a file where a directory would be: nothing of the path is here
-            except FileNotFoundError:
-                return False
+            if not _is_link(stopped, fd):
+                return False  # missing, or a file where a directory would be: nothing of the path is here
             os.unlink(stopped, dir_fd=fd)  # the link itself goes: what it pointed at stays untouched
             return True
-        try:
-            os.lstat(parts[-1], dir_fd=fd)
-        except FileNotFoundError:
+        if not _lexists(parts[-1], fd):
             return False
         _clear(parts[-1], fd)
         return True
     finally:
         os.close(fd)
+
+
+def _lexists(name: str, parent: int) -> bool:
+    try:
+        os.lstat(name, dir_fd=parent)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _is_link(name: str, parent: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=parent).st_mode)
+    except FileNotFoundError:
+        return False
 
 
 def read_inside(root: Path, relative: str) -> bytes | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from runner.sandbox.bwrap import WORKSPACE, Bind, SandboxSpec, available, command_line
@@ -15,8 +16,7 @@ def sandboxed(tmp_path: Path, script: str, **changes: object) -> subprocess.Comp
     workspace.mkdir(exist_ok=True)
     home.mkdir(exist_ok=True)
     spec = SandboxSpec(workspace=workspace, home=home, env={"PATH": "/usr/bin:/bin"})
-    for name, value in changes.items():
-        spec = SandboxSpec(**{**spec.__dict__, name: value})
+    spec = replace(spec, **changes)  # type: ignore[arg-type]
     return subprocess.run(command_line(spec, ["bash", "-c", script]), capture_output=True, text=True,
                           timeout=60, check=False)
 

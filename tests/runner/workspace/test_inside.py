@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from corpus.errors import UsageError
-from runner.workspace.inside import read_inside, remove_inside, write_inside
+from runner.workspace.inside import exists_inside, read_inside, remove_inside, write_inside
 
 
 @pytest.fixture
@@ -74,3 +74,14 @@ def test_paths_that_step_out_are_refused(tree: tuple[Path, Path], bad: str) -> N
     workspace, _ = tree
     with pytest.raises(UsageError):
         write_inside(workspace, bad, b"x")
+
+
+def test_existence_is_judged_without_looking_behind_a_link(tree: tuple[Path, Path]) -> None:
+    workspace, outside = tree
+    (workspace / "tests").symlink_to(outside)
+    (workspace / "file").write_text("x")
+    (workspace / "real").mkdir()
+    (workspace / "real" / "conftest.py").write_text("x")
+    assert exists_inside(workspace, "tests/anything.py")  # the link stands in the way, whatever lies behind it
+    assert exists_inside(workspace, "real/conftest.py") and exists_inside(workspace, "tests")
+    assert not exists_inside(workspace, "file/below") and not exists_inside(workspace, "real/missing.py")
