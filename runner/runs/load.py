@@ -1,4 +1,5 @@
-"""Reading a run: run.json and every planned trial's result.json, with the aggregates recomputed on every read."""
+"""Reading a run to judge it: run.json and every planned trial's result.json, each checked against the digest
+run.json recorded for it, with the aggregates recomputed on every read."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runner.runs.aggregate import Aggregate, cell_aggregate, variant_aggregate
+from runner.runs.digests import audit_run
 from runner.runs.manifest import RunManifest, read_manifest
-from runner.runs.result import TrialResult, read_trial
+from runner.runs.result import RESULT_FILE, TrialResult, parse_trial, trial_path
 
 
 @dataclass(frozen=True)
@@ -32,9 +34,16 @@ class LoadedRun:
 
 
 def load_run(run_dir: Path | str) -> LoadedRun:
-    """Read run.json and every planned trial's result.json; aggregates are recomputed, never read."""
+    """Read run.json and every planned trial's result.json; aggregates are recomputed, never read.
+
+    UsageError when a trial does not match run.json: a result changed since it was recorded, a recorded result
+    gone, or a trial folder run.json never recorded.
+    """
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir)
+    audit = audit_run(run_dir, manifest)
+    audit.check()
+    recorded = {(a.variant, a.case_id, a.trial): a.data for a in audit.recorded()}
     config = manifest.config
     trials: list[TrialResult] = []
     cells: list[Aggregate] = []
@@ -42,8 +51,10 @@ def load_run(run_dir: Path | str) -> LoadedRun:
     for variant in config.variants:
         variant_cells = []
         for case_id in config.cases:
-            found = [r for t in range(1, config.trials + 1)
-                     if (r := read_trial(run_dir, variant.name, case_id, t)) is not None]
+            found = [parse_trial(data, trial_path(run_dir, variant.name, case_id, t) / RESULT_FILE,
+                                 variant.name, case_id, t)
+                     for t in range(1, config.trials + 1)
+                     if (data := recorded.get((variant.name, case_id, t))) is not None]
             trials.extend(found)
             variant_cells.append(cell_aggregate(variant.name, case_id, found, config.trials))
         cells.extend(variant_cells)

@@ -1,21 +1,23 @@
-"""run.json: a run's identity, fingerprints and configuration (its mode, trials, variants and cases)."""
+"""run.json: a run's identity, fingerprints, configuration (its mode, trials, variants and cases) and the digest of
+every trial it recorded."""
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_text
 
-FORMAT = 1
-"""The format number of run.json and result.json."""
+FORMAT = 2
+"""The format number of run.json (2: with the digest of every recorded trial)."""
 RUN_FILE = "run.json"
 MODES = ("agent", "baseline", "oracle", "regrade")
 VARIANT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,8 @@ class RunManifest:
     """What is measured."""
     resumed: tuple[dict[str, Any], ...] = ()
     """One entry per resume: when, and the runtime it resumed with."""
+    digests: dict[str, str] = field(default_factory=dict)
+    """sha256 hex of each recorded trial's result.json, by variant/case/trial (``runner.runs.digests``)."""
 
 
 def load_object(text: str, path: Path) -> dict[str, Any]:
@@ -93,6 +97,9 @@ def read_manifest(run_dir: Path) -> RunManifest:
     if not path.is_file():
         raise UsageError(f"{run_dir}: not a run directory (no {RUN_FILE})")
     data = load_object(path.read_text(encoding="utf-8"), path)
+    if data.get("format") == 1:
+        raise UsageError(f"{path}: format 1, made before run.json recorded its trials' digests, so its outcomes "
+                         f"cannot be checked; make a new run")
     if data.get("format") != FORMAT:
         raise UsageError(f"{path}: unsupported format {data.get('format')!r} (expected {FORMAT})")
     try:
@@ -100,9 +107,13 @@ def read_manifest(run_dir: Path) -> RunManifest:
         raw["variants"] = tuple(Variant(**v) for v in raw["variants"])
         raw["cases"] = tuple(raw["cases"])
         config = RunConfig(**raw)
+        digests = dict(data["digests"])
+        bad = next((k for k, v in digests.items() if not isinstance(v, str) or not DIGEST.match(v)), None)
+        if bad is not None:
+            raise ValueError(f"digests: {bad!r} is not a sha256 hex digest")
         return RunManifest(run_id=data["run_id"], created=data["created"],
                            dataset_fingerprint=data["dataset_fingerprint"], runtime=dict(data["runtime"]),
-                           config=config, resumed=tuple(data.get("resumed") or ()))
+                           config=config, resumed=tuple(data.get("resumed") or ()), digests=digests)
     except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"{path}: not a run manifest ({exc.__class__.__name__}: {exc})") from None
 

@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from corpus.errors import UsageError
-from runner.runs.manifest import FORMAT, load_object
+from runner.runs.manifest import load_object
 
+RESULT_FORMAT = 1
+"""The format number of result.json."""
 RESULT_FILE = "result.json"
 ARTIFACTS = ("prompt.md", "transcript.log", "candidate.patch", "grader.log", "result.json")
 OUTCOMES = ("pass", "fail", "error")
@@ -83,7 +85,7 @@ class TrialResult:
 
     def to_json(self) -> str:
         """The result.json text."""
-        return json.dumps({"format": FORMAT, **asdict(self)}, indent=2, sort_keys=True) + "\n"
+        return json.dumps({"format": RESULT_FORMAT, **asdict(self)}, indent=2, sort_keys=True) + "\n"
 
     @staticmethod
     def from_json(text: str, path: Path) -> TrialResult:
@@ -109,12 +111,13 @@ def trial_path(run_dir: Path, variant: str, case_id: str, trial: int) -> Path:
     return run_dir / variant / case_id / str(trial)
 
 
-def read_trial(run_dir: Path, variant: str, case_id: str, trial: int) -> TrialResult | None:
-    """A trial's result, or None when it has not been recorded."""
-    path = trial_path(run_dir, variant, case_id, trial) / RESULT_FILE
-    if not path.is_file():
-        return None
-    result = TrialResult.from_json(path.read_text(encoding="utf-8"), path)
+def parse_trial(data: bytes, path: Path, variant: str, case_id: str, trial: int) -> TrialResult:
+    """The result.json bytes of one trial folder, checked to name that folder; UsageError naming the file."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text") from None
+    result = TrialResult.from_json(text, path)
     if (result.variant, result.case_id, result.trial) != (variant, case_id, trial):
         raise UsageError(f"{path}: records {result.variant}/{result.case_id}/{result.trial}, not its own folder")
     return result

@@ -8,8 +8,10 @@ from typing import Any
 
 from corpus import StoredCase
 from corpus.errors import UsageError
+from runner.runs.digests import TrialId, audit_run
+from runner.runs.load import load_run
 from runner.runs.manifest import MODES, VARIANT_NAME, RunConfig, Variant, read_manifest
-from runner.runs.result import read_trial, trial_path
+from runner.runs.result import RESULT_FILE, parse_trial, trial_path
 from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT, SavedAttempt, TrialSpec
 
 DEFAULT_AGENT_TIMEOUT = 1800.0
@@ -142,30 +144,25 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def source_trials(config: RunConfig) -> dict[tuple[str, str, int], SavedAttempt]:
-    """regrade: every recorded trial of the source run, by (variant, case, trial)."""
+def source_trials(config: RunConfig) -> dict[TrialId, SavedAttempt]:
+    """regrade: every recorded trial of the source run, by (variant, case, trial); a source that does not match
+    its run.json is refused like any run that is judged."""
     assert config.patch_from is not None
-    source_dir = Path(config.patch_from)
-    manifest = read_manifest(source_dir)
-    saved = {}
-    for variant in config.variants:
-        for case_id in config.cases:
-            for t in range(1, config.trials + 1):
-                result = read_trial(source_dir, variant.name, case_id, t)
-                if result is not None:
-                    folder = trial_path(source_dir, variant.name, case_id, t)
-                    saved[(variant.name, case_id, t)] = SavedAttempt(manifest.run_id, folder, result)
-    return saved
+    source = load_run(Path(config.patch_from))
+    return {(r.variant, r.case_id, r.trial): SavedAttempt(source.manifest.run_id,
+                                                          trial_path(source.directory, r.variant, r.case_id, r.trial), r)
+            for r in source.trials if r.case_id in config.cases}
 
 
-def plan_trials(config: RunConfig, stored: dict[str, StoredCase], saved: dict[tuple[str, str, int], SavedAttempt],
+def plan_trials(config: RunConfig, stored: dict[str, StoredCase], saved: dict[TrialId, SavedAttempt],
           resume_dir: Path | None) -> list[TrialSpec]:
-    """The trials to run: all of them, or (resuming) those without a result or with an error."""
+    """The trials to run: all of them, or (resuming) those without a recorded pass or fail."""
+    scored = _scored(resume_dir) if resume_dir is not None else set()
     plan = []
     for case_id in config.cases:
         for variant in config.variants:
             for t in range(1, config.trials + 1):
-                if resume_dir is not None and _recorded(resume_dir, variant.name, case_id, t):
+                if (variant.name, case_id, t) in scored:
                     continue
                 if config.mode == "regrade" and (variant.name, case_id, t) not in saved:
                     continue
@@ -174,10 +171,22 @@ def plan_trials(config: RunConfig, stored: dict[str, StoredCase], saved: dict[tu
     return plan
 
 
-def _recorded(run_dir: Path, variant: str, case_id: str, trial: int) -> bool:
-    """True when the trial has a readable pass or fail result (errors and unreadable results run again)."""
-    try:
-        result = read_trial(run_dir, variant, case_id, trial)
-    except UsageError:
-        return False
-    return result is not None and result.outcome != "error"
+def _scored(run_dir: Path) -> set[TrialId]:
+    """The trials a resume keeps: recorded in run.json with a readable pass or fail result.
+
+    Errors, unreadable results and folders run.json never recorded run again; a recorded trial that changed or
+    disappeared refuses the resume (UsageError).
+    """
+    audit = audit_run(run_dir, read_manifest(run_dir))
+    audit.check(resuming=True)
+    kept = set()
+    for trial in audit.recorded():
+        assert trial.data is not None
+        path = trial_path(run_dir, trial.variant, trial.case_id, trial.trial) / RESULT_FILE
+        try:
+            result = parse_trial(trial.data, path, trial.variant, trial.case_id, trial.trial)
+        except UsageError:
+            continue
+        if result.outcome != "error":
+            kept.add((trial.variant, trial.case_id, trial.trial))
+    return kept

@@ -20,6 +20,7 @@ from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
 from runner.grading.failclosed import read_fix_config
 from runner.process import kill_running
+from runner.runs.digests import DigestLedger, forget_trials
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.manifest import (
     RunConfig,
@@ -80,7 +81,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         _clean_staging(run_dir)
         resumed = {"at": _now(), "runtime": runtime_info(config), "trials": len(plan)}
         manifest = replace(manifest, resumed=(*manifest.resumed, resumed))
-        write_manifest(run_dir, manifest)
+        forget_trials(run_dir, manifest, [(s.variant, s.stored.case.id, s.trial) for s in plan])
     else:
         results_dir = options.results_dir or corpus.root / RESULTS_DIR
         run_dir = _create_run(results_dir, manifest)
@@ -167,6 +168,7 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
     def one(spec: TrialSpec) -> TrialResult | None:
         return run_trial(spec, ctx, assets.get(spec.stored))
 
+    ledger = DigestLedger(run_dir)
     futures: list[Future[TrialResult | None]] = [pool.submit(one, spec) for spec in plan]
     done = 0
     try:
@@ -176,6 +178,8 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
             for future in finished:
                 result = future.result()
                 done += 1
+                if result is not None:
+                    ledger.record(result)
                 if progress and result is not None:
                     progress(done, len(plan), result)
     except BaseException:
@@ -185,11 +189,20 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
         while not all(f.done() for f in futures):
             kill_running()
             wait(futures, timeout=0.2)
+        _record_published(ledger, futures)
         raise
     finally:
         pool.shutdown(wait=True)
         janitor.shutdown(wait=True)
         shutil.rmtree(root, ignore_errors=True)
+        ledger.flush()
+
+
+def _record_published(ledger: DigestLedger, futures: list[Future[TrialResult | None]]) -> None:
+    """Record the trials that were published while the run stopped (recording one twice changes nothing)."""
+    for future in futures:
+        if not future.cancelled() and future.exception() is None and (result := future.result()) is not None:
+            ledger.record(result)
 
 
 def _now() -> str:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from corpus import Case, CaseFiles, Corpus, Grader
+from runner.runs.digests import result_digest, trial_key
+from runner.runs.manifest import read_manifest, write_manifest
 
 FINGERPRINT = "f" * 64
 OUTCOME = {"p": "pass", "f": "fail", "e": "error"}
@@ -26,12 +29,13 @@ def write_run(root: Path, run_id: str, cells: Mapping[str, str], *, fingerprint:
     parsed = {key: (key.split("::", 1) if "::" in key else ("default", key)) for key in cells}
     names = list(variants) or list(dict.fromkeys(variant for variant, _ in parsed.values()))
     manifest = {
-        "format": 1, "run_id": run_id, "created": "2024-06-01T00:00:00+00:00",
+        "format": 2, "run_id": run_id, "created": "2024-06-01T00:00:00+00:00",
         "dataset_fingerprint": fingerprint,
         "runtime": {"hindcast": "0.1.0", "python": "3.11", "os": "linux", "git": "2.43"},
         "config": {"mode": "agent", "trials": max(len(v) for v in cells.values()),
                    "variants": [{"name": n, "command": f"agent-{n} {{workspace}}"} for n in names],
                    "cases": sorted({case for _, case in parsed.values()}), "agent_timeout": 600, "jobs": 1},
+        "digests": {},
     }
     run_dir.mkdir(parents=True)
     (run_dir / "run.json").write_text(json.dumps(manifest, indent=2))
@@ -53,6 +57,15 @@ def write_run(root: Path, run_id: str, cells: Mapping[str, str], *, fingerprint:
             trial_dir = run_dir / variant / case_id / str(trial)
             trial_dir.mkdir(parents=True)
             (trial_dir / "result.json").write_text(json.dumps(result, indent=2))
+    return record_digests(run_dir)
+
+
+def record_digests(run_dir: Path) -> Path:
+    """Record in run.json the digest of every trial folder's result.json as it is now, as the run does when
+    trials finish; return the run directory. Tests call it after writing a result on purpose."""
+    digests = {trial_key(path.parent.parent.parent.name, path.parent.parent.name, int(path.parent.name)):
+               result_digest(path.read_bytes()) for path in run_dir.glob("*/*/[0-9]*/result.json")}
+    write_manifest(run_dir, replace(read_manifest(run_dir), digests=digests))
     return run_dir
 
 

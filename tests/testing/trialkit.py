@@ -14,6 +14,7 @@ from runner.runs.result import TrialResult, trial_path
 from runner.trial.plan import RunOptions
 from runner.trial.run import run
 from tests.testing.casefactory import build_corpus
+from tests.testing.runbuilder import record_digests
 
 AGENTS = Path(__file__).parent / "agents"
 PY = shlex.quote(sys.executable)
@@ -61,7 +62,7 @@ def graded_quickly(tmp_path: Path, **changes: object) -> Bench:
 
 
 def make_run(root: Path, outcomes: dict[tuple[str, str], list[str]], trials: int = 5) -> Path:
-    """A run written by hand: outcomes per (variant, case), in trial order."""
+    """A run written by hand: outcomes per (variant, case), in trial order, each trial recorded in run.json."""
     variant_names = list(dict.fromkeys(v for v, _ in outcomes))
     cases = list(dict.fromkeys(c for _, c in outcomes))
     config = RunConfig("agent", trials, tuple(Variant(v, "true") for v in variant_names), tuple(cases), 60.0)
@@ -74,7 +75,7 @@ def make_run(root: Path, outcomes: dict[tuple[str, str], list[str]], trials: int
             result = TrialResult(case_id, variant, number, outcome, f"because {outcome}", "f" * 64,  # type: ignore[arg-type]
                                  "2026-01-01T00:00:00+00:00")
             (folder / "result.json").write_text(result.to_json())
-    return root
+    return record_digests(root)
 
 
 def alive(pid: int) -> bool:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from runner.report.report import render_html, render_table, report_document, write_html
 from runner.runs.load import load_run
+from tests.testing.runbuilder import record_digests
 from tests.testing.trialkit import make_run
 
 
@@ -19,7 +20,7 @@ def sample(tmp_path: Path) -> Path:
     folder = run_dir / "fixer" / "tax" / "2"
     text = (folder / "result.json").read_text().replace("because error", "agent exited 1: <script>alert(1)</script>")
     (folder / "result.json").write_text(text)
-    return run_dir
+    return record_digests(run_dir)
 
 
 def test_table_shows_cases_by_variants(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from corpus.errors import UsageError
 from runner.gate.stats import wilson_interval
 from runner.runs.load import load_run
 from runner.runs.result import trial_path
+from tests.testing.runbuilder import record_digests
 from tests.testing.trialkit import make_run
 
 
@@ -54,7 +55,9 @@ def test_aggregates_never_come_from_disk(tmp_path: Path) -> None:
     assert load_run(run_dir).cells[0].success_rate == 0.5
     result_file = trial_path(run_dir, "a", "one", 2) / "result.json"
     result_file.write_text(result_file.read_text().replace('"outcome": "fail"', '"outcome": "pass"'))
-    assert load_run(run_dir).cells[0].success_rate == 1.0
+    with pytest.raises(UsageError, match="a/one/2: result.json does not match the digest"):
+        load_run(run_dir)
+    assert load_run(record_digests(run_dir)).cells[0].success_rate == 1.0  # as if the run had written it
 
 
 @pytest.mark.parametrize(("damage", "message"), [
@@ -67,6 +70,7 @@ def test_a_damaged_result_is_named(tmp_path: Path, damage: object, message: str)
     run_dir = make_run(tmp_path, {("a", "one"): ["pass"]}, trials=1)
     path = trial_path(run_dir, "a", "one", 1) / "result.json"
     damage(path)  # type: ignore[operator]
+    record_digests(run_dir)  # the run itself wrote the bad file
     with pytest.raises(UsageError, match=message) as info:
         load_run(run_dir)
     assert str(path) in str(info.value)
