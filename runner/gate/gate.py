@@ -12,8 +12,9 @@ were made on different dataset fingerprints without ``allow_dataset_change``. Ot
 4. a quarantine entry without owner or expiry, or naming a critical case (expired or not: the file must be
    clean); an expired entry stops excluding its case, which counts again;
 
-and warns on a drop over the tolerance that the test could not call significant, and on a rise of the mean
-cost per trial above the limit.
+and warns on a drop over the tolerance that the test could not call significant, on a rise of the mean cost per
+trial above the limit, and on a rise of a variant's error rate: errored trials leave every pass rate, so a
+candidate that turns failures into errors would otherwise look better (``runner.gate.summary.ErrorRate.rose``).
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ class Finding:
     level: Literal["BLOCK", "WARN"]
     """BLOCK or WARN."""
     rule: str
-    """refused, significant-drop, critical-regression, missing-case, quarantine, underpowered-drop, cost."""
+    """refused, significant-drop, critical-regression, missing-case, quarantine, underpowered-drop, cost,
+    error-rate."""
     message: str
     """One line for a person."""
 
@@ -307,7 +309,7 @@ def quarantine_findings(quarantine: Quarantine, cases: Mapping[str, CaseInfo]) -
 
 def warning_findings(test: DropTest, power: PowerNote, summary: Summary,
                      options: CompareOptions) -> list[Finding]:
-    """A drop over the tolerance that is not significant; a cost rise over the limit."""
+    """A drop over the tolerance that is not significant; a cost rise over the limit; a rise of an error rate."""
     found = []
     drop_points = -test.paired.mean_difference * 100.0 if test.paired.n else 0.0
     if not test.blocked and drop_points > options.tolerance_points:
@@ -321,4 +323,11 @@ def warning_findings(test: DropTest, power: PowerNote, summary: Summary,
         found.append(Finding("WARN", "cost", (
             f"mean cost per trial rose {change:.1f}% (${before.per_trial:.4f} -> ${after.per_trial:.4f}), "
             f"above the {limit:g}% limit")))
+    for rate in summary.errors:
+        if rate.rose:
+            found.append(Finding("WARN", "error-rate", (
+                f"error rate of {rate.label} rose from {rate.baseline_rate * 100:.1f}% ({rate.baseline_errors} of "
+                f"{rate.baseline_trials} trials) to {rate.candidate_rate * 100:.1f}% ({rate.candidate_errors} of "
+                f"{rate.candidate_trials}): errored trials leave the pass rates, so failures turned errors look "
+                f"like passes; resume the candidate run to run them again")))
     return found

@@ -96,6 +96,10 @@ def render_compare(report: CompareReport) -> list[str]:
     for name, change in (("blocking", s.blocking), ("advisory", s.advisory)):
         lines.append(f"  pass rate, {name} ({_cases(change.cases)}): {_pct(change.baseline)} -> "
                      f"{_pct(change.candidate)}" + ("" if not change.cases else f" ({change.points:+.1f} pp)"))
+    for rate in s.errors:
+        lines.append(f"  error rate, {rate.label}: {_pct(rate.baseline_rate)} ({rate.baseline_errors} of "
+                     f"{rate.baseline_trials} trials) -> {_pct(rate.candidate_rate)} ({rate.candidate_errors} of "
+                     f"{rate.candidate_trials})")
     lines.append(f"  duration p50: {_seconds(s.duration[0].p50)} -> {_seconds(s.duration[1].p50)}; "
                  f"p99: {_seconds(s.duration[0].p99)} -> {_seconds(s.duration[1].p99)}")
     for extra in (_spend_line("cost", s.cost, "$", 4), _spend_line("tokens", s.tokens, "", 0)):
@@ -168,6 +172,12 @@ def compare_document(report: CompareReport) -> dict[str, Any]:
                          "candidate": _number(s.blocking.candidate)},
             "advisory": {"cases": s.advisory.cases, "baseline": _number(s.advisory.baseline),
                          "candidate": _number(s.advisory.candidate)},
+            "error_rate": [{"baseline_variant": e.baseline_variant, "candidate_variant": e.candidate_variant,
+                            "baseline": {"errors": e.baseline_errors, "trials": e.baseline_trials,
+                                         "rate": _number(e.baseline_rate)},
+                            "candidate": {"errors": e.candidate_errors, "trials": e.candidate_trials,
+                                          "rate": _number(e.candidate_rate)},
+                            "rose": e.rose} for e in s.errors],
             "duration": [{"p50": d.p50, "p99": d.p99} for d in s.duration],
             "cost_change_pct": s.cost_change_pct, **spend,
         },

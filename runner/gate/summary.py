@@ -1,4 +1,5 @@
-"""The numbers under compare's lists: mean per-case pass rates by policy, trial durations, cost and tokens."""
+"""The numbers under compare's lists: mean per-case pass rates by policy, error rates, trial durations, cost and
+tokens."""
 
 from __future__ import annotations
 
@@ -27,6 +28,47 @@ class RateChange:
     def points(self) -> float:
         """Change in percentage points; negative is a drop."""
         return (self.candidate - self.baseline) * 100.0
+
+
+@dataclass(frozen=True)
+class ErrorRate:
+    """Errored trials over recorded trials of one compared variant in each run, over the paired rows."""
+
+    baseline_variant: str
+    """The baseline run's variant."""
+    candidate_variant: str
+    """The candidate run's variant it is compared with."""
+    baseline_errors: int
+    """Baseline trials in error."""
+    baseline_trials: int
+    """Baseline trials recorded."""
+    candidate_errors: int
+    """Candidate trials in error."""
+    candidate_trials: int
+    """Candidate trials recorded."""
+
+    @property
+    def label(self) -> str:
+        """The variant, or ``baseline -> candidate`` when their names differ."""
+        if self.baseline_variant == self.candidate_variant:
+            return self.baseline_variant
+        return f"{self.baseline_variant} -> {self.candidate_variant}"
+
+    @property
+    def baseline_rate(self) -> float:
+        """Baseline errors / trials; nan without trials."""
+        return self.baseline_errors / self.baseline_trials if self.baseline_trials else math.nan
+
+    @property
+    def candidate_rate(self) -> float:
+        """Candidate errors / trials; nan without trials."""
+        return self.candidate_errors / self.candidate_trials if self.candidate_trials else math.nan
+
+    @property
+    def rose(self) -> bool:
+        """More errored trials than the baseline and a higher share of them (compared exactly, as fractions)."""
+        return (self.candidate_errors > self.baseline_errors
+                and self.candidate_errors * self.baseline_trials > self.baseline_errors * self.candidate_trials)
 
 
 @dataclass(frozen=True)
@@ -62,6 +104,8 @@ class Summary:
     """Cases that can block, not quarantined."""
     advisory: RateChange
     """Advisory cases, not quarantined."""
+    errors: tuple[ErrorRate, ...]
+    """Error rate of each compared variant in both runs, over every paired row."""
     duration: tuple[Spread, Spread]
     """Baseline and candidate trial durations."""
     cost: tuple[Spend | None, Spend | None]
@@ -87,6 +131,20 @@ def rate_change(rows: Sequence[Row]) -> RateChange:
     return RateChange(len(base), math.fsum(base) / len(base), math.fsum(cand) / len(cand))
 
 
+def error_rates(rows: Sequence[Row]) -> tuple[ErrorRate, ...]:
+    """Errors and recorded trials of each (baseline variant, candidate variant) over the paired rows."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for row in rows:
+        if row.baseline is None or row.candidate is None:
+            continue
+        tally = counts.setdefault((row.baseline.variant, row.candidate.variant), [0, 0, 0, 0])
+        tally[0] += row.baseline.errors
+        tally[1] += row.baseline.trials
+        tally[2] += row.candidate.errors
+        tally[3] += row.candidate.trials
+    return tuple(ErrorRate(base, cand, *tally) for (base, cand), tally in sorted(counts.items()))
+
+
 def spread(values: Sequence[float]) -> Spread:
     """p50 and p99 of durations."""
     if not values:
@@ -102,7 +160,7 @@ def spend(values: Sequence[float | int | None]) -> Spend | None:
 
 
 def summarize(rows: Sequence[Row], baseline: RunTrials, candidate: RunTrials, keyed_by: str) -> Summary:
-    """Pass rates by policy, and durations, cost and tokens over the keys both runs have."""
+    """Pass rates by policy, and error rates, durations, cost and tokens over the keys both runs have."""
     paired_keys = {r.key for r in rows if r.paired}
 
     def trials_of(run: RunTrials) -> list[TrialResult]:
@@ -113,6 +171,7 @@ def summarize(rows: Sequence[Row], baseline: RunTrials, candidate: RunTrials, ke
     return Summary(
         blocking=rate_change([r for r in rows if r.gated]),
         advisory=rate_change([r for r in rows if r.advisory]),
+        errors=error_rates(rows),
         duration=(spread([t.durations.total for t in base if t.durations.total is not None]),
                   spread([t.durations.total for t in cand if t.durations.total is not None])),
         cost=(spend([t.cost_usd for t in base]), spend([t.cost_usd for t in cand])),

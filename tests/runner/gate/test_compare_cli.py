@@ -37,7 +37,7 @@ def compare(root: Path, *extra: str) -> int:
 def test_report_leads_with_regressions(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert compare(runs, "--quarantine", str(runs / "q.yaml")) == 4
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:33] == [
+    assert lines[:34] == [
         "baseline base (default) vs candidate cand (default), compared by case",
         "",
         "Regressions (2):",
@@ -70,6 +70,7 @@ def test_report_leads_with_regressions(runs: Path, capsys: pytest.CaptureFixture
         "Summary:",
         "  pass rate, blocking (4 cases): 70.0% -> 75.0% (+5.0 pp)",
         "  pass rate, advisory (1 case): 100.0% -> 40.0% (-60.0 pp)",
+        "  error rate, default: 0.0% (0 of 30 trials) -> 0.0% (0 of 30)",
         "  duration p50: 13.0s -> 13.0s; p99: 15.0s -> 15.0s",
     ]
     assert "  cost: $3.0000 -> $3.0000; per trial $0.1000 -> $0.1000 (+0.0%) over 30/30 trials" in lines
@@ -121,6 +122,29 @@ def test_exit_codes_pass_warn_block(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert gate("worse", "--tolerance", "15") == 0
     assert gate("gone") == 4
     capsys.readouterr()
+
+
+def test_failures_turned_errors_warn_in_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_corpus(tmp_path / "evals", {"a": "blocking", "b": "blocking", "c": "blocking"})
+    write_run(tmp_path / "runs", "base", {"a": "ppppf", "b": "ppppe", "c": "ppppp"})
+    write_run(tmp_path / "runs", "cand", {"a": "ppppe", "b": "ppppe", "c": "ppppp"})
+    argv = ["compare", "--baseline", str(tmp_path / "runs" / "base"), "--candidate", str(tmp_path / "runs" / "cand"),
+            "--corpus", str(tmp_path / "evals")]
+    assert run_cli(cli, "runner", argv) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert "  error rate, default: 6.7% (1 of 15 trials) -> 13.3% (2 of 15)" in lines
+    warning = ("WARN: error rate of default rose from 6.7% (1 of 15 trials) to 13.3% (2 of 15): errored trials "
+               "leave the pass rates, so failures turned errors look like passes; resume the candidate run to run "
+               "them again")
+    assert lines[-2:] == [warning, "verdict: WARN (exit 2)"]
+    assert run_cli(cli, "runner", [*argv, "--json"]) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["error_rate"] == [{
+        "baseline_variant": "default", "candidate_variant": "default", "rose": True,
+        "baseline": {"errors": 1, "trials": 15, "rate": pytest.approx(1 / 15)},
+        "candidate": {"errors": 2, "trials": 15, "rate": pytest.approx(2 / 15)}}]
+    assert [(f["level"], f["rule"]) for f in data["findings"]] == [("WARN", "error-rate")]
+    assert (data["verdict"], data["exit_code"]) == ("WARN", 2)
 
 
 def test_refusals_exit_4_with_the_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,7 @@ from corpus import Corpus, CorpusError
 from runner.gate.gate import CompareOptions, CompareReport, evaluate
 from runner.gate.pairing import UsageError, case_index, load_trials
 from runner.gate.quarantine import Quarantine, QuarantineEntry, load_quarantine
+from runner.gate.summary import ErrorRate
 from tests.testing.runbuilder import write_corpus, write_run
 
 TODAY = date(2024, 6, 15)
@@ -152,6 +153,58 @@ def test_cost_rise_warns_above_the_limit(tmp_path: Path) -> None:
     relaxed = evaluate(base, cand, case_index(corpus), Quarantine(),
                        CompareOptions(today=TODAY, max_cost_increase_pct=50.0))
     assert relaxed.verdict == "PASS"
+
+
+def test_failures_turned_errors_warn_though_every_rate_rose(tmp_path: Path) -> None:
+    kinds = blocking(4)
+    base = {case: ("ppppf" if i < 2 else ALL_PASS) for i, case in enumerate(kinds)}
+    cand = {case: ("ppppe" if i < 2 else ALL_PASS) for i, case in enumerate(kinds)}
+    report = gate(tmp_path, base, cand, kinds)
+    assert report.summary.blocking.points == pytest.approx(10.0) and len(report.fixes()) == 2  # looks better
+    assert (report.verdict, report.exit_code, rules(report)) == ("WARN", 2, [("WARN", "error-rate")])
+    assert report.findings[0].message == (
+        "error rate of default rose from 0.0% (0 of 20 trials) to 10.0% (2 of 20): errored trials leave the pass "
+        "rates, so failures turned errors look like passes; resume the candidate run to run them again")
+    (rate,) = report.summary.errors
+    assert (rate.baseline_errors, rate.baseline_trials, rate.candidate_errors, rate.candidate_trials) == (0, 20, 2, 20)
+
+
+def test_equal_or_lower_error_rates_do_not_warn(tmp_path: Path) -> None:
+    kinds = blocking(4)
+    base = {case: ("ppppe" if i == 0 else ALL_PASS) for i, case in enumerate(kinds)}
+    cand = {case: ("ppppe" if i == 1 else ALL_PASS) for i, case in enumerate(kinds)}
+    report = gate(tmp_path, base, cand, kinds)
+    assert (report.verdict, rules(report)) == ("PASS", [])
+    assert not report.summary.errors[0].rose
+    fewer = gate(tmp_path / "fewer", cand, {case: ALL_PASS for case in kinds}, kinds)
+    assert (fewer.verdict, rules(fewer)) == ("PASS", [])
+
+
+def test_the_error_rate_warning_is_per_variant_and_never_hides_a_block(tmp_path: Path) -> None:
+    kinds = blocking(3)
+    base = {f"{v}::{case}": ("pppe" if v == "v2" else "pppp") for v in ("v1", "v2") for case in kinds}
+    cand = {f"{v}::{case}": ("pppe" if v == "v1" else "pppp") for v in ("v1", "v2") for case in kinds}
+    report = gate(tmp_path, base, cand, kinds)
+    assert [(r.label, r.baseline_errors, r.candidate_errors, r.rose) for r in report.summary.errors] == [
+        ("v1", 0, 3, True), ("v2", 3, 0, False)]
+    assert rules(report) == [("WARN", "error-rate")] and "error rate of v1 rose" in report.findings[0].message
+    gone = {key: letters for key, letters in cand.items() if key != "v2::case-00"}
+    blocked = gate(tmp_path / "blocked", base, gone, kinds)
+    assert (blocked.verdict, blocked.exit_code) == ("BLOCK", 4)
+    assert rules(blocked) == [("BLOCK", "missing-case"), ("WARN", "error-rate")]
+
+
+@pytest.mark.parametrize(("base", "cand", "rose"), [
+    ((0, 10), (1, 10), True),
+    ((1, 10), (1, 10), False),
+    ((2, 10), (1, 10), False),
+    ((1, 10), (1, 5), False),    # a higher share, but no more errored trials
+    ((1, 10), (2, 20), False),   # more errored trials, the same share
+    ((1, 10), (3, 20), True),
+])
+def test_an_error_rate_rises_with_more_errored_trials_and_a_higher_share(
+        base: tuple[int, int], cand: tuple[int, int], rose: bool) -> None:
+    assert ErrorRate("a", "b", *base, *cand).rose is rose
 
 
 def test_refuses_with_fewer_than_three_non_error_trials(tmp_path: Path) -> None:
