@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import secrets
 import shutil
@@ -18,7 +19,7 @@ from corpus.errors import HindcastError, UsageError
 from corpus.fsutil import staging_directory
 from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
-from runner.grading.failclosed import read_fix_config
+from runner.grading.failclosed import is_test_config, read_fix_config
 from runner.process import kill_running
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.manifest import (
@@ -29,6 +30,7 @@ from runner.runs.manifest import (
 )
 from runner.runs.result import TrialResult
 from runner.runs.runtime import runtime_info
+from runner.sandbox.confine import Confinement, check_confinement
 from runner.trial.plan import RunOptions, new_config, plan_trials, resume_config, source_trials
 from runner.trial.trial import (
     CaseAssets,
@@ -58,6 +60,13 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     if options.agent_timeout is not None and options.agent_timeout <= 0:
         raise UsageError("--agent-timeout must be positive")
     repo = open_repository(corpus.repo_path(options.repo))
+    results_dir = options.results_dir or corpus.root / RESULTS_DIR
+    hidden = _hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from,
+                           options.scratch_root or tempfile.gettempdir(), *package_dirs())
+    confinement = check_confinement(Confinement(
+        options.sandbox, options.agent_network, options.agent_binds, options.agent_home,  # type: ignore[arg-type]
+        tuple(Path(h) for h in hidden)))
+    sandbox = confinement.record()
     stored_all = {s.case.id: s for s in corpus.load_all("cases")}
     dataset = corpus_fingerprint((s.case, s.files) for s in stored_all.values())
     if options.resume is not None:
@@ -70,7 +79,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
                              f"start a new run")
     else:
         config = new_config(options, stored_all)
-        manifest = RunManifest(new_run_id(), _now(), dataset, runtime_info(config), config)
+        manifest = RunManifest(new_run_id(), _now(), dataset, runtime_info(config, sandbox), config)
     missing = [c for c in config.cases if c not in stored_all]
     if missing:
         raise UsageError(f"case {missing[0]!r} is not in the corpus {corpus.root}")
@@ -78,17 +87,16 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     if options.resume is not None:
         plan = plan_trials(config, stored_all, saved, run_dir)
         _clean_staging(run_dir)
-        resumed = {"at": _now(), "runtime": runtime_info(config), "trials": len(plan)}
+        resumed = {"at": _now(), "runtime": runtime_info(config, sandbox), "trials": len(plan)}
         manifest = replace(manifest, resumed=(*manifest.resumed, resumed))
         write_manifest(run_dir, manifest)
     else:
-        results_dir = options.results_dir or corpus.root / RESULTS_DIR
         run_dir = _create_run(results_dir, manifest)
         plan = plan_trials(config, stored_all, saved, None)
     if announce:
         announce(run_dir, len(plan))
-    hidden = _hidden_paths(corpus.root, repo, run_dir.parent, run_dir, config.patch_from)
-    _execute(plan, repo, run_dir, config, options, hidden, corpus.config.test_globs, progress)
+    hidden = _hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
+    _execute(plan, repo, run_dir, config, options, hidden, corpus.config.test_globs, progress, confinement)
     return load_run(run_dir)
 
 
@@ -137,14 +145,22 @@ class _AssetCache:
                     template = build_template(self.repo, case.base_commit, self.root / case.id)
                     tree, paths = template_tree(template)
                     self.built[case.id] = CaseAssets(template, tree, paths,
-                                                     read_fix_config(self.repo, case.fix_commit))
+                                                     read_fix_config(self.repo, case.fix_commit),
+                                                     frozenset(p for p in paths if is_test_config(p)))
                 except HindcastError as exc:
                     self.built[case.id] = exc
             return self.built[case.id]
 
 
+def package_dirs() -> tuple[str, ...]:
+    """Where Hindcast's own packages are, so no sandbox shows them even when their install is bound."""
+    found = (importlib.util.find_spec(name) for name in ("authoring", "corpus", "miner", "runner"))
+    return tuple(str(Path(spec.origin).parent) for spec in found if spec is not None and spec.origin)
+
+
 def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,
-             hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None) -> None:
+             hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None,
+             confinement: Confinement) -> None:
     """Run the planned trials, jobs at a time; on any interruption every running command is killed."""
     if not plan:
         return
@@ -160,7 +176,7 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
     ctx = TrialContext(repo=repo, run_dir=run_dir, agent_timeout=config.agent_timeout, hidden=hidden,
                        test_globs=test_globs, scratch_root=options.scratch_root, keep=options.keep,
                        transcript_limit=options.transcript_limit, cancel=cancel,
-                       discard=discard)
+                       discard=discard, confinement=confinement)
     assets = _AssetCache(repo, root)
     pool = ThreadPoolExecutor(max_workers=options.jobs)
 

@@ -9,6 +9,18 @@ from pathlib import Path
 from corpus.gitutil import git_env, run_git
 from runner.workspace.workspace import BASE_BRANCH
 
+BYTECODE_EXCLUDES = (":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.py[co]")
+"""Bytecode caches are never part of a snapshot: a forged cache would stand in for the source it claims."""
+CACHE_NAMES = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox",
+                         ".nox", ".cache", "node_modules", ".eggs", "build", "dist"})
+"""Directory names of caches and build output that test runs and installs leave (not worth a flag)."""
+
+
+def is_cache(path: str) -> bool:
+    """True for an ignored path that is a cache or build output of tools (listed, not flagged)."""
+    parts = path.rstrip("/").split("/")
+    return any(part in CACHE_NAMES or part.endswith(".egg-info") for part in parts) or path.endswith((".pyc", ".pyo"))
+
 
 class Snapshots:
     """Snapshots of a workspace's files, kept through a private git directory and index files outside it.
@@ -39,7 +51,13 @@ class Snapshots:
         """Record the work tree in the snapshot's index; stat_cache (an index file) spares unchanged files."""
         index = self.index(name)
         shutil.copy2(stat_cache, index)  # keeps the mtime, so git rechecks entries as new as it (racy git)
-        run_git(["-c", "core.fsmonitor=false", "add", "-A"], self.workspace, env=self._env(index))
+        run_git(["add", "-A", "--", ".", *BYTECODE_EXCLUDES], self.workspace, env=self._env(index))
+
+    def ignored(self, name: str) -> set[str]:
+        """New files the ignore rules keep out of a snapshot (a directory of them as `dir/`)."""
+        out = run_git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
+                      self.workspace, env=self._env(self.index(name))).stdout
+        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
     def tree(self, name: str) -> str:
         """Write a snapshot's tree object and return its sha."""

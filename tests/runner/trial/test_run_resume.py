@@ -4,28 +4,25 @@ any moment leaves a readable run."""
 from __future__ import annotations
 
 import os
-import shlex
 import signal
 import subprocess
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from corpus.errors import UsageError
 from runner.runs.load import load_run
 from runner.runs.result import trial_path
-from tests.testing.trialkit import Bench, agent, alive, variants
+from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, hang_token, processes_with, variants
 
 
-def test_resume_reruns_missing_and_errored_trials_only(calc_fast: Bench, tmp_path: Path) -> None:
-    ready = tmp_path / "ready"
-    command = f"test -e {shlex.quote(str(ready))} && {agent('fix')}"
+def test_resume_reruns_missing_and_errored_trials_only(calc_fast: Bench, monkeypatch: pytest.MonkeyPatch) -> None:
+    command = f"test \"$AGENT_READY\" = yes && {agent('fix')}"
     first = calc_fast.run(trials=3, variants=variants(gated=command))
     assert [t.outcome for t in first.trials] == ["error"] * 3
-    ready.touch()
+    monkeypatch.setenv("AGENT_READY", "yes")
     second = calc_fast.run(resume=first.directory)
     assert second.directory == first.directory and [t.outcome for t in second.trials] == ["pass"] * 3
     kept = (trial_path(first.directory, "gated", "calc-add", 1) / "result.json").read_bytes()
@@ -57,7 +54,7 @@ def test_kill_9_at_any_moment_leaves_a_readable_resumable_run(calc_fast: Bench) 
     results = calc_fast.results
     argv = [sys.executable, "-c", "from runner.cli import main; main()", "run", "--corpus",
             str(calc_fast.corpus.root), "--all", "--trials", "6", "--jobs", "3", "--results-dir", str(results),
-            "--agent", f"sleepy={agent('sleep', '0.3')}"]
+            *SANDBOX_ARGS, "--agent", f"sleepy={agent('sleep', '0.3')}"]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while not any(results.glob("*/run.json")):
         time.sleep(0.02)
@@ -79,21 +76,21 @@ def test_kill_9_at_any_moment_leaves_a_readable_resumable_run(calc_fast: Bench) 
     assert not list(run_dir.glob("*/*/.*"))  # no staging left once resumed
 
 
-def test_ctrl_c_stops_every_agent_and_leaves_a_resumable_run(calc_fast: Bench, tmp_path: Path) -> None:
-    pids_file = tmp_path / "pids.txt"
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_ctrl_c_stops_every_agent_and_leaves_a_resumable_run(calc_fast: Bench, sandbox: str) -> None:
+    token = hang_token()
     argv = [sys.executable, "-c", "from runner.cli import main; main()", "run", "--corpus",
-            str(calc_fast.corpus.root), "--all", "--results-dir", str(calc_fast.results),
-            "--agent", f"hang={agent('hang', str(pids_file))}"]
+            str(calc_fast.corpus.root), "--all", "--results-dir", str(calc_fast.results), "--sandbox", sandbox,
+            *SANDBOX_ARGS, "--agent", f"hang={agent('hang', token)}"]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
-    while not pids_file.exists() or not pids_file.read_text().endswith("\n"):
+    while len(processes_with(token)) < 2:
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130 and err.strip().endswith("runner: interrupted")
-    pids = [int(p) for p in pids_file.read_text().split()]
     time.sleep(0.2)
-    assert not [p for p in pids if alive(p)]
+    assert processes_with(token) == []
     (run_dir,) = [p for p in calc_fast.results.iterdir() if not p.name.startswith(".")]
     assert load_run(run_dir).missing == 1 and not list(run_dir.glob("*/*/[0-9]*"))
