@@ -83,13 +83,13 @@ class Graded:
     """Paths set back before grading."""
 
 
-def patch_paths(workspace: Path, patch: bytes) -> list[str]:
+def patch_paths(workspace: Path, patch: bytes, what: str = "candidate patch") -> list[str]:
     """Every path a binary git patch touches (without applying it); CandidateError when git cannot read it."""
     if not patch.strip():
         return []
     proc = run_git(["apply", "--numstat", "-z", "-"], workspace, input=patch, check=False)
     if proc.returncode != 0:
-        raise CandidateError(f"candidate patch is not a readable patch: {_first_line(proc.stderr)}")
+        raise CandidateError(f"{what} is not a readable patch: {_first_line(proc.stderr)}")
     paths = []
     for record in proc.stdout.split(b"\0"):
         fields = record.split(b"\t", 2)
@@ -100,17 +100,18 @@ def patch_paths(workspace: Path, patch: bytes) -> list[str]:
 
 def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping[str, str], conf: Confinement,
                 scratch: Path, log_path: Path, *, env_binds: tuple[Bind, ...] = (),
-                candidate: bool = True) -> Graded:
+                candidate: bool = True, what: str = "candidate patch") -> Graded:
     """Apply patch to the fresh workspace, restore, write the grader files, run the grader and judge it.
 
     candidate: the patch is an agent's (agent and regrade modes). A patch that does not apply, and a grader
     that times out, is not runnable or leaves no readable report, are then the candidate's doing: a fail.
+    what names the patch in reasons (the oracle patch, a saved patch).
     Errors stay for what the harness could not do (start the grader, set up the sandbox).
     """
     case = setup.case
     is_test = matcher_for_tests(setup.test_globs)
     try:
-        touched = patch_paths(workspace, patch)
+        touched = patch_paths(workspace, patch, what)
     except CandidateError as exc:
         return _unapplied(exc, candidate)
     root_before = frozenset(os.listdir(workspace))
@@ -119,7 +120,7 @@ def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping
     if patch.strip():
         proc = run_git(["apply", "--binary", "--whitespace=nowarn", "-"], workspace, input=patch, check=False)
         if proc.returncode != 0:
-            return _unapplied(CandidateError(f"candidate patch does not apply to the base: "
+            return _unapplied(CandidateError(f"{what} does not apply to the base: "
                                              f"{_first_line(proc.stderr)}"), candidate)
     grader_paths = [p for p, _ in setup.files.grader_files] + list(case.grader.deleted)
     restored = restore_for_grading(workspace, touched, saved.get, setup.fix_config, setup.base_config,

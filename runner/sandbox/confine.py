@@ -11,6 +11,7 @@ read-only paths (`--agent-bind`) and copies of chosen files of the real HOME int
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pwd
@@ -99,6 +100,23 @@ def bwrap_version() -> str | None:
     return proc.stdout.strip().removeprefix("bubblewrap ") or None
 
 
+def hidden_paths(*paths: Path | str | None) -> tuple[str, ...]:
+    """The paths as given and resolved, without empty ones and the root: what no command of a trial may see."""
+    hidden = set()
+    for path in paths:
+        if path is None:
+            continue
+        hidden.add(str(path))
+        hidden.add(str(Path(path).resolve()))
+    return tuple(sorted(h for h in hidden if h not in ("", "/", ".")))
+
+
+def harness_dirs() -> tuple[str, ...]:
+    """Where Hindcast's own packages are, so no sandbox shows them even when their install is bound."""
+    found = (importlib.util.find_spec(name) for name in ("authoring", "corpus", "miner", "runner"))
+    return tuple(str(Path(spec.origin).parent) for spec in found if spec is not None and spec.origin)
+
+
 def home_dirs() -> tuple[Path, ...]:
     """The home directories the sandbox never shows: HOME's and the user's account's."""
     homes = {Path.home()}
@@ -116,7 +134,7 @@ class Tools:
     dirs: tuple[str, ...]
     """Directories bound at their own path."""
     path_prefix: str | None
-    """A directory put first on PATH inside (the interpreter's, when PATH found it where the sandbox does not
+    """Directories put first on PATH inside (an interpreter's, when PATH found it where the sandbox does not
     look, like pyenv's shims under the home directory)."""
 
 
@@ -138,7 +156,8 @@ def _interpreter_dirs(python: str, env: tuple[tuple[str, str], ...]) -> tuple[st
 
 
 def host_tools(env: Mapping[str, str]) -> Tools:
-    """The tools of an environment: its PATH's Python interpreter and directories (see the module docstring)."""
+    """The tools of an environment: its PATH's Python interpreters (`python`, `python3`) and directories (see the
+    module docstring)."""
     return _host_tools(env.get("PATH", ""), tuple(sorted(env.items())))
 
 
@@ -150,14 +169,14 @@ def _host_tools(path_var: str, env: tuple[tuple[str, str], ...]) -> Tools:
         if (entry and os.path.isabs(entry) and os.path.isdir(entry) and not _visible(entry, ())
                 and not any(_within(Path(entry), h) for h in homes)):
             dirs.append(entry)
-    prefix = None
-    python = shutil.which("python3", path=path_var) or shutil.which("python", path=path_var)
-    if python:
+    prefixes = []
+    pythons = {os.path.realpath(p): p for name in ("python", "python3") if (p := shutil.which(name, path=path_var))}
+    for python in pythons.values():
         found = interpreter_dirs(python, dict(env))
         dirs.extend(found)
         if found and not _visible(os.path.dirname(python), dirs):
-            prefix = found[0]
-    return Tools(tuple(dict.fromkeys(dirs)), prefix)
+            prefixes.append(found[0])
+    return Tools(tuple(dict.fromkeys(dirs)), os.pathsep.join(dict.fromkeys(prefixes)) or None)
 
 
 def sandbox_spec(conf: Confinement, *, workspace: Path, home: Path, env: Mapping[str, str], network: bool,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import secrets
 import shutil
@@ -14,12 +13,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from corpus import Corpus, StoredCase, corpus_fingerprint
-from corpus.errors import HindcastError, UsageError
+from corpus import Corpus, corpus_fingerprint
+from corpus.errors import UsageError
 from corpus.fsutil import staging_directory
 from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
-from runner.grading.failclosed import is_test_config, read_fix_config
 from runner.process import kill_running
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.manifest import (
@@ -30,15 +28,14 @@ from runner.runs.manifest import (
 )
 from runner.runs.result import TrialResult
 from runner.runs.runtime import runtime_info
-from runner.sandbox.confine import Confinement, check_confinement
+from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
+from runner.trial.assets import AssetCache
 from runner.trial.plan import RunOptions, new_config, plan_trials, resume_config, source_trials
 from runner.trial.trial import (
-    CaseAssets,
     TrialContext,
     TrialSpec,
     run_trial,
 )
-from runner.workspace.workspace import build_template, template_tree
 
 Progress = Callable[[int, int, TrialResult], None]
 
@@ -61,8 +58,8 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         raise UsageError("--agent-timeout must be positive")
     repo = open_repository(corpus.repo_path(options.repo))
     results_dir = options.results_dir or corpus.root / RESULTS_DIR
-    hidden = _hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from,
-                           options.scratch_root or tempfile.gettempdir(), *package_dirs())
+    hidden = hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from,
+                           options.scratch_root or tempfile.gettempdir(), *harness_dirs())
     confinement = check_confinement(Confinement(
         options.sandbox, options.agent_network, options.agent_binds, options.agent_home,  # type: ignore[arg-type]
         tuple(Path(h) for h in hidden)))
@@ -95,7 +92,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         plan = plan_trials(config, stored_all, saved, None)
     if announce:
         announce(run_dir, len(plan))
-    hidden = _hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
+    hidden = hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
     _execute(plan, repo, run_dir, config, options, hidden, corpus.config.test_globs, progress, confinement)
     return load_run(run_dir)
 
@@ -114,48 +111,6 @@ def _create_run(results_dir: Path, manifest: RunManifest) -> Path:
     target = results_dir / manifest.run_id
     os.rename(staged, target)
     return target
-
-
-def _hidden_paths(*paths: Path | str | None) -> tuple[str, ...]:
-    hidden = set()
-    for path in paths:
-        if path is None:
-            continue
-        hidden.add(str(path))
-        hidden.add(str(Path(path).resolve()))
-    return tuple(sorted(h for h in hidden if h not in ("", "/", ".")))
-
-
-class _AssetCache:
-    """Builds each case's template and fix configuration once, on first use, one builder per case."""
-
-    def __init__(self, repo: Path, root: Path) -> None:
-        self.repo, self.root = repo, root
-        self.lock = threading.Lock()
-        self.locks: dict[str, threading.Lock] = {}
-        self.built: dict[str, CaseAssets | HindcastError] = {}
-
-    def get(self, stored: StoredCase) -> CaseAssets | HindcastError:
-        case = stored.case
-        with self.lock:
-            lock = self.locks.setdefault(case.id, threading.Lock())
-        with lock:
-            if case.id not in self.built:
-                try:
-                    template = build_template(self.repo, case.base_commit, self.root / case.id)
-                    tree, paths = template_tree(template)
-                    self.built[case.id] = CaseAssets(template, tree, paths,
-                                                     read_fix_config(self.repo, case.fix_commit),
-                                                     frozenset(p for p in paths if is_test_config(p)))
-                except HindcastError as exc:
-                    self.built[case.id] = exc
-            return self.built[case.id]
-
-
-def package_dirs() -> tuple[str, ...]:
-    """Where Hindcast's own packages are, so no sandbox shows them even when their install is bound."""
-    found = (importlib.util.find_spec(name) for name in ("authoring", "corpus", "miner", "runner"))
-    return tuple(str(Path(spec.origin).parent) for spec in found if spec is not None and spec.origin)
 
 
 def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,
@@ -177,7 +132,7 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
                        test_globs=test_globs, scratch_root=options.scratch_root, keep=options.keep,
                        transcript_limit=options.transcript_limit, cancel=cancel,
                        discard=discard, confinement=confinement)
-    assets = _AssetCache(repo, root)
+    assets = AssetCache(repo, root)
     pool = ThreadPoolExecutor(max_workers=options.jobs)
 
     def one(spec: TrialSpec) -> TrialResult | None:

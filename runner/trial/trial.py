@@ -17,7 +17,7 @@ from typing import Any
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import HindcastError
 from corpus.fsutil import replace_directory, staging_directory
-from runner.grading.failclosed import FixConfig, RestoreAction, edited_test_files
+from runner.grading.failclosed import RestoreAction, edited_test_files
 from runner.grading.frompatch import CandidateError, GradingSetup, grade_patch, patch_paths
 from runner.grading.grader import GradeResult
 from runner.process import run_command
@@ -25,6 +25,7 @@ from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, tri
 from runner.sandbox.bwrap import TASK_DIR, WORKSPACE, Bind
 from runner.sandbox.confine import PROMPT_FILE, Confinement, copy_home_files, sandbox_spec
 from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
+from runner.trial.assets import CaseAssets
 from runner.workspace.prepare import Prepared, prepare
 from runner.workspace.snapshots import Snapshots, is_cache
 from runner.workspace.workspace import workspace_from_template
@@ -37,22 +38,6 @@ TASK_DIR_NAME = "task"
 
 class Cancelled(Exception):
     """The run was interrupted; the trial is not recorded."""
-
-
-@dataclass(frozen=True)
-class CaseAssets:
-    """What every trial of a case shares, built once per run."""
-
-    template: Path
-    """`build_template` git directory of the case's base."""
-    base_tree: str
-    """The base tree's sha."""
-    base_paths: frozenset[str]
-    """Every file and directory path of the base tree."""
-    fix_config: FixConfig
-    """Test configuration files at the fix commit."""
-    base_config: frozenset[str] = frozenset()
-    """Test configuration paths of the base tree."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +178,8 @@ class _Trial:
                                  ctx.test_globs)
             graded = grade_patch(setup, prepared.workspace, patch, prepared.env, ctx.confinement, self.scratch,
                                  self.staging / "grader.log", env_binds=prepared.env_binds(),
-                                 candidate=spec.mode in ("agent", "regrade"))
+                                 candidate=spec.mode in ("agent", "regrade"),
+                                 what="oracle patch" if spec.mode == "oracle" else "candidate patch")
         finally:
             self.durations["grader"] = round(time.monotonic() - clock, 3)
         self._check()
