@@ -17,6 +17,7 @@ import os
 import pwd
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -127,6 +128,13 @@ def home_dirs() -> tuple[Path, ...]:
     return tuple(sorted(homes))
 
 
+_TOOLS: dict[str, Tools] = {}
+"""host_tools by PATH, computed once per process."""
+_INTERPRETERS: dict[str, tuple[str, ...]] = {}
+"""interpreter_dirs by interpreter path."""
+_TOOLS_LOCK = threading.RLock()
+
+
 @dataclass(frozen=True)
 class Tools:
     """Host directories a trial's commands need to run, shown read-only."""
@@ -140,11 +148,13 @@ class Tools:
 
 def interpreter_dirs(python: str, env: Mapping[str, str]) -> tuple[str, ...]:
     """An interpreter's executable directory and prefixes, asked of the interpreter itself; () when it fails."""
-    return _interpreter_dirs(python, tuple(sorted(env.items())))
+    with _TOOLS_LOCK:
+        if python not in _INTERPRETERS:
+            _INTERPRETERS[python] = _interpreter_dirs(python, env)
+        return _INTERPRETERS[python]
 
 
-@lru_cache(maxsize=16)
-def _interpreter_dirs(python: str, env: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+def _interpreter_dirs(python: str, env: Mapping[str, str]) -> tuple[str, ...]:
     try:
         proc = subprocess.run([python, "-E", "-s", "-c", PROBE], capture_output=True, env=dict(env), cwd="/",
                               timeout=60, check=False)
@@ -158,11 +168,14 @@ def _interpreter_dirs(python: str, env: tuple[tuple[str, str], ...]) -> tuple[st
 def host_tools(env: Mapping[str, str]) -> Tools:
     """The tools of an environment: its PATH's Python interpreters (`python`, `python3`) and directories (see the
     module docstring)."""
-    return _host_tools(env.get("PATH", ""), tuple(sorted(env.items())))
+    path_var = env.get("PATH", "")
+    with _TOOLS_LOCK:
+        if path_var not in _TOOLS:
+            _TOOLS[path_var] = _host_tools(path_var, env)
+        return _TOOLS[path_var]
 
 
-@lru_cache(maxsize=16)
-def _host_tools(path_var: str, env: tuple[tuple[str, str], ...]) -> Tools:
+def _host_tools(path_var: str, env: Mapping[str, str]) -> Tools:
     homes = home_dirs()
     dirs: list[str] = []
     for entry in path_var.split(os.pathsep):
@@ -172,7 +185,7 @@ def _host_tools(path_var: str, env: tuple[tuple[str, str], ...]) -> Tools:
     prefixes = []
     pythons = {os.path.realpath(p): p for name in ("python", "python3") if (p := shutil.which(name, path=path_var))}
     for python in pythons.values():
-        found = interpreter_dirs(python, dict(env))
+        found = interpreter_dirs(python, env)
         dirs.extend(found)
         if found and not _visible(os.path.dirname(python), dirs):
             prefixes.append(found[0])

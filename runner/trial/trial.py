@@ -9,6 +9,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +35,9 @@ DEFAULT_TRANSCRIPT_LIMIT = 10 * 1024 * 1024
 ATTEMPT_DIR = "attempt"
 """Where the agent's workspace is moved once the agent ended (the grading workspace takes its place)."""
 TASK_DIR_NAME = "task"
+GRADING_DIR = "grading"
+"""Where the grading workspace is made before it takes the agent's workspace's place."""
+_BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hindcast-grading-workspace")
 
 
 class Cancelled(Exception):
@@ -201,32 +205,34 @@ class _Trial:
         """Run the agent in its workspace, take its patch, and put a fresh grading workspace in its place."""
         workspace, scratch = prepared.workspace, self.scratch
         snapshots = Snapshots(assets.template, workspace, scratch / "private")
-        seed = None
         if self.case.setup.command:
             snapshots.take("setup", stat_cache=workspace / ".git" / "index")
             setup_tree = snapshots.tree("setup")
             ignored_at_setup = snapshots.ignored("setup")
-            seed = scratch / "seed"
-            shutil.copytree(workspace, seed, symlinks=True)
+            shutil.copytree(workspace, scratch / GRADING_DIR, symlinks=True)  # the seed: base after setup
+            seeded: Future[Path] | None = None
         else:  # nothing ran in the workspace since its checkout: the setup state is the base tree
             shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
             setup_tree, ignored_at_setup = assets.base_tree, set()
-        self._check()
-        failure = self._run_agent(prepared)
-        self._check()
-        snapshots.take("final", stat_cache=snapshots.index("setup"))
-        patch, changed = snapshots.diff(setup_tree, "final")
-        ignored = sorted(snapshots.ignored("final") - ignored_at_setup)
+            # The grading workspace is checked out while the agent works, out of the agent's sight.
+            seeded = _BACKGROUND.submit(workspace_from_template, assets.template, scratch / GRADING_DIR)
+        try:
+            self._check()
+            failure = self._run_agent(prepared)
+            self._check()
+            snapshots.take("final", stat_cache=snapshots.index("setup"))
+            patch, changed = snapshots.diff(setup_tree, "final")
+            ignored = sorted(snapshots.ignored("final") - ignored_at_setup)
+        finally:
+            if seeded is not None:
+                seeded.result()
         (self.staging / "candidate.patch").write_bytes(patch)
         self._record_changes(changed)
         self.facts["ignored_files"] = tuple(ignored)
         if any(not is_cache(p) for p in ignored):
             self.flags.append("ignored_files")
         os.rename(workspace, scratch / ATTEMPT_DIR)
-        if seed is not None:
-            os.rename(seed, workspace)
-        else:
-            workspace_from_template(assets.template, workspace)
+        os.rename(scratch / GRADING_DIR, workspace)
         return patch, failure
 
     def _record_changes(self, changed: list[str]) -> None:
