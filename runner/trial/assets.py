@@ -9,7 +9,7 @@ from pathlib import Path
 from corpus import StoredCase
 from corpus.errors import HindcastError
 from runner.grading.failclosed import FixConfig, is_test_config, read_fix_config
-from runner.workspace.workspace import build_template, template_tree
+from runner.workspace.workspace import build_template, pristine_workspace, template_tree
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,8 @@ class CaseAssets:
 
     template: Path
     """`build_template` git directory of the case's base."""
+    pristine: Path
+    """`pristine_workspace` of the template: every workspace of the case is a copy of it."""
     base_tree: str
     """The base tree's sha."""
     base_paths: frozenset[str]
@@ -46,8 +48,9 @@ class AssetCache:
             if case.id not in self.built:
                 try:
                     template = build_template(self.repo, case.base_commit, self.root / case.id)
+                    pristine = pristine_workspace(template, self.root / f"{case.id}.tree")
                     tree, paths = template_tree(template)
-                    self.built[case.id] = CaseAssets(template, tree, paths,
+                    self.built[case.id] = CaseAssets(template, pristine, tree, paths,
                                                      read_fix_config(self.repo, case.fix_commit),
                                                      frozenset(p for p in paths if is_test_config(p)))
                 except HindcastError as exc:

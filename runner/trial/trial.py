@@ -29,7 +29,7 @@ from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, rende
 from runner.trial.assets import CaseAssets
 from runner.workspace.prepare import Prepared, prepare
 from runner.workspace.snapshots import Snapshots, is_cache
-from runner.workspace.workspace import workspace_from_template
+from runner.workspace.workspace import copy_workspace
 
 DEFAULT_TRANSCRIPT_LIMIT = 10 * 1024 * 1024
 ATTEMPT_DIR = "attempt"
@@ -161,7 +161,7 @@ class _Trial:
             raise assets
         clock = time.monotonic()
         try:
-            prepared = prepare(self.case, ctx.repo, self.scratch, template=assets.template,
+            prepared = prepare(self.case, ctx.repo, self.scratch, pristine=assets.pristine,
                                confinement=ctx.confinement)
         finally:
             self.durations["setup"] = round(time.monotonic() - clock, 3)
@@ -214,8 +214,8 @@ class _Trial:
         else:  # nothing ran in the workspace since its checkout: the setup state is the base tree
             shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
             setup_tree, ignored_at_setup = assets.base_tree, set()
-            # The grading workspace is checked out while the agent works, out of the agent's sight.
-            seeded = _BACKGROUND.submit(workspace_from_template, assets.template, scratch / GRADING_DIR)
+            # The grading workspace is copied while the agent works, out of the agent's sight.
+            seeded = _BACKGROUND.submit(copy_workspace, assets.pristine, scratch / GRADING_DIR)
         try:
             self._check()
             failure = self._run_agent(prepared)

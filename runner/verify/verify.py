@@ -158,7 +158,7 @@ def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) 
         assets = context.assets.get(stored)
         if isinstance(assets, HindcastError):
             raise assets
-        prepared = prepare(stored.case, context.repo, scratch, template=assets.template,
+        prepared = prepare(stored.case, context.repo, scratch, pristine=assets.pristine,
                            confinement=context.confinement)
         setup = GradingSetup(stored.case, stored.files, assets.fix_config, assets.base_config, context.test_globs)
         patch = stored.files.oracle_patch if side == "oracle" else b""

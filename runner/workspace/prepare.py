@@ -11,7 +11,7 @@ from runner.envs.environment import base_environment, make_python_env
 from runner.process import ProcessResult, run_command
 from runner.sandbox.bwrap import Bind
 from runner.sandbox.confine import Confinement, sandbox_spec
-from runner.workspace.workspace import create_workspace, workspace_from_template
+from runner.workspace.workspace import copy_workspace, create_workspace
 
 WORKSPACE_DIR = "workspace"
 ENV_DIR = "python"
@@ -35,18 +35,18 @@ class Prepared:
         return () if self.env_dir is None else (Bind(self.env_dir, str(self.env_dir), writable),)
 
 
-def prepare(case: Case, repo: Path, scratch: Path, template: Path | None = None,
+def prepare(case: Case, repo: Path, scratch: Path, pristine: Path | None = None,
             confinement: Confinement | None = None) -> Prepared:
     """Build the workspace under scratch, make the interpreter environment beside it, run setup.
 
-    With template (a `build_template` git directory of the case's base) the workspace is copied from it
-    instead of being extracted from the source repository. With a sandboxing confinement the setup command
+    With pristine (a `pristine_workspace` of the case's base) the workspace is a copy of it instead of being
+    extracted from the source repository. With a sandboxing confinement the setup command
     runs in the sandbox (with the network, its own HOME, the interpreter environment writable), so every path
     it records is the one the agent and the grader see. Raises WorkspaceError (or GitError) with a one-line
     reason when any step fails.
     """
-    if template is not None:
-        workspace = workspace_from_template(template, scratch / WORKSPACE_DIR)
+    if pristine is not None:
+        workspace = copy_workspace(pristine, scratch / WORKSPACE_DIR)
     else:
         workspace = create_workspace(repo, case.base_commit, scratch / WORKSPACE_DIR)
     env = base_environment()

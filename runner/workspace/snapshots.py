@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from corpus.gitutil import git_env, run_git
-from runner.workspace.workspace import BASE_BRANCH
+from runner.workspace.workspace import BASE_BRANCH, STAT_CONFIG
 
 BYTECODE_EXCLUDES = (":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.py[co]")
 """Bytecode caches are never part of a snapshot: a forged cache would stand in for the source it claims."""
@@ -37,6 +37,8 @@ class Snapshots:
         (self.git_dir / "objects" / "info").mkdir(parents=True)
         (self.git_dir / "refs").mkdir()
         (self.git_dir / "HEAD").write_text(f"ref: refs/heads/{BASE_BRANCH}\n")
+        (self.git_dir / "config").write_text("".join(f"[{k.split('.')[0]}]\n\t{k.split('.')[1]} = {v}\n"
+                                                     for k, v in STAT_CONFIG))
         (self.git_dir / "objects" / "info" / "alternates").write_text(f"{template.resolve() / 'objects'}\n")
 
     def _env(self, index: Path) -> dict[str, str]:

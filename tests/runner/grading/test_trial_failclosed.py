@@ -119,6 +119,25 @@ def test_snapshots_see_same_size_edits_made_right_after_setup(tmp_path: Path) ->
         assert changed == ["calc.py"] and b"+    return a + b" in patch
 
 
+def test_copies_of_a_pristine_workspace_are_clean_and_see_every_edit(tmp_path: Path) -> None:
+    from corpus.gitutil import run_git
+    from runner.workspace.workspace import copy_workspace, pristine_workspace
+
+    repo, base, _ = build_repo(tmp_path / "repo")
+    template = build_template(repo.path, base, tmp_path / "template")
+    pristine = pristine_workspace(template, tmp_path / "pristine")
+    for attempt in range(3):
+        workspace = copy_workspace(pristine, tmp_path / f"ws{attempt}")
+        assert run_git(["status", "--porcelain"], workspace).stdout == b""
+        snapshots = Snapshots(template, workspace, tmp_path / f"private{attempt}")
+        shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
+        (workspace / "calc.py").write_text((workspace / "calc.py").read_text().replace("-", "+"))  # same size
+        snapshots.take("final", stat_cache=snapshots.index("setup"))
+        patch, changed = snapshots.diff(template_tree(template)[0], "final")
+        assert changed == ["calc.py"] and b"+    return a + b" in patch
+    assert (pristine / "calc.py").read_text().count("-") >= 1  # the copies never touch the pristine tree
+
+
 def test_template_workspace_matches_the_foundation_workspace(tmp_path: Path) -> None:
     from runner.workspace.workspace import assert_isolated, create_workspace
 
