@@ -7,9 +7,11 @@ with cases over REPO's HEAD~1 (fix HEAD) is made in a temp dir under --scratch (
 graded by `true`; the archives, workspaces and results are written there too.
 
 1. Harness time per trial with a no-op agent (`true`) and a trivial grader (`true`), as a ratio to a plain
-   `git archive HEAD~1 | tar -x` of the same tree (target <= 3x). Measured two ways: N trials of one case (the
-   case's template is built once and reused, the usual run) and one trial of each of N cases (a template per
-   trial, the worst case). Each round times N archives and both runs back to back; medians over rounds.
+   `git archive HEAD~1 | tar -x` of the same tree (target <= 4x). Every trial runs agent and grader in the
+   bubblewrap sandbox and grades the patch in a fresh workspace; the same run with `--sandbox none` is shown
+   beside it. Measured two ways: N trials of one case (the case's template is built once and reused, the usual
+   run) and one trial of each of N cases (a template per trial, the worst case). Each round times N archives
+   and the runs back to back; medians over rounds.
 2. Wall time of 16 trials of an agent that sleeps 2 s, with --jobs 8, as a ratio to 2 s (target <= 2.5; two
    waves of 8 make 2.0 the floor); the median of three runs.
 """
@@ -86,11 +88,13 @@ def main() -> None:
         many_cases = make_corpus(scratch / "many", repo, n)
         common = {"results_dir": scratch / "results", "scratch_root": scratch / "work"}
         noop = (Variant("noop", "true"),)
-        archive, amortized, per_case = [], [], []
+        archive, amortized, unconfined, per_case = [], [], [], []
         for _ in range(args.rounds):
             archive.append(statistics.median(time_archive(repo, scratch) for _ in range(n)))
             amortized.append(time_run(one_case, scratch, RunOptions(all_cases=True, trials=n, variants=noop,
                                                                     **common)) / n)
+            unconfined.append(time_run(one_case, scratch, RunOptions(all_cases=True, trials=n, variants=noop,
+                                                                     sandbox="none", **common)) / n)
             per_case.append(time_run(many_cases, scratch, RunOptions(all_cases=True, variants=noop, **common)) / n)
         sleepy_runs = [time_run(one_case, scratch, RunOptions(all_cases=True, trials=16, jobs=8,
                                                               variants=(Variant("sleep", "sleep 2"),), **common))
@@ -99,11 +103,14 @@ def main() -> None:
     a, t1, tn = statistics.median(archive), statistics.median(amortized), statistics.median(per_case)
     ratios_1 = statistics.median(t / x for t, x in zip(amortized, archive, strict=True))
     ratios_n = statistics.median(t / x for t, x in zip(per_case, archive, strict=True))
+    ratios_u = statistics.median(t / x for t, x in zip(unconfined, archive, strict=True))
+    tu = statistics.median(unconfined)
     print(f"repository {repo} at HEAD~1 {git(repo, 'rev-parse', '--short', 'HEAD~1')}: "
           f"{files} files, {size / 1e6:.1f} MB; {n} trials x {args.rounds} rounds; scratch {scratch.parent}")
     print(f"  git archive | tar -x                          {a * 1000:7.1f} ms")
     print(f"  harness per trial, {n} trials of one case      {t1 * 1000:7.1f} ms   {ratios_1:4.2f}x archive "
-          f"(target <= 3x)")
+          f"(target <= 4x; sandboxed setup, agent and grader, fresh grading workspace)")
+    print(f"  the same with --sandbox none                  {tu * 1000:7.1f} ms   {ratios_u:4.2f}x archive")
     print(f"  harness per trial, 1 trial of each of {n} cases {tn * 1000:7.1f} ms   {ratios_n:4.2f}x archive")
     print(f"  16 trials of a 2 s agent, --jobs 8            {sleepy:7.2f} s    {sleepy / 2:4.2f}x 2 s "
           f"(target <= 2.5; runs {', '.join(f'{r:.2f}' for r in sleepy_runs)} s)")

@@ -46,6 +46,8 @@ class Grader:
     """Test ids that must not fail (or go missing)."""
     deleted: tuple[str, ...] = ()
     """Test paths the fix deleted; removed from the workspace before grading."""
+    network: bool = False
+    """The grader keeps the host's network inside the sandbox (off by default)."""
 
 
 @dataclass(frozen=True)

@@ -207,6 +207,7 @@ def _parse_grader(path: Path, r: _Reader) -> Grader:
         fail_to_pass=r.strings("fail_to_pass"),
         pass_to_pass=r.strings("pass_to_pass"),
         deleted=deleted,
+        network=r.boolean("network"),
     )
     if (grader.fail_to_pass or grader.pass_to_pass) and grader.junit is None:
         raise r.fail("fail_to_pass", "test ids need grader.junit to be read")

@@ -13,9 +13,10 @@ miner scan --repo demo/app --corpus demo/corpus --full
 runner validate --corpus demo/corpus
 runner verify --corpus demo/corpus --jobs 2
 
-# 3. Score two scripted agents, three trials per case: one carries the right fixes, one changes nothing.
+# 3. Score two scripted agents, three trials per case: one carries the right fixes, one changes nothing. Each
+#    trial runs in its own bubblewrap sandbox, which shows the agents' scripts read-only (--agent-bind).
 rm -rf demo/results
-runner run --corpus demo/corpus --all --trials 3 --jobs 4 --results-dir demo/results \
+runner run --corpus demo/corpus --all --trials 3 --jobs 4 --results-dir demo/results --agent-bind "$agents" \
   --agent "fixer=python $agents/fixer.py {case_id}" \
   --agent "noop=python $agents/noop.py {prompt_file}"
 runner report demo/results/*/ --html demo/results/report.html > /dev/null

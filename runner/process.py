@@ -10,6 +10,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from runner.sandbox.bwrap import SandboxSpec, command_line
+
 TAIL_BYTES = 8192
 # Process groups of commands still running, so an interrupted run can stop every one of them.
 _RUNNING: set[int] = set()
@@ -47,30 +49,47 @@ def run_command(
     max_output_bytes: int | None = None,
     stdin_path: Path | None = None,
     marker: str | None = None,
+    sandbox: SandboxSpec | None = None,
 ) -> ProcessResult:
     """Run `bash -c command` in cwd with its own session; output goes to log_path (capped), never to memory whole.
 
     At the timeout the whole process group is killed; after a normal exit the group is killed too, so no
     grandchild outlives the command. With marker (a "NAME=value" entry of env), processes that left the group
     (setsid, daemons) but still carry the marker in their environment are killed as well (Linux).
+
+    With sandbox, the command runs inside that bubblewrap sandbox instead (cwd and env are then the spec's):
+    it is the only child of its own pid namespace, so killing bwrap ends every process it started, and a
+    sandbox that could not be set up is a start error, never an exit code of the command.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    argv, status_read = ["bash", "-c", command], -1
+    pass_fds: tuple[int, ...] = ()
+    if sandbox is not None:
+        status_read, status_write = os.pipe()
+        argv, pass_fds = command_line(sandbox, argv, status_fd=status_write), (status_write,)
+        cwd, env = sandbox.workspace, {"PATH": os.environ.get("PATH", os.defpath)}
     try:
         with open(stdin_path, "rb") if stdin_path else open(os.devnull, "rb") as stdin:
             proc = subprocess.Popen(
-                ["bash", "-c", command],
+                argv,
                 cwd=cwd,
                 env=env,
                 stdin=stdin,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
     except OSError as exc:
+        if status_read >= 0:
+            os.close(status_read)
         with open(log_path, "wb") as log:
             log.write(f"[hindcast: cannot start command: {exc.strerror}]\n".encode())
         return ProcessResult(None, False, 0.0, "", 0, False, start_error=exc.strerror or str(exc))
+    finally:
+        for fd in pass_fds:
+            os.close(fd)
     with _RUNNING_LOCK:
         _RUNNING.add(proc.pid)
     pump = _OutputPump(proc, log_path, max_output_bytes)
@@ -88,14 +107,26 @@ def run_command(
         with _RUNNING_LOCK:
             _RUNNING.discard(proc.pid)
         pump.join(timeout=5)
+    tail = pump.tail.decode("utf-8", "replace")
+    start_error = None
+    if status_read >= 0 and not _sandbox_started(status_read):
+        lines = [line for line in tail.splitlines() if line.strip()]
+        start_error = f"the sandbox could not be set up: {lines[-1] if lines else f'bwrap exit {proc.returncode}'}"
     return ProcessResult(
-        exit_code=None if timed_out else proc.returncode,
-        timed_out=timed_out,
+        exit_code=None if timed_out or start_error else proc.returncode,
+        timed_out=timed_out and not start_error,
         duration=time.monotonic() - started,
-        tail=pump.tail.decode("utf-8", "replace"),
+        tail=tail,
         output_bytes=pump.total,
         truncated=pump.truncated,
+        start_error=start_error,
     )
+
+
+def _sandbox_started(status_read: int) -> bool:
+    """Whether bwrap's status lines (read to their end, then closed) report the command's start."""
+    with os.fdopen(status_read, "rb") as status:
+        return any(b'"child-pid"' in line for line in status.read().splitlines())
 
 
 def kill_running() -> None:

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
+from runner.commands.options import sandbox_option
 from runner.gate.select import changed_since, select_cases
 from runner.report.report import print_report
 from runner.runs.load import LoadedRun
@@ -51,11 +52,21 @@ from runner.verify.record import unverified_warning
 @click.option("--keep", is_flag=True, help="Keep each trial's workspace (for debugging a trial).")
 @click.option("--agent-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
               help="Seconds before the agent's whole process group is killed [default: 1800].")
+@sandbox_option
+@click.option("--agent-network", type=click.Choice(["host", "none"]), default="host", show_default=True,
+              help="The agent's network inside the sandbox: the host's, or none (loopback only).")
+@click.option("--agent-bind", "agent_binds", multiple=True, type=click.Path(path_type=Path), metavar="PATH",
+              help="Show this host path read-only at the same path inside the sandbox, e.g. the agent's CLI or "
+                   "a toolchain under your home directory (repeatable).")
+@click.option("--agent-home", "agent_home", multiple=True, type=click.Path(path_type=Path), metavar="PATH",
+              help="Copy this file or directory of your home directory into each agent's own HOME, e.g. "
+                   "~/.codex or ~/.claude (repeatable); changes stay in the trial.")
 def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool,
             select_since: str | None, trials: int | None, mode: str | None, agent_command: str | None,
             agents: tuple[str, ...], jobs: int,
             results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
-            agent_timeout: float | None) -> int:
+            agent_timeout: float | None, sandbox: str, agent_network: str, agent_binds: tuple[Path, ...],
+            agent_home: tuple[Path, ...]) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -75,7 +86,8 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
     warning = unverified_warning(corpus, case_ids, all_cases, mode)
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
-                         agent_timeout=agent_timeout, repo=repo)
+                         agent_timeout=agent_timeout, repo=repo, sandbox=sandbox,
+                         agent_network=agent_network == "host", agent_binds=agent_binds, agent_home=agent_home)
     if sys.stdout.isatty():
         loaded = _run_with_bar(corpus, options, warning)
     else:

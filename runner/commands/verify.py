@@ -9,7 +9,7 @@ import click
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
-from runner.commands.options import json_option
+from runner.commands.options import json_option, sandbox_option
 from runner.verify.verify import VerifyOptions, render_verdicts, report_json, verify
 
 
@@ -21,13 +21,14 @@ from runner.verify.verify import VerifyOptions, render_verdicts, report_json, ve
               help="Runs of each side; all must agree.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Attempts at once.")
 @click.option("--candidates", is_flag=True, help="Verify the miner's candidates instead of approved cases.")
+@sandbox_option
 @json_option
 def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], repeats: int, jobs: int,
-                   candidates: bool, as_json: bool) -> int:
+                   candidates: bool, sandbox: str, as_json: bool) -> int:
     """Prove each case: the broken base fails its hidden grader and the oracle passes it."""
     corpus = Corpus.open(corpus_dir)
     options = VerifyOptions(case_ids=case_ids, repeats=repeats, jobs=jobs, repo=repo,
-                            kind="candidates" if candidates else "cases")
+                            kind="candidates" if candidates else "cases", sandbox=sandbox)
     report = verify(corpus, options)
     click.echo(report_json(report) if as_json else "\n".join(render_verdicts(report)))
     return ExitCode.OK if report.all_valid else ExitCode.FAILED

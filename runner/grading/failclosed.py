@@ -1,22 +1,25 @@
-"""Fail-closed grading: put the test configuration back to the fix version before the hidden grader runs.
+"""Fail-closed grading: before the hidden grader runs in the fresh grading workspace, undo what the candidate
+patch did to anything but source.
 
-The grader files themselves are written by `runner.grading.grader.materialize_grader`. This module covers what can
-change a test run without touching a test file: `conftest.py`, pytest/tox configuration, jest and vitest
-configuration, and modules placed at the workspace root that would stand in for the test runner.
-
-Rules (DESIGN.md, "Trials"):
-- every `conftest.py`, `pytest.ini`, `.pytest.ini`, `tox.ini`, `jest.config.*` and `vitest.config.*` in the
-  workspace or at the fix commit is set to its fix-commit content, and deleted when the fix has no such file;
-- `pyproject.toml` and `setup.cfg` are build files too: they are touched only when the agent changed them and
-  either the agent's or the fix's version configures pytest (`[tool.pytest` / `[tool:pytest]`); they are then
-  set to the fix version (or back to the base version when the fix has none);
-- `pytest.py`, `_pytest.py`, `sitecustomize.py`, `usercustomize.py` and `pytest/`, `_pytest/` created at the
-  workspace root are removed.
+The grading workspace holds the base (after setup) and the candidate patch, nothing else, so only the patch's
+paths can differ from what the grader expects. The grader files themselves are written by
+`runner.grading.grader.materialize_grader`. Rules (DESIGN.md, "Grading from the patch alone"):
+- every path the patch touches that the test rules classify as a test (`corpus.testfiles`) or that lies in
+  package metadata (`*.dist-info/`, `*.egg-info/`) is set back to its content before the patch, or removed
+  when it had none;
+- every test configuration file (`conftest.py`, `pytest.ini`, `.pytest.ini`, `pytest.toml`, `.pytest.toml`,
+  `tox.ini`, `jest.config.*`, `vitest.config.*`) of the base, the fix or the patch is set to its fix-commit
+  content, and removed when the fix has none;
+- `pyproject.toml` and `setup.cfg` are build files too: they are touched only when the patch changed them and
+  either its or the fix's version configures pytest; they are then set to the fix version (or back to the
+  version before the patch when the fix has none);
+- a module or package the patch creates at the workspace root is removed when its name is importable without
+  the workspace (it shadows an installed distribution or the standard library), and so are root
+  `sitecustomize`/`usercustomize` modules and `pytest`/`_pytest` stand-ins.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -26,13 +29,15 @@ from corpus.gitutil import run_git
 from corpus.testfiles import matcher_for_tests
 from runner.workspace.inside import exists_inside, read_inside, remove_inside, write_inside
 
-CONFIG_NAMES = frozenset({"conftest.py", "pytest.ini", ".pytest.ini", "tox.ini"})
+CONFIG_NAMES = frozenset({"conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini"})
 CONFIG_PREFIXES = ("jest.config.", "vitest.config.")
 SHARED_BUILD = {"pyproject.toml": b"[tool.pytest", "setup.cfg": b"[tool:pytest]"}
-ROOT_SHADOWS = frozenset({"pytest.py", "_pytest.py", "sitecustomize.py", "usercustomize.py", "pytest", "_pytest"})
-SKIP_DIRS = frozenset({".git", "node_modules"})
+ALWAYS_SHADOWS = frozenset({"pytest", "_pytest", "sitecustomize", "usercustomize"})
+METADATA_SUFFIXES = (".dist-info", ".egg-info")
+MODULE_SUFFIXES = (".py", ".pyc", ".pyo", ".pyd", ".so", ".pth")
 
 Cause = Literal["edited", "added", "fix"]
+Kind = Literal["test", "config", "metadata", "shadow", "bytecode"]
 
 
 def is_test_config(path: str) -> bool:
@@ -80,73 +85,112 @@ def read_fix_config(repo: Path, fix_commit: str) -> FixConfig:
 
 @dataclass(frozen=True)
 class RestoreAction:
-    """One file put back before grading."""
+    """One path put back before grading."""
 
     path: str
     """Repository path."""
     action: Literal["written", "removed"]
-    """Set to the fix (or base) version, or deleted."""
+    """Set to the fix (or earlier) version, or deleted."""
     cause: Cause
-    """edited: the agent changed it; added: the agent created it; fix: it differs between base and fix."""
+    """edited: the patch changed it; added: the patch created it; fix: it differs between base and fix."""
+    kind: Kind = "config"
+    """test, config, metadata (package metadata), bytecode, or shadow (a root module standing in for an installed
+    one)."""
 
 
-def restore_test_config(
+def is_metadata(path: str) -> bool:
+    """True for a path inside package metadata (`*.dist-info/`, `*.egg-info/`), which no patch may change."""
+    return any(part.endswith(METADATA_SUFFIXES) for part in PurePosixPath(path).parts)
+
+
+def is_bytecode(path: str) -> bool:
+    """True for a bytecode cache path, which no patch may bring (a forged cache stands in for its source)."""
+    return "__pycache__" in PurePosixPath(path).parts or path.endswith((".pyc", ".pyo"))
+
+
+def root_module(path: str) -> str | None:
+    """The top-level module name a path at the workspace root makes importable, if any."""
+    parts = PurePosixPath(path).parts
+    if not parts:
+        return None
+    if len(parts) > 1:
+        name = parts[0]
+    elif parts[0].endswith(MODULE_SUFFIXES):
+        name = parts[0].split(".", 1)[0]
+    else:
+        return None
+    return name if name.isidentifier() else None
+
+
+def restore_for_grading(
     workspace: Path,
+    patch_paths: Iterable[str],
+    before: Callable[[str], bytes | None],
     fix: FixConfig,
-    changed: Iterable[str],
-    at_setup: Callable[[Iterable[str]], set[str]],
-    setup_content: Callable[[str], bytes | None],
-    grader_paths: Iterable[str] = (),
+    base_config: Iterable[str],
+    grader_paths: Iterable[str],
+    test_globs: tuple[str, ...],
+    root_before: frozenset[str],
+    importable: Callable[[list[str]], set[str]],
 ) -> tuple[RestoreAction, ...]:
-    """Apply the module's rules to the workspace and return what was done.
+    """Apply the module's rules to a grading workspace the patch was just applied to; return what was done.
 
-    changed: paths the candidate patch touches; at_setup(paths): which of paths existed after setup;
-    setup_content(path): a file's content after setup; grader_paths are left to the grader's materialization.
+    before(path): the content before the patch (None when there was none); base_config: the base tree's test
+    configuration paths; root_before: the names at the workspace root before the patch; importable(names): which top-level module names the grading interpreter finds without
+    the workspace. Grader paths are left to the grader's materialization.
     """
-    changed = set(changed)
-    found = set(_walk_config(workspace))
-    candidates = sorted((found | {path for path, _ in fix.files}) - set(grader_paths))
-    existed = at_setup(candidates + sorted(ROOT_SHADOWS))
+    hidden = set(grader_paths)
+    touched = [p for p in dict.fromkeys(patch_paths) if p not in hidden]
+    is_test = matcher_for_tests(test_globs)
     actions: list[RestoreAction] = []
 
-    def cause_of(path: str) -> Cause:
-        if path in existed:
-            return "edited" if path in changed else "fix"
-        return "added" if path in changed or path in found or exists_inside(workspace, path) else "fix"
-
-    for path in candidates:
-        current = read_inside(workspace, path)
-        wanted = fix.get(path)
-        name = PurePosixPath(path).name
-        if name in SHARED_BUILD:
-            if path not in changed or not any(v and SHARED_BUILD[name] in v for v in (current, wanted)):
-                continue
-            if wanted is None:
-                wanted = setup_content(path) if path in existed else None
+    def put(path: str, wanted: bytes | None, cause: Cause, kind: Kind) -> None:
         if wanted is None:
             if exists_inside(workspace, path):
-                cause = cause_of(path)
                 remove_inside(workspace, path)
-                actions.append(RestoreAction(path, "removed", cause))
-        elif current != wanted:  # None for a link, a fifo or anything that is not a plain file reached directly
-            cause = cause_of(path)
+                actions.append(RestoreAction(path, "removed", cause, kind))
+        elif read_inside(workspace, path) != wanted:  # None for a link, a fifo or anything but a plain file
             write_inside(workspace, path, wanted)
-            actions.append(RestoreAction(path, "written", cause))
-    for name in sorted(ROOT_SHADOWS):
-        if name not in existed and exists_inside(workspace, name):
-            remove_inside(workspace, name)
-            actions.append(RestoreAction(name, "removed", "added"))
+            actions.append(RestoreAction(path, "written", cause, kind))
+
+    def patched_cause(path: str) -> Cause:
+        return "edited" if before(path) is not None else "added"
+
+    config = set(base_config) | {p for p, _ in fix.files}
+    for path in touched:
+        name = PurePosixPath(path).name
+        if name in SHARED_BUILD:
+            versions = (read_inside(workspace, path), fix.get(path))
+            if any(v and SHARED_BUILD[name] in v for v in versions):
+                wanted = fix.get(path)
+                put(path, wanted if wanted is not None else before(path), patched_cause(path), "config")
+        elif is_test_config(path):
+            config.add(path)
+        elif is_metadata(path):
+            put(path, before(path), patched_cause(path), "metadata")
+        elif is_bytecode(path):
+            put(path, before(path), patched_cause(path), "bytecode")
+        elif is_test(path):
+            put(path, before(path), patched_cause(path), "test")
+    patched = set(touched)
+    for path in sorted(config - hidden):
+        if PurePosixPath(path).name in SHARED_BUILD:
+            continue
+        put(path, fix.get(path), patched_cause(path) if path in patched else "fix", "config")
+    created = {}
+    for path in touched:
+        module = root_module(path)
+        if module is not None and module not in created and PurePosixPath(path).parts[0] not in root_before:
+            created[module] = PurePosixPath(path).parts[0]
+    if created:
+        shadowing = set(created) & (ALWAYS_SHADOWS | importable(sorted(created)))
+        for module in sorted(shadowing):
+            for path in sorted(p for p in touched if root_module(p) == module):
+                top = PurePosixPath(path).parts[0]
+                if exists_inside(workspace, top):
+                    remove_inside(workspace, top)
+                    actions.append(RestoreAction(top, "removed", "added", "shadow"))
     return tuple(actions)
-
-
-def _walk_config(workspace: Path) -> Iterable[str]:
-    for root, dirs, files in os.walk(workspace):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
-        rel = Path(root).relative_to(workspace)
-        for name in files:
-            path = (rel / name).as_posix()
-            if is_test_config(path):
-                yield path
 
 
 def edited_test_files(changed: Iterable[str], grader_paths: Iterable[str], test_globs: tuple[str, ...]) -> list[str]:

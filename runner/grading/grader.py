@@ -11,7 +11,7 @@ from junitparser import Error, Failure, JUnitXml, Skipped, TestSuite
 from junitparser.junitparser import JUnitXmlError
 
 from corpus.model import Case, CaseFiles, Grader
-from runner.process import ProcessResult, run_command
+from runner.process import ProcessResult
 from runner.runs.result import Outcome
 from runner.workspace.inside import read_inside, remove_inside, write_inside
 
@@ -56,14 +56,6 @@ def materialize_grader(case: Case, files: CaseFiles, workspace: Path) -> None:
         remove_inside(workspace, repo_path)
     if case.grader.junit:
         remove_inside(workspace, case.grader.junit)
-
-
-def grade(case: Case, files: CaseFiles, workspace: Path, env: dict[str, str], log_path: Path) -> GradeResult:
-    """Materialize the grader, run its command in its own process group with the timeout, and judge it."""
-    materialize_grader(case, files, workspace)
-    grader = case.grader
-    ran = run_command(grader.command, workspace, env, grader.timeout, log_path)
-    return judge(grader, ran, workspace)
 
 
 def judge(grader: Grader, ran: ProcessResult, workspace: Path) -> GradeResult:

@@ -50,6 +50,21 @@ def _cell_text(cell: Aggregate, k: int) -> str:
     return "\n".join(lines)
 
 
+def sandbox_text(runtime: dict[str, Any]) -> str:
+    """How the run confined its trials, in a few words: "bwrap 0.8.0, agent network host", or "none"."""
+    sandbox = runtime.get("sandbox")
+    if not isinstance(sandbox, dict):
+        return "unrecorded"
+    if sandbox.get("kind") != "bwrap":
+        return str(sandbox.get("kind"))
+    text = f"bwrap {sandbox.get('version') or ''}".rstrip()
+    text += f", agent network {'host' if sandbox.get('agent_network') else 'none'}"
+    for label, key in (("binds", "binds"), ("home copies", "home_copies")):
+        if sandbox.get(key):
+            text += f", {label} {' '.join(sandbox[key])}"
+    return text
+
+
 def render_table(run: LoadedRun, console: Console | None = None) -> str:
     """The terminal report: a cases x variants grid, then one line per variant; returns the text printed."""
     buffer = io.StringIO()
@@ -57,7 +72,8 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
     manifest, config = run.manifest, run.manifest.config
     k = common_k(run)
     out.print(f"run {manifest.run_id}  mode {config.mode}  {config.trials} trial(s) per case  "
-              f"dataset {manifest.dataset_fingerprint[:12]}  runtime {manifest.runtime.get('fingerprint', '')[:12]}")
+              f"dataset {manifest.dataset_fingerprint[:12]}  runtime {manifest.runtime.get('fingerprint', '')[:12]}  "
+              f"sandbox {sandbox_text(manifest.runtime)}")
     grid = Table(title=None, show_lines=True)
     grid.add_column("case", no_wrap=True)
     names = [v.name for v in config.variants]
@@ -155,7 +171,7 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
                          "trials": [by_key.get((variant.name, case_id, t)) for t in range(1, config.trials + 1)]})
         grids.append({"variant": variant, "rows": rows})
     template = _environment().get_template("report.html.j2")
-    return template.render(run=run, manifest=run.manifest, config=config, grids=grids, k=common_k(run),
+    return template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.runtime), grids=grids, k=common_k(run),
                            errors=[t for t in run.trials if t.outcome == "error"], link=link,
                            artifacts=ARTIFACTS, max_k=max((len(v.pass_at_k) for v in run.variants), default=0))
 

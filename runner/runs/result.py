@@ -67,11 +67,14 @@ class TrialResult:
     changed_files: tuple[str, ...] = ()
     """Paths the candidate patch touches."""
     flags: tuple[str, ...] = ()
-    """edited_tests, edited_test_config, added_test_config, transcript_truncated."""
+    """edited_tests, edited_test_config, added_test_config, shadowing_module, package_metadata, ignored_files,
+    transcript_truncated."""
     test_edits: tuple[str, ...] = ()
     """Changed paths that are grader or test files."""
     restored: tuple[dict[str, str], ...] = ()
-    """Test configuration put back before grading: {path, action, cause}."""
+    """Paths put back in the grading workspace before the grader ran: {path, action, cause, kind}."""
+    ignored_files: tuple[str, ...] = ()
+    """New files the ignore rules kept out of the candidate patch (never graded); a directory as `dir/`."""
     transcript_bytes: int = 0
     """Bytes the agent wrote (before the cap)."""
     cost_usd: float | None = None
@@ -94,7 +97,7 @@ class TrialResult:
         try:
             data.pop("format", None)
             data["durations"] = Durations(**data.get("durations") or {})
-            for key in ("changed_files", "flags", "test_edits", "restored"):
+            for key in ("changed_files", "flags", "test_edits", "restored", "ignored_files"):
                 data[key] = tuple(data.get(key) or ())
             result = TrialResult(**data)
         except TypeError as exc:

@@ -34,8 +34,9 @@ def hindcast_commit(source: Path = SOURCE_ROOT) -> tuple[str | None, bool | None
     return commit, bool(status) if status is not None else None
 
 
-def runtime_info(config: RunConfig) -> dict[str, Any]:
-    """The runtime record of run.json, with a sha256 fingerprint over its canonical JSON."""
+def runtime_info(config: RunConfig, sandbox: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The runtime record of run.json (sandbox: how trials were confined), with a sha256 fingerprint over its
+    canonical JSON."""
     commit, dirty = hindcast_commit()
     info: dict[str, Any] = {
         "hindcast_version": __version__,
@@ -48,6 +49,7 @@ def runtime_info(config: RunConfig) -> dict[str, Any]:
         "trials": config.trials,
         "agent_commands": {v.name: v.command for v in config.variants},
         "agent_timeout": config.agent_timeout,
+        "sandbox": sandbox,
     }
     canonical = json.dumps(info, sort_keys=True, separators=(",", ":")).encode()
     info["fingerprint"] = hashlib.sha256(canonical).hexdigest()

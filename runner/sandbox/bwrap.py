@@ -83,13 +83,19 @@ def _probe(bwrap: str | None) -> str | None:
     return None
 
 
-def command_line(spec: SandboxSpec, argv: Sequence[str]) -> list[str]:
-    """The bwrap command line that runs argv inside the sandbox the spec describes."""
+def command_line(spec: SandboxSpec, argv: Sequence[str], status_fd: int | None = None) -> list[str]:
+    """The bwrap command line that runs argv inside the sandbox the spec describes.
+
+    With status_fd, bwrap writes JSON lines to that descriptor: `child-pid` once the command started inside,
+    `exit-code` when it ended; no `child-pid` means the sandbox itself could not be set up.
+    """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise UsageError(NOT_ON_PATH)
     args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--hostname", "sandbox"]
+    if status_fd is not None:
+        args += ["--json-status-fd", str(status_fd)]
     if not spec.network:
         args.append("--unshare-net")
     bound: list[str] = []

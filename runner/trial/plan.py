@@ -49,6 +49,14 @@ class RunOptions:
     """Where scratch directories are made (default: the system temp dir)."""
     transcript_limit: int = DEFAULT_TRANSCRIPT_LIMIT
     """Bytes of agent output kept per trial."""
+    sandbox: str = "bwrap"
+    """bwrap: setup, agent and grader run in bubblewrap; none: on the host."""
+    agent_network: bool = True
+    """Agents keep the network (--agent-network none turns it off)."""
+    agent_binds: tuple[Path, ...] = ()
+    """Host paths shown read-only inside the sandbox (--agent-bind)."""
+    agent_home: tuple[Path, ...] = ()
+    """Files of the real HOME copied into each agent's HOME (--agent-home)."""
 
 
 def parse_agent(spec: str) -> Variant:

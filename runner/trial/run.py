@@ -13,12 +13,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from corpus import Corpus, StoredCase, corpus_fingerprint
-from corpus.errors import HindcastError, UsageError
+from corpus import Corpus, corpus_fingerprint
+from corpus.errors import UsageError
 from corpus.fsutil import staging_directory
 from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
-from runner.grading.failclosed import read_fix_config
 from runner.process import kill_running
 from runner.runs.digests import DigestLedger, forget_trials
 from runner.runs.load import LoadedRun, load_run
@@ -30,14 +29,14 @@ from runner.runs.manifest import (
 )
 from runner.runs.result import TrialResult
 from runner.runs.runtime import runtime_info
+from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
+from runner.trial.assets import AssetCache
 from runner.trial.plan import RunOptions, new_config, plan_trials, resume_config, source_trials
 from runner.trial.trial import (
-    CaseAssets,
     TrialContext,
     TrialSpec,
     run_trial,
 )
-from runner.workspace.workspace import build_template, template_tree
 
 Progress = Callable[[int, int, TrialResult], None]
 
@@ -59,6 +58,13 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     if options.agent_timeout is not None and options.agent_timeout <= 0:
         raise UsageError("--agent-timeout must be positive")
     repo = open_repository(corpus.repo_path(options.repo))
+    results_dir = options.results_dir or corpus.root / RESULTS_DIR
+    hidden = hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from,
+                           options.scratch_root or tempfile.gettempdir(), *harness_dirs())
+    confinement = check_confinement(Confinement(
+        options.sandbox, options.agent_network, options.agent_binds, options.agent_home,  # type: ignore[arg-type]
+        tuple(Path(h) for h in hidden)))
+    sandbox = confinement.record()
     stored_all = {s.case.id: s for s in corpus.load_all("cases")}
     dataset = corpus_fingerprint((s.case, s.files) for s in stored_all.values())
     if options.resume is not None:
@@ -71,7 +77,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
                              f"start a new run")
     else:
         config = new_config(options, stored_all)
-        manifest = RunManifest(new_run_id(), _now(), dataset, runtime_info(config), config)
+        manifest = RunManifest(new_run_id(), _now(), dataset, runtime_info(config, sandbox), config)
     missing = [c for c in config.cases if c not in stored_all]
     if missing:
         raise UsageError(f"case {missing[0]!r} is not in the corpus {corpus.root}")
@@ -79,17 +85,16 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     if options.resume is not None:
         plan = plan_trials(config, stored_all, saved, run_dir)
         _clean_staging(run_dir)
-        resumed = {"at": _now(), "runtime": runtime_info(config), "trials": len(plan)}
+        resumed = {"at": _now(), "runtime": runtime_info(config, sandbox), "trials": len(plan)}
         manifest = replace(manifest, resumed=(*manifest.resumed, resumed))
         forget_trials(run_dir, manifest, [(s.variant, s.stored.case.id, s.trial) for s in plan])
     else:
-        results_dir = options.results_dir or corpus.root / RESULTS_DIR
         run_dir = _create_run(results_dir, manifest)
         plan = plan_trials(config, stored_all, saved, None)
     if announce:
         announce(run_dir, len(plan))
-    hidden = _hidden_paths(corpus.root, repo, run_dir.parent, run_dir, config.patch_from)
-    _execute(plan, repo, run_dir, config, options, hidden, corpus.config.test_globs, progress)
+    hidden = hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
+    _execute(plan, repo, run_dir, config, options, hidden, corpus.config.test_globs, progress, confinement)
     return load_run(run_dir)
 
 
@@ -109,43 +114,9 @@ def _create_run(results_dir: Path, manifest: RunManifest) -> Path:
     return target
 
 
-def _hidden_paths(*paths: Path | str | None) -> tuple[str, ...]:
-    hidden = set()
-    for path in paths:
-        if path is None:
-            continue
-        hidden.add(str(path))
-        hidden.add(str(Path(path).resolve()))
-    return tuple(sorted(h for h in hidden if h not in ("", "/", ".")))
-
-
-class _AssetCache:
-    """Builds each case's template and fix configuration once, on first use, one builder per case."""
-
-    def __init__(self, repo: Path, root: Path) -> None:
-        self.repo, self.root = repo, root
-        self.lock = threading.Lock()
-        self.locks: dict[str, threading.Lock] = {}
-        self.built: dict[str, CaseAssets | HindcastError] = {}
-
-    def get(self, stored: StoredCase) -> CaseAssets | HindcastError:
-        case = stored.case
-        with self.lock:
-            lock = self.locks.setdefault(case.id, threading.Lock())
-        with lock:
-            if case.id not in self.built:
-                try:
-                    template = build_template(self.repo, case.base_commit, self.root / case.id)
-                    tree, paths = template_tree(template)
-                    self.built[case.id] = CaseAssets(template, tree, paths,
-                                                     read_fix_config(self.repo, case.fix_commit))
-                except HindcastError as exc:
-                    self.built[case.id] = exc
-            return self.built[case.id]
-
-
 def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,
-             hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None) -> None:
+             hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None,
+             confinement: Confinement) -> None:
     """Run the planned trials, jobs at a time; on any interruption every running command is killed."""
     if not plan:
         return
@@ -161,8 +132,8 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
     ctx = TrialContext(repo=repo, run_dir=run_dir, agent_timeout=config.agent_timeout, hidden=hidden,
                        test_globs=test_globs, scratch_root=options.scratch_root, keep=options.keep,
                        transcript_limit=options.transcript_limit, cancel=cancel,
-                       discard=discard)
-    assets = _AssetCache(repo, root)
+                       discard=discard, confinement=confinement)
+    assets = AssetCache(repo, root)
     pool = ThreadPoolExecutor(max_workers=options.jobs)
 
     def one(spec: TrialSpec) -> TrialResult | None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,34 +18,30 @@ from typing import Any
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import HindcastError
 from corpus.fsutil import replace_directory, staging_directory
-from runner.grading.failclosed import FixConfig, edited_test_files, restore_test_config
-from runner.grading.grader import GradeResult, grade
+from runner.grading.failclosed import RestoreAction, edited_test_files
+from runner.grading.frompatch import CandidateError, GradingSetup, grade_patch, patch_paths
+from runner.grading.grader import GradeResult
 from runner.process import run_command
 from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
+from runner.sandbox.bwrap import TASK_DIR, WORKSPACE, Bind
+from runner.sandbox.confine import PROMPT_FILE, Confinement, copy_home_files, sandbox_spec
 from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
-from runner.workspace.prepare import prepare
-from runner.workspace.snapshots import Snapshots
-from runner.workspace.workspace import apply_patch
+from runner.trial.assets import CaseAssets
+from runner.workspace.prepare import Prepared, prepare
+from runner.workspace.snapshots import Snapshots, is_cache
+from runner.workspace.workspace import copy_workspace
 
 DEFAULT_TRANSCRIPT_LIMIT = 10 * 1024 * 1024
+ATTEMPT_DIR = "attempt"
+"""Where the agent's workspace is moved once the agent ended (the grading workspace takes its place)."""
+TASK_DIR_NAME = "task"
+GRADING_DIR = "grading"
+"""Where the grading workspace is made before it takes the agent's workspace's place."""
+_BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hindcast-grading-workspace")
 
 
 class Cancelled(Exception):
     """The run was interrupted; the trial is not recorded."""
-
-
-@dataclass(frozen=True)
-class CaseAssets:
-    """What every trial of a case shares, built once per run."""
-
-    template: Path
-    """`build_template` git directory of the case's base."""
-    base_tree: str
-    """The base tree's sha."""
-    base_paths: frozenset[str]
-    """Every file and directory path of the base tree."""
-    fix_config: FixConfig
-    """Test configuration files at the fix commit."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +98,8 @@ class TrialContext:
     """Set when the run is interrupted."""
     discard: Callable[[Path], None] = lambda path: shutil.rmtree(path, ignore_errors=True)
     """Removes a scratch directory (the run hands this to a background thread)."""
+    confinement: Confinement = field(default_factory=Confinement)
+    """Where setup, agent and grader run (bubblewrap by default)."""
 
 
 def run_trial(spec: TrialSpec, ctx: TrialContext, assets: CaseAssets | HindcastError) -> TrialResult | None:
@@ -161,56 +161,86 @@ class _Trial:
             raise assets
         clock = time.monotonic()
         try:
-            prepared = prepare(self.case, ctx.repo, self.scratch, template=assets.template)
+            prepared = prepare(self.case, ctx.repo, self.scratch, pristine=assets.pristine,
+                               confinement=ctx.confinement)
         finally:
             self.durations["setup"] = round(time.monotonic() - clock, 3)
-        workspace = prepared.workspace
-        snapshots = Snapshots(assets.template, workspace, self.scratch / "private")
-        if self.case.setup.command:
-            snapshots.take("setup", stat_cache=workspace / ".git" / "index")
-            setup_tree = snapshots.tree("setup")
-
-            def at_setup(paths: Iterable[str]) -> set[str]:
-                return snapshots.existing(setup_tree, paths)
-        else:  # nothing ran in the workspace since its checkout: the setup state is the base tree
-            shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
-            setup_tree = assets.base_tree
-
-            def at_setup(paths: Iterable[str]) -> set[str]:
-                return {p for p in paths if p in assets.base_paths}
         self._check()
         clock = time.monotonic()
-        agent_error = self._produce(workspace, prepared.env)
+        if spec.mode == "agent":
+            patch, failure = self._attempt(prepared, assets)
+        else:
+            patch, failure = self._given_patch(prepared.workspace)
         self.durations["agent"] = round(time.monotonic() - clock, 3)
-        self._check()
-        snapshots.take("final", stat_cache=snapshots.index("setup"))
-        patch, changed = snapshots.diff(setup_tree, "final")
-        (self.staging / "candidate.patch").write_bytes(patch)
-        grader_paths = [p for p, _ in spec.stored.files.grader_files] + list(self.case.grader.deleted)
-        edits = edited_test_files(changed, grader_paths, ctx.test_globs)
-        self.facts.update(changed_files=tuple(changed), test_edits=tuple(edits))
-        if edits:
-            self.flags.append("edited_tests")
-        if agent_error:
-            (self.staging / "grader.log").write_text(f"[hindcast: not graded: {agent_error}]\n")
-            return "error", agent_error
+        if failure:
+            (self.staging / "grader.log").write_text(f"[hindcast: not graded: {failure}]\n")
+            return "error", failure
         self._check()
         clock = time.monotonic()
         try:
-            actions = restore_test_config(workspace, assets.fix_config, changed, at_setup,
-                                          lambda path: snapshots.read(setup_tree, path), grader_paths)
-            self.facts["restored"] = tuple({"path": a.path, "action": a.action, "cause": a.cause}
-                                           for a in actions)
-            for cause, flag in (("edited", "edited_test_config"), ("added", "added_test_config")):
-                if any(a.cause == cause for a in actions):
-                    self.flags.append(flag)
-            graded = grade(self.case, spec.stored.files, workspace, prepared.env, self.staging / "grader.log")
+            setup = GradingSetup(self.case, spec.stored.files, assets.fix_config, assets.base_config,
+                                 ctx.test_globs)
+            graded = grade_patch(setup, prepared.workspace, patch, prepared.env, ctx.confinement, self.scratch,
+                                 self.staging / "grader.log", env_binds=prepared.env_binds(),
+                                 candidate=spec.mode in ("agent", "regrade"),
+                                 what="oracle patch" if spec.mode == "oracle" else "candidate patch")
         finally:
             self.durations["grader"] = round(time.monotonic() - clock, 3)
         self._check()
-        self.facts.update(grader_outcome=graded.outcome, grader_reason=graded.reason,
-                          grader_exit_code=graded.exit_code)
-        return self._decide(graded)
+        self._record_restoration(graded.restored)
+        result = graded.result
+        self.facts.update(grader_outcome=result.outcome, grader_reason=result.reason,
+                          grader_exit_code=result.exit_code)
+        return self._decide(result)
+
+    def _record_restoration(self, restored: tuple[RestoreAction, ...]) -> None:
+        self.facts["restored"] = tuple({"path": a.path, "action": a.action, "cause": a.cause, "kind": a.kind}
+                                       for a in restored)
+        for kind, cause, flag in (("config", "edited", "edited_test_config"), ("config", "added", "added_test_config"),
+                                  ("shadow", "added", "shadowing_module"), ("metadata", None, "package_metadata")):
+            if any(a.kind == kind and (cause is None or a.cause == cause) for a in restored):
+                self.flags.append(flag)
+
+    def _attempt(self, prepared: Prepared, assets: CaseAssets) -> tuple[bytes, str | None]:
+        """Run the agent in its workspace, take its patch, and put a fresh grading workspace in its place."""
+        workspace, scratch = prepared.workspace, self.scratch
+        snapshots = Snapshots(assets.template, workspace, scratch / "private")
+        if self.case.setup.command:
+            snapshots.take("setup", stat_cache=workspace / ".git" / "index")
+            setup_tree = snapshots.tree("setup")
+            ignored_at_setup = snapshots.ignored("setup")
+            shutil.copytree(workspace, scratch / GRADING_DIR, symlinks=True)  # the seed: base after setup
+            seeded: Future[Path] | None = None
+        else:  # nothing ran in the workspace since its checkout: the setup state is the base tree
+            shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
+            setup_tree, ignored_at_setup = assets.base_tree, set()
+            # The grading workspace is copied while the agent works, out of the agent's sight.
+            seeded = _BACKGROUND.submit(copy_workspace, assets.pristine, scratch / GRADING_DIR)
+        try:
+            self._check()
+            failure = self._run_agent(prepared)
+            self._check()
+            snapshots.take("final", stat_cache=snapshots.index("setup"))
+            patch, changed = snapshots.diff(setup_tree, "final")
+            ignored = sorted(snapshots.ignored("final") - ignored_at_setup)
+        finally:
+            if seeded is not None:
+                seeded.result()
+        (self.staging / "candidate.patch").write_bytes(patch)
+        self._record_changes(changed)
+        self.facts["ignored_files"] = tuple(ignored)
+        if any(not is_cache(p) for p in ignored):
+            self.flags.append("ignored_files")
+        os.rename(workspace, scratch / ATTEMPT_DIR)
+        os.rename(scratch / GRADING_DIR, workspace)
+        return patch, failure
+
+    def _record_changes(self, changed: list[str]) -> None:
+        grader_paths = [p for p, _ in self.spec.stored.files.grader_files] + list(self.case.grader.deleted)
+        edits = edited_test_files(changed, grader_paths, self.ctx.test_globs)
+        self.facts.update(changed_files=tuple(changed), test_edits=tuple(edits))
+        if edits:
+            self.flags.append("edited_tests")
 
     def _write_prompt(self) -> None:
         saved = self.spec.saved
@@ -219,45 +249,58 @@ class _Trial:
         else:
             (self.staging / "prompt.md").write_text(self.case.prompt, encoding="utf-8")
 
-    def _produce(self, workspace: Path, env: dict[str, str]) -> str | None:
-        """Make the candidate in the workspace; return an error reason when the agent did not finish cleanly."""
+    def _given_patch(self, workspace: Path) -> tuple[bytes, str | None]:
+        """baseline, oracle and regrade: the patch to grade, and an error when there is none to grade."""
         spec, transcript = self.spec, self.staging / "transcript.log"
         if spec.mode == "baseline":
             transcript.write_text("[hindcast: baseline: no agent ran, the base is graded as it is]\n")
+            patch = b""
         elif spec.mode == "oracle":
-            apply_patch(workspace, spec.stored.files.oracle_patch, "oracle patch")
-            transcript.write_text("[hindcast: oracle: the oracle patch was applied]\n")
-        elif spec.mode == "regrade":
-            return self._replay(workspace)
+            transcript.write_text("[hindcast: oracle: the oracle patch is graded]\n")
+            patch = spec.stored.files.oracle_patch
         else:
-            return self._run_agent(workspace, env)
-        return None
+            saved = spec.saved
+            assert saved is not None
+            source = saved.result
+            self.facts.update(agent_exit_code=source.agent_exit_code, agent_timed_out=source.agent_timed_out,
+                              transcript_bytes=source.transcript_bytes,
+                              regraded_from={"run_id": saved.run_id, "outcome": source.outcome,
+                                             "reason": source.reason})
+            if (saved.directory / "transcript.log").is_file():
+                shutil.copyfile(saved.directory / "transcript.log", transcript)
+            if source.outcome == "error" and source.grader_outcome is None:
+                return b"", f"source trial was an error: {source.reason}"
+            patch = (saved.directory / "candidate.patch").read_bytes()
+        (self.staging / "candidate.patch").write_bytes(patch)
+        try:
+            self._record_changes(patch_paths(workspace, patch))
+        except CandidateError:
+            pass  # grading says so
+        return patch, None
 
-    def _replay(self, workspace: Path) -> str | None:
-        saved = self.spec.saved
-        assert saved is not None
-        source = saved.result
-        self.facts.update(agent_exit_code=source.agent_exit_code, agent_timed_out=source.agent_timed_out,
-                          transcript_bytes=source.transcript_bytes,
-                          regraded_from={"run_id": saved.run_id, "outcome": source.outcome,
-                                         "reason": source.reason})
-        if (saved.directory / "transcript.log").is_file():
-            shutil.copyfile(saved.directory / "transcript.log", self.staging / "transcript.log")
-        if source.outcome == "error" and source.grader_outcome is None:
-            return f"source trial was an error: {source.reason}"
-        apply_patch(workspace, (saved.directory / "candidate.patch").read_bytes(), "saved candidate patch")
-        return None
-
-    def _run_agent(self, workspace: Path, env: dict[str, str]) -> str | None:
-        spec, ctx = self.spec, self.ctx
+    def _run_agent(self, prepared: Prepared) -> str | None:
+        spec, ctx, conf = self.spec, self.ctx, self.ctx.confinement
         assert spec.command is not None
-        prompt_file = self.scratch / "prompt.md"
-        prompt_file.write_text(self.case.prompt, encoding="utf-8")
-        command = render_command(spec.command, {"workspace": str(workspace), "prompt_file": str(prompt_file),
-                                                "case_id": self.case.id, "trial": str(spec.trial)})
+        task = self.scratch / TASK_DIR_NAME
+        task.mkdir()
+        (task / "prompt.md").write_text(self.case.prompt, encoding="utf-8")
         marker = f"{MARKER_VAR}={secrets.token_hex(8)}"
-        ran = run_command(command, workspace, agent_environment(env, ctx.hidden, marker), ctx.agent_timeout,
-                          self.staging / "transcript.log", max_output_bytes=ctx.transcript_limit, marker=marker)
+        env = agent_environment(prepared.env, ctx.hidden, marker)
+        sandbox = None
+        if conf.sandboxed:
+            home = self.scratch / "home"
+            home.mkdir()
+            copy_home_files(conf, home)
+            sandbox = sandbox_spec(conf, workspace=prepared.workspace, home=home, env=env,
+                                   network=conf.agent_network,
+                                   extra=(*prepared.env_binds(), Bind(task, TASK_DIR)))
+            places = {"workspace": WORKSPACE, "prompt_file": PROMPT_FILE}
+        else:
+            places = {"workspace": str(prepared.workspace), "prompt_file": str(task / "prompt.md")}
+        command = render_command(spec.command, {**places, "case_id": self.case.id, "trial": str(spec.trial)})
+        ran = run_command(command, prepared.workspace, env, ctx.agent_timeout, self.staging / "transcript.log",
+                          max_output_bytes=ctx.transcript_limit, marker=None if sandbox else marker,
+                          sandbox=sandbox)
         self.facts.update(agent_exit_code=ran.exit_code, agent_timed_out=ran.timed_out,
                           transcript_bytes=ran.output_bytes)
         if ran.truncated:

@@ -15,10 +15,11 @@ from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
 from corpus.gitutil import open_repository
 from corpus.store import Kind
-from runner.grading.grader import GradeResult, grade
+from runner.grading.frompatch import GradingSetup, grade_patch
+from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
+from runner.trial.assets import AssetCache
 from runner.verify.record import record_verdicts
 from runner.workspace.prepare import prepare
-from runner.workspace.workspace import apply_patch
 
 Verdict = Literal["VALID", "INVALID", "ERROR"]
 Side = Literal["baseline", "oracle"]
@@ -38,6 +39,10 @@ class VerifyOptions:
     """Source repository overriding corpus.yaml's."""
     kind: Kind = "cases"
     """Verify approved cases or the miner's candidates."""
+    sandbox: str = "bwrap"
+    """bwrap: setup and grader run in bubblewrap, as in trials; none: on the host."""
+    scratch_root: Path | None = None
+    """Where scratch directories are made (default: the system temp dir)."""
 
 
 @dataclass(frozen=True)
@@ -105,16 +110,27 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         raise UsageError("--repeats and --jobs must be at least 1")
     repo = open_repository(corpus.repo_path(options.repo))
     cases = cases_to_verify(corpus, options.case_ids, options.kind)
+    scratch_root = options.scratch_root or Path(tempfile.gettempdir())
+    conf = check_confinement(Confinement(options.sandbox, hide=tuple(  # type: ignore[arg-type]
+        Path(p) for p in hidden_paths(corpus.root, repo, scratch_root, *harness_dirs()))))
     work = [(stored, side, r) for stored in cases for r in range(1, options.repeats + 1)
             for side in ("baseline", "oracle")]
-    with ThreadPoolExecutor(max_workers=options.jobs) as pool:
-        futures = [pool.submit(run_attempt, stored, side, r, repo) for stored, side, r in work]  # type: ignore[arg-type]
-        attempts: dict[str, list[Attempt]] = {s.case.id: [] for s in cases}
-        for (stored, _, _), future in zip(work, futures):
-            attempt = future.result()
-            attempts[stored.case.id].append(attempt)
-            if progress:
-                progress(f"{stored.case.id}: {attempt.side} #{attempt.repeat}: {attempt.outcome}")
+    scratch_root.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="hindcast-verify-", dir=scratch_root))
+    try:
+        assets = AssetCache(repo, root / "templates")
+        context = _Context(repo, assets, conf, root, corpus.config.test_globs)
+        with ThreadPoolExecutor(max_workers=options.jobs) as pool:
+            futures = [pool.submit(run_attempt, stored, side, r, context)  # type: ignore[arg-type]
+                       for stored, side, r in work]
+            attempts: dict[str, list[Attempt]] = {s.case.id: [] for s in cases}
+            for (stored, _, _), future in zip(work, futures):
+                attempt = future.result()
+                attempts[stored.case.id].append(attempt)
+                if progress:
+                    progress(f"{stored.case.id}: {attempt.side} #{attempt.repeat}: {attempt.outcome}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
     verdicts = [decide(s, attempts[s.case.id]) for s in cases]
     all_cases = corpus.load_all("cases")
     report = VerifyReport(verdicts, corpus_fingerprint((s.case, s.files) for s in all_cases))
@@ -123,18 +139,38 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     return report
 
 
-def run_attempt(stored: StoredCase, side: Side, repeat: int, repo: Path) -> Attempt:
-    """One fresh workspace, setup, (oracle patch,) grader; harness failures become an error attempt."""
-    scratch = Path(tempfile.mkdtemp(prefix=f"hindcast-verify-{stored.case.id}-"))
+@dataclass(frozen=True)
+class _Context:
+    """What every attempt of one verify call shares."""
+
+    repo: Path
+    assets: AssetCache
+    confinement: Confinement
+    root: Path
+    test_globs: tuple[str, ...]
+
+
+def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) -> Attempt:
+    """One fresh workspace, setup, and the side's patch graded exactly as a trial grades a patch (sandboxed,
+    restored, grader files written); harness failures become an error attempt."""
+    scratch = Path(tempfile.mkdtemp(prefix=f"{stored.case.id}-", dir=context.root))
     try:
-        prepared = prepare(stored.case, repo, scratch)
-        if side == "oracle":
-            apply_patch(prepared.workspace, stored.files.oracle_patch, "oracle patch")
-        result: GradeResult = grade(stored.case, stored.files, prepared.workspace, prepared.env,
-                                    scratch / "grader.log")
+        assets = context.assets.get(stored)
+        if isinstance(assets, HindcastError):
+            raise assets
+        prepared = prepare(stored.case, context.repo, scratch, pristine=assets.pristine,
+                           confinement=context.confinement)
+        setup = GradingSetup(stored.case, stored.files, assets.fix_config, assets.base_config, context.test_globs)
+        patch = stored.files.oracle_patch if side == "oracle" else b""
+        graded = grade_patch(setup, prepared.workspace, patch, prepared.env, context.confinement, scratch,
+                             scratch / "grader.log", env_binds=prepared.env_binds(), candidate=False,
+                             what=f"{side} patch")
+        result = graded.result
         return Attempt(side, repeat, result.outcome, result.reason, result.duration)
     except HindcastError as exc:
         return Attempt(side, repeat, "error", exc.message, 0.0)
+    except OSError as exc:
+        return Attempt(side, repeat, "error", f"harness: {exc.strerror or exc}", 0.0)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

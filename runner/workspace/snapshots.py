@@ -7,7 +7,19 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from corpus.gitutil import git_env, run_git
-from runner.workspace.workspace import BASE_BRANCH
+from runner.workspace.workspace import BASE_BRANCH, STAT_CONFIG
+
+BYTECODE_EXCLUDES = (":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.py[co]")
+"""Bytecode caches are never part of a snapshot: a forged cache would stand in for the source it claims."""
+CACHE_NAMES = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox",
+                         ".nox", ".cache", "node_modules", ".eggs", "build", "dist"})
+"""Directory names of caches and build output that test runs and installs leave (not worth a flag)."""
+
+
+def is_cache(path: str) -> bool:
+    """True for an ignored path that is a cache or build output of tools (listed, not flagged)."""
+    parts = path.rstrip("/").split("/")
+    return any(part in CACHE_NAMES or part.endswith(".egg-info") for part in parts) or path.endswith((".pyc", ".pyo"))
 
 
 class Snapshots:
@@ -25,6 +37,8 @@ class Snapshots:
         (self.git_dir / "objects" / "info").mkdir(parents=True)
         (self.git_dir / "refs").mkdir()
         (self.git_dir / "HEAD").write_text(f"ref: refs/heads/{BASE_BRANCH}\n")
+        (self.git_dir / "config").write_text("".join(f"[{k.split('.')[0]}]\n\t{k.split('.')[1]} = {v}\n"
+                                                     for k, v in STAT_CONFIG))
         (self.git_dir / "objects" / "info" / "alternates").write_text(f"{template.resolve() / 'objects'}\n")
 
     def _env(self, index: Path) -> dict[str, str]:
@@ -39,7 +53,13 @@ class Snapshots:
         """Record the work tree in the snapshot's index; stat_cache (an index file) spares unchanged files."""
         index = self.index(name)
         shutil.copy2(stat_cache, index)  # keeps the mtime, so git rechecks entries as new as it (racy git)
-        run_git(["-c", "core.fsmonitor=false", "add", "-A"], self.workspace, env=self._env(index))
+        run_git(["add", "-A", "--", ".", *BYTECODE_EXCLUDES], self.workspace, env=self._env(index))
+
+    def ignored(self, name: str) -> set[str]:
+        """New files the ignore rules keep out of a snapshot (a directory of them as `dir/`)."""
+        out = run_git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
+                      self.workspace, env=self._env(self.index(name))).stdout
+        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
     def tree(self, name: str) -> str:
         """Write a snapshot's tree object and return its sha."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from corpus.errors import GitError, WorkspaceError
@@ -11,6 +13,9 @@ from corpus.gitutil import FIXED_IDENTITY, git_env, resolve_commit, run_git
 
 BASE_BRANCH = "main"
 BASE_MESSAGE = "base"
+STAT_CONFIG = (("core.checkStat", "minimal"), ("core.trustctime", "false"))
+"""How the workspaces' git (and the snapshots') decide a file is unchanged: size and mtime only, so a byte copy of
+a checkout with its index needs no re-read of any file."""
 
 
 def create_workspace(repo: Path, commit: str, dest: Path) -> Path:
@@ -110,6 +115,8 @@ def build_template(repo: Path, commit: str, dest: Path) -> Path:
             input=objects, env=pack_env)
     sha = run_git(["commit-tree", "-m", BASE_MESSAGE, tree], dest, env=env).stdout.decode().strip()
     run_git(["update-ref", f"refs/heads/{BASE_BRANCH}", sha], dest)
+    for key, value in STAT_CONFIG:
+        run_git(["config", key, value], dest)
     assert_isolated(dest)
     return dest / ".git"
 
@@ -129,4 +136,24 @@ def workspace_from_template(template: Path, dest: Path) -> Path:
         raise WorkspaceError(f"{dest}: workspace directory is not empty")
     shutil.copytree(template, dest / ".git", symlinks=True)
     run_git(["read-tree", "--reset", "-u", "HEAD"], dest)
+    return dest
+
+
+def pristine_workspace(template: Path, dest: Path) -> Path:
+    """A checkout of a template whose index needs no refresh: every file's mtime is set a little in the past and
+    the index rewritten after, so copies of it (`copy_workspace`) start with every entry clean (see STAT_CONFIG)."""
+    workspace_from_template(template, dest)
+    past = time.time() - 10
+    for root, dirs, files in os.walk(dest):
+        if root == str(dest):
+            dirs.remove(".git")
+        for name in files + dirs:
+            os.utime(os.path.join(root, name), (past, past), follow_symlinks=False)
+    run_git(["update-index", "-q", "--refresh"], dest)
+    return dest
+
+
+def copy_workspace(source: Path, dest: Path) -> Path:
+    """A byte copy of a workspace (files, links, modes and mtimes, its .git and index) at dest, which must not exist."""
+    shutil.copytree(source, dest, symlinks=True)
     return dest

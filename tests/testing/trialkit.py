@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import shlex
 import sys
 from dataclasses import replace
@@ -17,6 +18,10 @@ from tests.testing.casefactory import build_corpus
 from tests.testing.runbuilder import record_digests
 
 AGENTS = Path(__file__).parent / "agents"
+SANDBOX_BINDS = (AGENTS, Path(sys.prefix))
+"""What a sandboxed scripted agent needs of the host: its script and the interpreter running the tests."""
+SANDBOX_ARGS = tuple(arg for path in SANDBOX_BINDS for arg in ("--agent-bind", str(path)))
+"""SANDBOX_BINDS as `runner run` arguments."""
 PY = shlex.quote(sys.executable)
 # A grader without pytest, for tests that are about the runner rather than the cheats pytest enables.
 FAST_GRADER = f"{PY} -c 'import sys; from calc import add; sys.exit(0 if add(2, 3) == 5 else 1)'"
@@ -42,7 +47,8 @@ class Bench:
         self.scratch = tmp_path / "scratch"
 
     def options(self, **changes: object) -> RunOptions:
-        base = RunOptions(all_cases=True, results_dir=self.results, scratch_root=self.scratch, agent_timeout=60)
+        base = RunOptions(all_cases=True, results_dir=self.results, scratch_root=self.scratch, agent_timeout=60,
+                          agent_binds=SANDBOX_BINDS)
         return replace(base, **changes)  # type: ignore[arg-type]
 
     def run(self, **changes: object) -> LoadedRun:
@@ -76,6 +82,25 @@ def make_run(root: Path, outcomes: dict[tuple[str, str], list[str]], trials: int
                                  "2026-01-01T00:00:00+00:00")
             (folder / "result.json").write_text(result.to_json())
     return record_digests(root)
+
+
+def hang_token() -> str:
+    """A number of seconds for `sleep` that no other process on the machine has on its command line."""
+    return f"3000.{secrets.randbelow(10**9):09d}"
+
+
+def processes_with(token: str) -> list[int]:
+    """Pids of the host's processes whose command line holds token (sandboxed ones included)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if token.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
 
 
 def alive(pid: int) -> bool:

@@ -10,7 +10,7 @@ import pytest
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
 from runner.cli import cli
-from tests.testing.trialkit import Bench, agent, make_run
+from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, make_run
 
 
 def call(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -47,7 +47,8 @@ def test_bad_input_is_one_line_and_writes_nothing(calc_fast: Bench, capsys: pyte
 
 def test_run_prints_the_report_and_exits_1_when_a_trial_errored(calc_fast: Bench,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    base = ["run", "--corpus", str(calc_fast.corpus.root), "--results-dir", str(calc_fast.results), "--all"]
+    base = ["run", "--corpus", str(calc_fast.corpus.root), "--results-dir", str(calc_fast.results), "--all",
+            *SANDBOX_ARGS]
     code, out, err = call([*base, "--agent", f"fixer={agent('fix')}", "--trials", "2", "--jobs", "2"], capsys)
     assert code == 0 and "2/2 passed" in out and "run directory: " in out
     assert "[2/2] fixer::calc-add" in err

@@ -9,7 +9,10 @@ import pytest
 
 from corpus import Case, CaseFiles, Grader
 from runner.envs.environment import base_environment
-from runner.grading.grader import grade, matches_test_id
+from runner.grading.failclosed import FixConfig
+from runner.grading.frompatch import GradingSetup, grade_patch
+from runner.grading.grader import GradeResult, matches_test_id
+from runner.sandbox.confine import Confinement
 from runner.workspace.workspace import apply_patch, create_workspace
 from tests.testing.casefactory import PYTEST, TEST_V2, build_corpus
 
@@ -23,8 +26,11 @@ def setup_ws(tmp_path: Path, **changes: object) -> tuple[Case, CaseFiles, Path]:
     return stored.case, stored.files, ws
 
 
-def run(case: Case, files: CaseFiles, ws: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
-    return grade(case, files, ws, base_environment(), tmp_path / "grader.log")
+def run(case: Case, files: CaseFiles, ws: Path, tmp_path: Path, sandbox: str = "bwrap") -> GradeResult:
+    """Grade the workspace as it is (an empty patch), the way verify grades a side."""
+    setup = GradingSetup(case, files, FixConfig(()), frozenset())
+    return grade_patch(setup, ws, b"", base_environment(), Confinement(sandbox), tmp_path,  # type: ignore[arg-type]
+                       tmp_path / "grader.log", candidate=False).result
 
 
 def test_baseline_fails_and_oracle_passes(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from runner.grading.failclosed import FixConfig, read_fix_config, restore_test_config
+from runner.grading.failclosed import FixConfig, is_test_config, read_fix_config, restore_for_grading
 from runner.workspace.snapshots import Snapshots
 from runner.workspace.workspace import build_template, template_tree, workspace_from_template
 from tests.testing.casefactory import build_repo
@@ -16,9 +16,11 @@ PYPROJECT_PYTEST = b'[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts
 
 
 def restore(workspace: Path, fix: dict[str, bytes], changed: Iterable[str], setup: dict[str, bytes],
-            grader: Iterable[str] = ()) -> set[tuple[str, str, str]]:
-    actions = restore_test_config(workspace, FixConfig(tuple(sorted(fix.items()))), changed,
-                                  lambda paths: {p for p in paths if p in setup}, setup.get, grader)
+            grader: Iterable[str] = (), installed: frozenset[str] = frozenset()) -> set[tuple[str, str, str]]:
+    """Restore a workspace holding the patched files; setup holds every file as it was before the patch."""
+    actions = restore_for_grading(workspace, changed, setup.get, FixConfig(tuple(sorted(fix.items()))),
+                                  [p for p in setup if is_test_config(p)], grader, (),
+                                  frozenset(p.split("/")[0] for p in setup), lambda names: set(names) & installed)
     return {(a.path, a.action, a.cause) for a in actions}
 
 
@@ -60,6 +62,33 @@ def test_pyproject_is_restored_only_when_changed_and_configuring_pytest(tmp_path
     assert (tmp_path / "pyproject.toml").read_bytes() == fix_version
 
 
+def test_tests_metadata_and_bytecode_the_patch_touched_are_set_back(tmp_path: Path) -> None:
+    setup = {"tests/test_a.py": b"def test_a(): assert False\n", "app.py": b"x = 1\n"}
+    write(tmp_path, {"tests/test_a.py": b"def test_a(): pass\n", "tests/test_new.py": b"def test_b(): pass\n",
+                     "app.py": b"x = 2\n", "plug-1.0.dist-info/entry_points.txt": b"[pytest11]\np = plug\n",
+                     "__pycache__/app.cpython-311.pyc": b"forged", "lib.pyc": b"forged"})
+    changed = ["tests/test_a.py", "tests/test_new.py", "app.py", "plug-1.0.dist-info/entry_points.txt",
+               "__pycache__/app.cpython-311.pyc", "lib.pyc"]
+    assert restore(tmp_path, {}, changed, setup) == {
+        ("tests/test_a.py", "written", "edited"), ("tests/test_new.py", "removed", "added"),
+        ("plug-1.0.dist-info/entry_points.txt", "removed", "added"),
+        ("__pycache__/app.cpython-311.pyc", "removed", "added"), ("lib.pyc", "removed", "added")}
+    assert (tmp_path / "tests/test_a.py").read_bytes() == setup["tests/test_a.py"]
+    assert (tmp_path / "app.py").read_bytes() == b"x = 2\n"  # source is the candidate's
+
+
+def test_a_new_root_module_is_removed_only_when_it_shadows_an_installed_one(tmp_path: Path) -> None:
+    setup = {"shop/__init__.py": b"", "shop/cart.py": b"x = 1\n"}
+    write(tmp_path, {**setup, "shop/helpers.py": b"y = 2\n", "requests/__init__.py": b"forged\n",
+                     "json.py": b"forged\n", "tools.py": b"mine\n", "sitecustomize.py": b"import os\n"})
+    changed = ["shop/helpers.py", "requests/__init__.py", "json.py", "tools.py", "sitecustomize.py"]
+    done = restore(tmp_path, {}, changed, setup, installed=frozenset({"requests", "json", "shop"}))
+    assert done == {("requests", "removed", "added"), ("json.py", "removed", "added"),
+                    ("sitecustomize.py", "removed", "added")}
+    assert (tmp_path / "shop/helpers.py").exists()  # a new file in the project's own package stays
+    assert (tmp_path / "tools.py").exists()  # a new root module nobody else provides stays
+
+
 def test_grader_paths_are_left_to_the_grader(tmp_path: Path) -> None:
     write(tmp_path, {"tests/conftest.py": b"agent\n"})
     assert restore(tmp_path, {"tests/conftest.py": b"fix\n"}, ["tests/conftest.py"], {},
@@ -88,6 +117,25 @@ def test_snapshots_see_same_size_edits_made_right_after_setup(tmp_path: Path) ->
         snapshots.take("final", stat_cache=snapshots.index("setup"))
         patch, changed = snapshots.diff(setup_tree, "final")
         assert changed == ["calc.py"] and b"+    return a + b" in patch
+
+
+def test_copies_of_a_pristine_workspace_are_clean_and_see_every_edit(tmp_path: Path) -> None:
+    from corpus.gitutil import run_git
+    from runner.workspace.workspace import copy_workspace, pristine_workspace
+
+    repo, base, _ = build_repo(tmp_path / "repo")
+    template = build_template(repo.path, base, tmp_path / "template")
+    pristine = pristine_workspace(template, tmp_path / "pristine")
+    for attempt in range(3):
+        workspace = copy_workspace(pristine, tmp_path / f"ws{attempt}")
+        assert run_git(["status", "--porcelain"], workspace).stdout == b""
+        snapshots = Snapshots(template, workspace, tmp_path / f"private{attempt}")
+        shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
+        (workspace / "calc.py").write_text((workspace / "calc.py").read_text().replace("-", "+"))  # same size
+        snapshots.take("final", stat_cache=snapshots.index("setup"))
+        patch, changed = snapshots.diff(template_tree(template)[0], "final")
+        assert changed == ["calc.py"] and b"+    return a + b" in patch
+    assert (pristine / "calc.py").read_text().count("-") >= 1  # the copies never touch the pristine tree
 
 
 def test_template_workspace_matches_the_foundation_workspace(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ def test_demo_agents_on_the_demo_corpus(tmp_path: Path, monkeypatch: pytest.Monk
     agents = ROOT / "demo" / "agents"
     loaded = run(Corpus.open(ROOT / "demo" / "corpus"), RunOptions(
         all_cases=True, jobs=2, repo=app, results_dir=tmp_path / "results", scratch_root=tmp_path / "scratch",
+        agent_binds=(agents, Path(sys.prefix)),
         variants=(Variant("fixer", f"{python} {agents / 'fixer.py'} {{case_id}}"),
                   Variant("noop", f"{python} {agents / 'noop.py'} {{prompt_file}}"))))
     totals = {v.variant: (v.passes, v.fails, v.errors) for v in loaded.variants}

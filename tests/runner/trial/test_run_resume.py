@@ -20,19 +20,19 @@ from runner.runs.digests import audit_run
 from runner.runs.load import load_run
 from runner.runs.manifest import read_manifest, write_manifest
 from runner.runs.result import trial_path
-from tests.testing.trialkit import Bench, agent, alive, variants
+from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, hang_token, processes_with, variants
 
 
-def test_resume_reruns_errored_and_unrecorded_trials_only(calc_fast: Bench, tmp_path: Path) -> None:
-    ready = tmp_path / "ready"
-    # The agent fails (an error) unless `ready` exists, and also when its own trial folder is already there:
-    # a resume removes the folder of every trial it runs again before running it.
+def test_resume_reruns_errored_and_unrecorded_trials_only(calc_fast: Bench,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # The agent fails (an error) until AGENT_READY is set, and also when its own trial folder is already there:
+    # a resume removes the folder of every trial it runs again before running it. Unsandboxed, to see the folder.
     own_folder = shlex.quote(str(calc_fast.results)) + "/*/gated/calc-add/{trial}"
-    command = f"test -e {shlex.quote(str(ready))} && ! ls -d {own_folder} >/dev/null 2>&1 && {agent('fix')}"
-    first = calc_fast.run(trials=3, variants=variants(gated=command))
+    command = f"test \"$AGENT_READY\" = yes && ! ls -d {own_folder} >/dev/null 2>&1 && {agent('fix')}"
+    first = calc_fast.run(trials=3, variants=variants(gated=command), sandbox="none")
     assert [t.outcome for t in first.trials] == ["error"] * 3
-    ready.touch()
-    second = calc_fast.run(resume=first.directory)
+    monkeypatch.setenv("AGENT_READY", "yes")
+    second = calc_fast.run(resume=first.directory, sandbox="none")
     assert second.directory == first.directory and [t.outcome for t in second.trials] == ["pass"] * 3
     run_dir = first.directory
     folders = [trial_path(run_dir, "gated", "calc-add", t) for t in (1, 2, 3)]
@@ -46,7 +46,7 @@ def test_resume_reruns_errored_and_unrecorded_trials_only(calc_fast: Bench, tmp_
                                                        if k != "gated/calc-add/2"}))
     with pytest.raises(UsageError, match="trial gated/calc-add/2: on disk but not recorded in run.json"):
         load_run(run_dir)
-    third = calc_fast.run(resume=run_dir, variants=variants(gated=command), trials=3)
+    third = calc_fast.run(resume=run_dir, variants=variants(gated=command), trials=3, sandbox="none")
     assert [t.outcome for t in third.trials] == ["pass"] * 3 and third.missing == 0
     assert (folders[0] / "result.json").read_bytes() == kept
     assert [r["trials"] for r in third.manifest.resumed] == [3, 1]
@@ -86,7 +86,7 @@ def test_kill_9_at_any_moment_leaves_a_readable_resumable_run(calc_fast: Bench) 
     results = calc_fast.results
     argv = [sys.executable, "-c", "from runner.cli import main; main()", "run", "--corpus",
             str(calc_fast.corpus.root), "--all", "--trials", "6", "--jobs", "3", "--results-dir", str(results),
-            "--agent", f"sleepy={agent('sleep', '0.3')}"]
+            *SANDBOX_ARGS, "--agent", f"sleepy={agent('sleep', '0.3')}"]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while not any(results.glob("*/run.json")):
         time.sleep(0.02)
@@ -124,21 +124,21 @@ def readable(run_dir: Path) -> None:
         assert "on disk but not recorded in run.json" in str(exc) and f"--resume {run_dir}" in str(exc)
 
 
-def test_ctrl_c_stops_every_agent_and_leaves_a_resumable_run(calc_fast: Bench, tmp_path: Path) -> None:
-    pids_file = tmp_path / "pids.txt"
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_ctrl_c_stops_every_agent_and_leaves_a_resumable_run(calc_fast: Bench, sandbox: str) -> None:
+    token = hang_token()
     argv = [sys.executable, "-c", "from runner.cli import main; main()", "run", "--corpus",
-            str(calc_fast.corpus.root), "--all", "--results-dir", str(calc_fast.results),
-            "--agent", f"hang={agent('hang', str(pids_file))}"]
+            str(calc_fast.corpus.root), "--all", "--results-dir", str(calc_fast.results), "--sandbox", sandbox,
+            *SANDBOX_ARGS, "--agent", f"hang={agent('hang', token)}"]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
-    while not pids_file.exists() or not pids_file.read_text().endswith("\n"):
+    while len(processes_with(token)) < 2:
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130 and err.strip().endswith("runner: interrupted")
-    pids = [int(p) for p in pids_file.read_text().split()]
     time.sleep(0.2)
-    assert not [p for p in pids if alive(p)]
+    assert processes_with(token) == []
     (run_dir,) = [p for p in calc_fast.results.iterdir() if not p.name.startswith(".")]
     assert load_run(run_dir).missing == 1 and not list(run_dir.glob("*/*/[0-9]*"))

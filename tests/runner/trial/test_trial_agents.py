@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
+import time
 from pathlib import Path
+
+import pytest
 
 from corpus import Setup
 from runner.runs.result import trial_path
 from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT, agent_environment
-from tests.testing.trialkit import Bench, agent, alive, graded_quickly, variants
+from tests.testing.trialkit import Bench, agent, graded_quickly, hang_token, processes_with, variants
 
 
 def artifact(bench: Bench, run_dir: Path, variant: str, name: str, trial: int = 1) -> str:
@@ -81,15 +85,29 @@ def test_snooping_agent_finds_only_the_base(calc_pytest: Bench) -> None:
     assert leaks == {}
 
 
-def test_hanging_agent_is_killed_with_every_grandchild(calc_fast: Bench, tmp_path: Path) -> None:
-    pids_file = tmp_path / "pids.txt"
-    loaded = calc_fast.run(agent_timeout=2, variants=variants(hang=agent("hang", str(pids_file))))
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_hanging_agent_is_killed_with_every_grandchild(calc_fast: Bench, sandbox: str) -> None:
+    token = hang_token()
+    seen: list[int] = []
+
+    def watch(done: threading.Event) -> None:
+        while not done.is_set():
+            seen.extend(processes_with(token))
+            time.sleep(0.05)
+
+    done = threading.Event()
+    watcher = threading.Thread(target=watch, args=(done,))
+    watcher.start()
+    try:
+        loaded = calc_fast.run(agent_timeout=2, sandbox=sandbox, variants=variants(hang=agent("hang", token)))
+    finally:
+        done.set()
+        watcher.join()
     (trial,) = loaded.trials
-    assert trial.outcome == "fail" and trial.agent_timed_out and trial.agent_exit_code is None
+    assert trial.outcome == "fail" and trial.agent_timed_out and trial.agent_exit_code is None, trial.reason
     assert trial.reason.startswith("agent timed out after 2s") and trial.grader_outcome == "pass"
     assert trial.changed_files == ("calc.py",)
-    pids = [int(p) for p in pids_file.read_text().split()]
-    assert len(pids) == 3 and not [p for p in pids if alive(p)]
+    assert len(set(seen)) >= 2 and processes_with(token) == []  # both grandchildren ran, none outlived it
 
 
 def test_agent_that_cannot_start_is_an_error(calc_fast: Bench) -> None:
@@ -100,14 +118,20 @@ def test_agent_that_cannot_start_is_an_error(calc_fast: Bench) -> None:
     assert by["fixer"].outcome == "pass"
 
 
-def test_placeholders_are_shell_quoted_and_the_prompt_lives_outside(calc_fast: Bench) -> None:
-    command = "printf '<%s>\\n' {workspace} {prompt_file} {case_id} {trial} '{other}'; cat {prompt_file}"
-    loaded = calc_fast.run(scratch_root=calc_fast.tmp_path / "scratch dir", trials=2,
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_placeholders_are_shell_quoted_and_the_prompt_lives_outside(calc_fast: Bench, sandbox: str) -> None:
+    command = ("printf '<%s>\\n' {workspace} {prompt_file} {case_id} {trial} '{other}' \"$PWD\"; cat {prompt_file}; "
+               "echo changed >> {prompt_file} 2>/dev/null || echo read-only")
+    loaded = calc_fast.run(scratch_root=calc_fast.tmp_path / "scratch dir", trials=2, sandbox=sandbox,
                             variants=variants(echo=command))
     text = artifact(calc_fast, loaded.directory, "echo", "transcript.log", trial=2)
     values = [line[1:-1] for line in text.splitlines() if line.startswith("<")]
-    workspace, prompt_file, case_id, trial, other = values
-    assert Path(workspace).name == "workspace" and " " in workspace
+    workspace, prompt_file, case_id, trial, other, cwd = values
+    if sandbox == "bwrap":  # the paths the agent sees, the same in every trial
+        assert (workspace, prompt_file, cwd) == ("/workspace", "/task/prompt.md", "/workspace")
+        assert text.rstrip().endswith("read-only")
+    else:
+        assert Path(workspace).name == "workspace" and " " in workspace and cwd == workspace
     assert not Path(prompt_file).is_relative_to(workspace) and case_id == "calc-add" and trial == "2"
     assert other == "{other}" and "Adding two numbers gives the wrong answer." in text
     assert artifact(calc_fast, loaded.directory, "echo", "prompt.md", trial=2).startswith("Adding two numbers")

@@ -43,7 +43,8 @@ def test_flaky_grader_is_invalid(tmp_path: Path) -> None:
     command = (f"grep -q 'a + b' calc.py || exit 1; n=$(cat {counter} 2>/dev/null || echo 0); "
                f"echo $((n+1)) > {counter}; [ $((n % 2)) = 0 ]")
     corpus, _, _ = build_corpus(tmp_path, grader=Grader(command=command))
-    [verdict] = verify(corpus, VerifyOptions(repeats=3)).verdicts
+    # The counter lives outside the workspace: only a grader on the host (no sandbox) can keep it.
+    [verdict] = verify(corpus, VerifyOptions(repeats=3, sandbox="none")).verdicts
     assert verdict.verdict == "INVALID" and verdict.reason == "flaky: oracle outcomes differ across repeats"
 
 

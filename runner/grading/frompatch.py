@@ -1,0 +1,163 @@
+"""Grading from the patch alone: the candidate patch on a fresh workspace, the restoration, the grader sandboxed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from corpus.errors import WorkspaceError
+from corpus.gitutil import run_git
+from corpus.model import Case, CaseFiles
+from corpus.testfiles import matcher_for_tests
+from runner.grading.failclosed import (
+    SHARED_BUILD,
+    FixConfig,
+    RestoreAction,
+    is_bytecode,
+    is_metadata,
+    is_test_config,
+    restore_for_grading,
+)
+from runner.grading.grader import GradeResult, judge, materialize_grader
+from runner.process import run_command
+from runner.sandbox.bwrap import Bind
+from runner.sandbox.confine import Confinement, sandbox_spec
+from runner.workspace.inside import read_inside
+
+IMPORTABLE_PROBE = """\
+import sys
+sys.path = [p for p in sys.path if p not in ('', '.')]
+found = []
+for name in sys.argv[1:]:
+    if name in sys.builtin_module_names or name in getattr(sys, 'stdlib_module_names', ()):
+        found.append(name)
+        continue
+    try:
+        import importlib.util
+        spec = importlib.util.find_spec(name)
+    except ImportError:
+        import imp
+        try:
+            spec = imp.find_module(name)
+        except ImportError:
+            spec = None
+    except Exception:
+        spec = None
+    if spec is not None:
+        found.append(name)
+print(' '.join(found))
+"""
+
+
+class CandidateError(WorkspaceError):
+    """The candidate patch cannot be put on a clean checkout of the base."""
+
+
+@dataclass(frozen=True)
+class GradingSetup:
+    """What grading one case needs besides the patch, the same for every trial of the case."""
+
+    case: Case
+    """The case."""
+    files: CaseFiles
+    """Its hidden files (grader files)."""
+    fix_config: FixConfig
+    """Test configuration files at the fix commit."""
+    base_config: frozenset[str]
+    """Test configuration paths of the base tree."""
+    test_globs: tuple[str, ...] = ()
+    """The corpus's test-file globs (built-in rules when empty)."""
+
+
+@dataclass(frozen=True)
+class Graded:
+    """The grader's verdict on a patch and what was put back first."""
+
+    result: GradeResult
+    """pass, fail or error, with the grader's facts."""
+    restored: tuple[RestoreAction, ...]
+    """Paths set back before grading."""
+
+
+def patch_paths(workspace: Path, patch: bytes, what: str = "candidate patch") -> list[str]:
+    """Every path a binary git patch touches (without applying it); CandidateError when git cannot read it."""
+    if not patch.strip():
+        return []
+    proc = run_git(["apply", "--numstat", "-z", "-"], workspace, input=patch, check=False)
+    if proc.returncode != 0:
+        raise CandidateError(f"{what} is not a readable patch: {_first_line(proc.stderr)}")
+    paths = []
+    for record in proc.stdout.split(b"\0"):
+        fields = record.split(b"\t", 2)
+        if len(fields) == 3 and fields[2]:
+            paths.append(fields[2].decode("utf-8", "surrogateescape"))
+    return paths
+
+
+def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping[str, str], conf: Confinement,
+                scratch: Path, log_path: Path, *, env_binds: tuple[Bind, ...] = (),
+                candidate: bool = True, what: str = "candidate patch") -> Graded:
+    """Apply patch to the fresh workspace, restore, write the grader files, run the grader and judge it.
+
+    candidate: the patch is an agent's (agent and regrade modes). A patch that does not apply, and a grader
+    that times out, is not runnable or leaves no readable report, are then the candidate's doing: a fail.
+    what names the patch in reasons (the oracle patch, a saved patch).
+    Errors stay for what the harness could not do (start the grader, set up the sandbox).
+    """
+    case = setup.case
+    is_test = matcher_for_tests(setup.test_globs)
+    try:
+        touched = patch_paths(workspace, patch, what)
+    except CandidateError as exc:
+        return _unapplied(exc, candidate)
+    root_before = frozenset(os.listdir(workspace))
+    saved = {p: read_inside(workspace, p) for p in touched
+             if is_test(p) or is_test_config(p) or is_metadata(p) or is_bytecode(p) or Path(p).name in SHARED_BUILD}
+    if patch.strip():
+        proc = run_git(["apply", "--binary", "--whitespace=nowarn", "-"], workspace, input=patch, check=False)
+        if proc.returncode != 0:
+            return _unapplied(CandidateError(f"{what} does not apply to the base: "
+                                             f"{_first_line(proc.stderr)}"), candidate)
+    grader_paths = [p for p, _ in setup.files.grader_files] + list(case.grader.deleted)
+    restored = restore_for_grading(workspace, touched, saved.get, setup.fix_config, setup.base_config,
+                                   grader_paths, setup.test_globs, root_before,
+                                   lambda names: importable(names, env))
+    materialize_grader(case, setup.files, workspace)
+    sandbox = None
+    if conf.sandboxed:
+        home = scratch / "grader-home"
+        home.mkdir(exist_ok=True)
+        sandbox = sandbox_spec(conf, workspace=workspace, home=home, env=env, network=case.grader.network,
+                               extra=env_binds)
+    ran = run_command(case.grader.command, workspace, dict(env), case.grader.timeout, log_path, sandbox=sandbox)
+    result = judge(case.grader, ran, workspace)
+    if candidate and result.outcome == "error" and not ran.start_error:
+        result = replace(result, outcome="fail", reason=f"{result.reason}, with the candidate's code")
+    return Graded(result, restored)
+
+
+def _unapplied(exc: CandidateError, candidate: bool) -> Graded:
+    result = GradeResult("fail" if candidate else "error", exc.message, None, 0.0, "")
+    return Graded(result, ())
+
+
+def importable(names: list[str], env: Mapping[str, str]) -> set[str]:
+    """Which top-level module names the environment's Python finds without the workspace (none without one)."""
+    python = shutil.which("python3", path=env.get("PATH")) or shutil.which("python", path=env.get("PATH"))
+    if python is None or not names:
+        return set()
+    try:
+        proc = subprocess.run([python, "-E", "-s", "-c", IMPORTABLE_PROBE, *names], capture_output=True,
+                              env=dict(env), cwd="/", timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    return set(proc.stdout.decode("utf-8", "replace").split()) & set(names)
+
+
+def _first_line(stderr: bytes) -> str:
+    lines = stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[0] if lines else "git apply failed"

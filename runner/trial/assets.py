@@ -1,0 +1,58 @@
+"""What every trial (and every verify attempt) of a case shares: its template and test configuration, built once."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus import StoredCase
+from corpus.errors import HindcastError
+from runner.grading.failclosed import FixConfig, is_test_config, read_fix_config
+from runner.workspace.workspace import build_template, pristine_workspace, template_tree
+
+
+@dataclass(frozen=True)
+class CaseAssets:
+    """What every trial of a case shares, built once per run."""
+
+    template: Path
+    """`build_template` git directory of the case's base."""
+    pristine: Path
+    """`pristine_workspace` of the template: every workspace of the case is a copy of it."""
+    base_tree: str
+    """The base tree's sha."""
+    base_paths: frozenset[str]
+    """Every file and directory path of the base tree."""
+    fix_config: FixConfig
+    """Test configuration files at the fix commit."""
+    base_config: frozenset[str] = frozenset()
+    """Test configuration paths of the base tree."""
+
+
+class AssetCache:
+    """Builds each case's assets once, on first use, one builder per case; a failure is kept as the error."""
+
+    def __init__(self, repo: Path, root: Path) -> None:
+        self.repo, self.root = repo, root
+        self.lock = threading.Lock()
+        self.locks: dict[str, threading.Lock] = {}
+        self.built: dict[str, CaseAssets | HindcastError] = {}
+
+    def get(self, stored: StoredCase) -> CaseAssets | HindcastError:
+        """The case's assets, or the error that kept them from being built."""
+        case = stored.case
+        with self.lock:
+            lock = self.locks.setdefault(case.id, threading.Lock())
+        with lock:
+            if case.id not in self.built:
+                try:
+                    template = build_template(self.repo, case.base_commit, self.root / case.id)
+                    pristine = pristine_workspace(template, self.root / f"{case.id}.tree")
+                    tree, paths = template_tree(template)
+                    self.built[case.id] = CaseAssets(template, pristine, tree, paths,
+                                                     read_fix_config(self.repo, case.fix_commit),
+                                                     frozenset(p for p in paths if is_test_config(p)))
+                except HindcastError as exc:
+                    self.built[case.id] = exc
+            return self.built[case.id]
