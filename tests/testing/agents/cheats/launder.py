@@ -51,7 +51,14 @@ def working_tree_encoding() -> None:
 
 
 def gitmodules_command() -> None:
-    """A .gitmodules whose update command git refuses to take from a work tree: git reads it, and dies."""
+    """A nested repository with a commit, declared in a .gitmodules whose update command git refuses to take from
+    a work tree: git reads it while diffing, and dies."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
+           "GIT_COMMITTER_EMAIL": "a@b", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    subprocess.run(["git", "init", "-q", "vendor/lib"], check=True, env=env)
+    write("vendor/lib/mod.py", "x = 1\n")
+    subprocess.run(["git", "-C", "vendor/lib", "add", "mod.py"], check=True, env=env)
+    subprocess.run(["git", "-C", "vendor/lib", "commit", "-qm", "lib"], check=True, env=env)
     write(".gitmodules", '[submodule "lib"]\n\tpath = vendor/lib\n\turl = ./lib\n\tupdate = !true\n')
 
 
