@@ -4,12 +4,14 @@ edits that only hold under test, the sandbox's capabilities, git's own machinery
 from __future__ import annotations
 
 import os
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from runner.runs.result import trial_path
+from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT
 from tests.runner.trial.test_cheats import (
     CASE,
     JUNIT_GRADER,
@@ -92,8 +94,10 @@ def test_a_failing_candidate_cannot_make_its_trial_an_error(tmp_path: Path, way:
 # --- 9. a real source edit that holds only under the test framework ---------------------------------------------
 
 
-def test_an_edit_that_only_holds_under_the_test_framework_is_flagged(calc_pytest: Bench) -> None:
-    loaded = calc_pytest.run(variants=variants(cheat=agent("cheats/framework_only")))
+@pytest.mark.parametrize("mode", ["condition", "hijack"])
+def test_an_edit_that_only_holds_under_the_test_framework_is_flagged(tmp_path: Path, mode: str) -> None:
+    bench = junit_bench(tmp_path)
+    loaded = bench.run(variants=variants(cheat=agent("cheats/framework_only", mode)))
     (trial,) = loaded.trials
     problems = Problems()
     problems.check(trial.changed_files == ("calc.py",), f"changed {trial.changed_files}")
@@ -156,6 +160,33 @@ def test_odd_files_and_links_into_proc_change_nothing(calc_fast: Bench) -> None:
     defeated(problems, by["cheat"])
     honest_unaffected(problems, by["honest"])
     watch.check(problems, loaded)
+    problems.assert_none()
+
+
+def test_a_gitfile_pointing_out_of_the_workspace_is_not_followed(calc_fast: Bench) -> None:
+    bench = calc_fast
+    repo = bench.corpus.repo_path()
+    watch = Watch(bench)
+    loaded = bench.run(variants=variants(cheat=agent("cheats/gitfile_out", "--gitdir", str(repo / ".git"))))
+    (trial,) = loaded.trials
+    tip = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    problems = Problems()
+    defeated(problems, trial)
+    problems.check(tip not in artifact(loaded, "cheat", "candidate.patch"),
+                   "the harness's git read the source repository through the gitfile: its tip is in the patch")
+    watch.check(problems, loaded)
+    problems.assert_none()
+
+
+def test_a_candidate_flooding_the_graders_output_fills_no_disk(calc_pytest: Bench) -> None:
+    loaded = calc_pytest.run(variants=variants(cheat=agent("cheats/grader_flood", "64")))
+    (trial,) = loaded.trials
+    log = trial_path(loaded.directory, "cheat", CASE, 1) / "grader.log"
+    problems = Problems()
+    defeated(problems, trial)
+    problems.check(log.stat().st_size <= DEFAULT_TRANSCRIPT_LIMIT + 4096,
+                   f"grader.log keeps everything the candidate printed: {log.stat().st_size} bytes")
     problems.assert_none()
 
 
