@@ -2,7 +2,8 @@
 
 Inside the sandbox the host's system directories are read-only; the workspace is read-write at `WORKSPACE`;
 HOME is a directory of the trial's own (empty at the start) and /tmp a fresh tmpfs; the command is pid 1's only
-child in its own pid namespace, so every process it starts dies with it; the network is the host's or none.
+child in its own pid namespace, so every process it starts dies with it; it holds no capability (also when
+the harness runs as root); the network is the host's or none.
 Nothing else of the host is there: not the corpus, the results, the source repository, the harness's state,
 other trials or the real HOME, except paths the user binds on purpose. Paths named in `hide` are covered with an
 empty tmpfs when a bound directory holds them, so a corpus under /opt stays out of reach too.
@@ -92,8 +93,10 @@ def command_line(spec: SandboxSpec, argv: Sequence[str], status_fd: int | None =
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise UsageError(NOT_ON_PATH)
+    # --cap-drop ALL: started by root, bwrap would keep every capability inside (remount binds writable,
+    # open_by_handle_at the host's disk); no command of a trial needs one.
     args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--hostname", "sandbox"]
+            "--unshare-cgroup-try", "--hostname", "sandbox", "--cap-drop", "ALL"]
     if status_fd is not None:
         args += ["--json-status-fd", str(status_fd)]
     if not spec.network:
