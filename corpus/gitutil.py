@@ -56,13 +56,17 @@ def run_git(
     input: bytes | None = None,
     env: dict[str, str] | None = None,
     check: bool = True,
+    timeout: float | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run `git args` in cwd and return the completed process; raise GitError on failure."""
+    """Run `git args` in cwd and return the completed process; raise GitError on failure (or after timeout s)."""
     cmd = [GIT, *ISOLATED_CONFIG, *args]
     try:
-        proc = subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, env=env or git_env(), check=False)
+        proc = subprocess.run(cmd, cwd=cwd, input=input, capture_output=True, env=env or git_env(), check=False,
+                              timeout=timeout)
     except FileNotFoundError as exc:
         raise GitError(f"cannot run git in {cwd}: {exc.strerror}") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} timed out after {timeout:g}s in {cwd}") from None
     if check and proc.returncode != 0:
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         first = message[-1] if message else f"exit {proc.returncode}"

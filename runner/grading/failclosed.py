@@ -20,6 +20,8 @@ paths can differ from what the grader expects. The grader files themselves are w
 
 from __future__ import annotations
 
+import configparser
+import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -31,7 +33,7 @@ from runner.workspace.inside import exists_inside, read_inside, remove_inside, w
 
 CONFIG_NAMES = frozenset({"conftest.py", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini"})
 CONFIG_PREFIXES = ("jest.config.", "vitest.config.")
-SHARED_BUILD = {"pyproject.toml": b"[tool.pytest", "setup.cfg": b"[tool:pytest]"}
+SHARED_BUILD = frozenset({"pyproject.toml", "setup.cfg"})
 ALWAYS_SHADOWS = frozenset({"pytest", "_pytest", "sitecustomize", "usercustomize"})
 METADATA_SUFFIXES = (".dist-info", ".egg-info")
 MODULE_SUFFIXES = (".py", ".pyc", ".pyo", ".pyd", ".so", ".pth")
@@ -99,8 +101,23 @@ class RestoreAction:
 
 
 def is_metadata(path: str) -> bool:
-    """True for a path inside package metadata (`*.dist-info/`, `*.egg-info/`), which no patch may change."""
-    return any(part.endswith(METADATA_SUFFIXES) for part in PurePosixPath(path).parts)
+    """True for a path inside package metadata (`*.dist-info/`, `*.egg-info/`, any case: importlib.metadata
+    matches them so), which no patch may change."""
+    return any(part.lower().endswith(METADATA_SUFFIXES) for part in PurePosixPath(path).parts)
+
+
+def configures_pytest(name: str, content: bytes | None) -> bool:
+    """Whether a pyproject.toml or setup.cfg configures pytest; content that cannot be read as one counts."""
+    if not content:
+        return False
+    try:
+        if name == "pyproject.toml":
+            return "pytest" in tomllib.loads(content.decode("utf-8")).get("tool", {})
+        parser = configparser.RawConfigParser(strict=False, interpolation=None)
+        parser.read_string(content.decode("utf-8"))
+        return parser.has_section("tool:pytest") or parser.has_section("pytest")
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, configparser.Error, AttributeError):
+        return True
 
 
 def is_bytecode(path: str) -> bool:
@@ -161,7 +178,7 @@ def restore_for_grading(
         name = PurePosixPath(path).name
         if name in SHARED_BUILD:
             versions = (read_inside(workspace, path), fix.get(path))
-            if any(v and SHARED_BUILD[name] in v for v in versions):
+            if any(configures_pytest(name, v) for v in versions):
                 wanted = fix.get(path)
                 put(path, wanted if wanted is not None else before(path), patched_cause(path), "config")
         elif is_test_config(path):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -53,6 +54,10 @@ print(' '.join(found))
 """
 
 
+GRADER_LOG_LIMIT = 10 * 1024 * 1024
+"""Bytes of grader output kept in grader.log (the candidate's code decides how much it prints)."""
+
+
 class CandidateError(WorkspaceError):
     """The candidate patch cannot be put on a clean checkout of the base."""
 
@@ -81,6 +86,28 @@ class Graded:
     """pass, fail or error, with the grader's facts."""
     restored: tuple[RestoreAction, ...]
     """Paths set back before grading."""
+
+
+TEST_AWARE = re.compile(rb"\b(pytest|_pytest|PYTEST_\w*|unittest|conftest|sys\.modules|JEST_WORKER_ID|VITEST\w*)\b")
+"""Words a source line says when it looks at the test framework rather than doing its job."""
+
+
+def test_aware_paths(patch: bytes, is_test: Callable[[str], bool]) -> list[str]:
+    """Files outside the tests whose added lines name the test framework (`"pytest" in sys.modules`, a plugin
+    registered from the code under test): a real source edit that may hold only while the tests run."""
+    found, path = [], None
+    for line in patch.splitlines():
+        if line.startswith(b"diff --git "):
+            path = None
+        elif line.startswith(b"+++ "):
+            name = line[4:].decode("utf-8", "surrogateescape")
+            path = name[2:] if name.startswith("b/") else None
+            if path is not None and (is_test(path) or is_test_config(path)):
+                path = None
+        elif path is not None and line.startswith(b"+") and TEST_AWARE.search(line):
+            found.append(path)
+            path = None
+    return found
 
 
 def patch_paths(workspace: Path, patch: bytes, what: str = "candidate patch") -> list[str]:
@@ -133,7 +160,8 @@ def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping
         home.mkdir(exist_ok=True)
         sandbox = sandbox_spec(conf, workspace=workspace, home=home, env=env, network=case.grader.network,
                                extra=env_binds)
-    ran = run_command(case.grader.command, workspace, dict(env), case.grader.timeout, log_path, sandbox=sandbox)
+    ran = run_command(case.grader.command, workspace, dict(env), case.grader.timeout, log_path, sandbox=sandbox,
+                      max_output_bytes=GRADER_LOG_LIMIT)
     result = judge(case.grader, ran, workspace)
     if candidate and result.outcome == "error" and not ran.start_error:
         result = replace(result, outcome="fail", reason=f"{result.reason}, with the candidate's code")

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Literal
 
 from junitparser import Error, Failure, JUnitXml, Skipped, TestSuite
-from junitparser.junitparser import JUnitXmlError
 
 from corpus.model import Case, CaseFiles, Grader
 from runner.process import ProcessResult
@@ -76,7 +75,7 @@ def judge(grader: Grader, ran: ProcessResult, workspace: Path) -> GradeResult:
         return result("fail", f"grader exited {ran.exit_code}")
     try:
         tests = read_junit(read_inside(workspace, grader.junit), grader.junit)
-    except (OSError, JUnitXmlError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - the report is the candidate's code's output: anything unreadable
         if ran.exit_code != 0:
             return result("fail", f"grader exited {ran.exit_code} and wrote no readable JUnit report")
         return result("error", f"grader exited 0 but its JUnit report {grader.junit} is unreadable: {exc}")

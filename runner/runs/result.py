@@ -75,6 +75,9 @@ class TrialResult:
     """Paths put back in the grading workspace before the grader ran: {path, action, cause, kind}."""
     ignored_files: tuple[str, ...] = ()
     """New files the ignore rules kept out of the candidate patch (never graded); a directory as `dir/`."""
+    removed_files: tuple[str, ...] = ()
+    """What the agent left that no patch can carry, removed before the snapshot: nested repositories' git data,
+    fifos, sockets, devices."""
     transcript_bytes: int = 0
     """Bytes the agent wrote (before the cap)."""
     cost_usd: float | None = None
@@ -97,7 +100,7 @@ class TrialResult:
         try:
             data.pop("format", None)
             data["durations"] = Durations(**data.get("durations") or {})
-            for key in ("changed_files", "flags", "test_edits", "restored", "ignored_files"):
+            for key in ("changed_files", "flags", "test_edits", "restored", "ignored_files", "removed_files"):
                 data[key] = tuple(data.get(key) or ())
             result = TrialResult(**data)
         except TypeError as exc:

@@ -59,11 +59,13 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         raise UsageError("--agent-timeout must be positive")
     repo = open_repository(corpus.repo_path(options.repo))
     results_dir = options.results_dir or corpus.root / RESULTS_DIR
-    hidden = hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from,
-                           options.scratch_root or tempfile.gettempdir(), *harness_dirs())
+    # No variable of the agent's environment may name these; the sandbox also never shows the scratch root
+    # (templates, other trials) or Hindcast's own packages.
+    hidden = hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from)
+    unseen = hidden_paths(*hidden, options.scratch_root or tempfile.gettempdir(), *harness_dirs())
     confinement = check_confinement(Confinement(
         options.sandbox, options.agent_network, options.agent_binds, options.agent_home,  # type: ignore[arg-type]
-        tuple(Path(h) for h in hidden)))
+        tuple(Path(h) for h in unseen)))
     sandbox = confinement.record()
     stored_all = {s.case.id: s for s in corpus.load_all("cases")}
     dataset = corpus_fingerprint((s.case, s.files) for s in stored_all.values())

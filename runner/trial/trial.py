@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from corpus import StoredCase, case_fingerprint
-from corpus.errors import HindcastError
+from corpus.errors import GitError, HindcastError
 from corpus.fsutil import replace_directory, staging_directory
+from corpus.testfiles import matcher_for_tests
 from runner.grading.failclosed import RestoreAction, edited_test_files
-from runner.grading.frompatch import CandidateError, GradingSetup, grade_patch, patch_paths
+from runner.grading.frompatch import CandidateError, GradingSetup, grade_patch, patch_paths, test_aware_paths
 from runner.grading.grader import GradeResult
 from runner.process import run_command
 from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
@@ -28,7 +29,7 @@ from runner.sandbox.confine import PROMPT_FILE, Confinement, copy_home_files, sa
 from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
 from runner.trial.assets import CaseAssets
 from runner.workspace.prepare import Prepared, prepare
-from runner.workspace.snapshots import Snapshots, is_cache
+from runner.workspace.snapshots import Snapshots, flatten, is_cache
 from runner.workspace.workspace import copy_workspace
 
 DEFAULT_TRANSCRIPT_LIMIT = 10 * 1024 * 1024
@@ -42,6 +43,10 @@ _BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hindcast-gra
 
 class Cancelled(Exception):
     """The run was interrupted; the trial is not recorded."""
+
+
+class Unrecordable(Exception):
+    """What the agent left in its workspace cannot be taken as a patch: a fail, never an error."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +148,10 @@ class _Trial:
             outcome, reason = "error", exc.message
         except OSError as exc:
             outcome, reason = "error", f"harness: {exc.strerror or exc}"
+        except Cancelled:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one trial's harness failure must not end the run
+            outcome, reason = "error", f"harness: {type(exc).__name__}: {exc}"
         self.durations["total"] = round(time.monotonic() - clock, 3)
         return TrialResult(
             case_id=self.case.id, variant=self.spec.variant, trial=self.spec.trial, outcome=outcome,
@@ -168,7 +177,12 @@ class _Trial:
         self._check()
         clock = time.monotonic()
         if spec.mode == "agent":
-            patch, failure = self._attempt(prepared, assets)
+            try:
+                patch, failure = self._attempt(prepared, assets)
+            except Unrecordable as exc:
+                self.durations["agent"] = round(time.monotonic() - clock, 3)
+                (self.staging / "grader.log").write_text(f"[hindcast: not graded: {exc}]\n")
+                return "fail", f"the workspace the agent left cannot be recorded as a patch: {exc}"
         else:
             patch, failure = self._given_patch(prepared.workspace)
         self.durations["agent"] = round(time.monotonic() - clock, 3)
@@ -188,6 +202,8 @@ class _Trial:
             self.durations["grader"] = round(time.monotonic() - clock, 3)
         self._check()
         self._record_restoration(graded.restored)
+        if spec.mode in ("agent", "regrade") and test_aware_paths(patch, matcher_for_tests(ctx.test_globs)):
+            self.flags.append("test_aware_source")
         result = graded.result
         self.facts.update(grader_outcome=result.outcome, grader_reason=result.reason,
                           grader_exit_code=result.exit_code)
@@ -220,15 +236,22 @@ class _Trial:
             self._check()
             failure = self._run_agent(prepared)
             self._check()
-            snapshots.take("final", stat_cache=snapshots.index("setup"))
-            patch, changed = snapshots.diff(setup_tree, "final")
-            ignored = sorted(snapshots.ignored("final") - ignored_at_setup)
+            try:
+                flattened = flatten(workspace)
+                snapshots.take("final", stat_cache=snapshots.index("setup"))
+                patch, changed = snapshots.diff(setup_tree, "final")
+                ignored = sorted(snapshots.ignored("final") - ignored_at_setup)
+            except (GitError, OSError) as exc:  # only what the agent left can make this fail
+                raise Unrecordable(str(exc)) from None
         finally:
             if seeded is not None:
                 seeded.result()
         (self.staging / "candidate.patch").write_bytes(patch)
         self._record_changes(changed)
         self.facts["ignored_files"] = tuple(ignored)
+        if flattened:
+            self.flags.append("special_files")
+            self.facts["removed_files"] = tuple(flattened)
         if any(not is_cache(p) for p in ignored):
             self.flags.append("ignored_files")
         os.rename(workspace, scratch / ATTEMPT_DIR)

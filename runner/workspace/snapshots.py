@@ -2,18 +2,55 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 from corpus.gitutil import git_env, run_git
-from runner.workspace.workspace import BASE_BRANCH, STAT_CONFIG
+from runner.workspace.workspace import BASE_BRANCH, NEUTRAL_ATTRIBUTES, STAT_CONFIG
 
+GIT_TIMEOUT = 600.0
+"""Seconds any one git command over a workspace may take."""
 BYTECODE_EXCLUDES = (":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.py[co]")
 """Bytecode caches are never part of a snapshot: a forged cache would stand in for the source it claims."""
 CACHE_NAMES = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox",
                          ".nox", ".cache", "node_modules", ".eggs", "build", "dist"})
 """Directory names of caches and build output that test runs and installs leave (not worth a flag)."""
+
+
+def flatten(workspace: Path) -> list[str]:
+    """Make a workspace hold only what a patch can carry, and return what was removed.
+
+    Nested repositories lose their git data (`.git` directories, files and links below the root: a gitfile could
+    point git at any repository, an empty or broken one fails `git add`), so their files are recorded as plain
+    files; fifos, sockets and devices are removed (git cannot record them, and opening a fifo blocks). Nothing
+    is followed through a link.
+    """
+    removed: list[str] = []
+    stack = [workspace]
+    while stack:
+        directory = stack.pop()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                rel = os.path.relpath(entry.path, workspace)
+                if entry.name == ".git":
+                    if directory != workspace:
+                        _remove(entry)
+                        removed.append(rel)
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif not (entry.is_file(follow_symlinks=False) or entry.is_symlink()):
+                    os.unlink(entry.path)
+                    removed.append(rel)
+    return sorted(removed)
+
+
+def _remove(entry: os.DirEntry[str]) -> None:
+    if entry.is_dir(follow_symlinks=False):
+        shutil.rmtree(entry.path, ignore_errors=True)
+    else:
+        os.unlink(entry.path)
 
 
 def is_cache(path: str) -> bool:
@@ -35,6 +72,8 @@ class Snapshots:
         self.private = private
         self.git_dir = private / "snapshots.git"
         (self.git_dir / "objects" / "info").mkdir(parents=True)
+        (self.git_dir / "info").mkdir()
+        (self.git_dir / "info" / "attributes").write_text(NEUTRAL_ATTRIBUTES)
         (self.git_dir / "refs").mkdir()
         (self.git_dir / "HEAD").write_text(f"ref: refs/heads/{BASE_BRANCH}\n")
         (self.git_dir / "config").write_text("".join(f"[{k.split('.')[0]}]\n\t{k.split('.')[1]} = {v}\n"
@@ -53,12 +92,13 @@ class Snapshots:
         """Record the work tree in the snapshot's index; stat_cache (an index file) spares unchanged files."""
         index = self.index(name)
         shutil.copy2(stat_cache, index)  # keeps the mtime, so git rechecks entries as new as it (racy git)
-        run_git(["add", "-A", "--", ".", *BYTECODE_EXCLUDES], self.workspace, env=self._env(index))
+        run_git(["add", "-A", "--", ".", *BYTECODE_EXCLUDES], self.workspace, env=self._env(index),
+                timeout=GIT_TIMEOUT)
 
     def ignored(self, name: str) -> set[str]:
         """New files the ignore rules keep out of a snapshot (a directory of them as `dir/`)."""
         out = run_git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
-                      self.workspace, env=self._env(self.index(name))).stdout
+                      self.workspace, env=self._env(self.index(name)), timeout=GIT_TIMEOUT).stdout
         return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
     def tree(self, name: str) -> str:
@@ -67,8 +107,9 @@ class Snapshots:
 
     def diff(self, old_tree: str, name: str) -> tuple[bytes, list[str]]:
         """The binary-safe patch from old_tree to the snapshot, and the paths it touches (one git call)."""
-        out = run_git(["diff", "--cached", "--raw", "-z", "-p", "--binary", "--full-index", "--no-renames", old_tree],
-                      self.workspace, env=self._env(self.index(name))).stdout
+        out = run_git(["diff", "--cached", "--raw", "-z", "-p", "--binary", "--full-index", "--no-renames",
+                       "--ignore-submodules=all", old_tree],
+                      self.workspace, env=self._env(self.index(name)), timeout=GIT_TIMEOUT).stdout
         # --raw -z first lists ":modes shas status\0path\0" per file, then one NUL, then the patch.
         paths, pos = [], 0
         while out.startswith(b":", pos):

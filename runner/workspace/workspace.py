@@ -13,6 +13,10 @@ from corpus.gitutil import FIXED_IDENTITY, git_env, resolve_commit, run_git
 
 BASE_BRANCH = "main"
 BASE_MESSAGE = "base"
+NEUTRAL_ATTRIBUTES = ("* !text !eol !crlf !working-tree-encoding !filter !ident !diff !merge !export-subst "
+                      "!export-ignore\n")
+"""`info/attributes` of every git directory the harness reads a workspace through: it outranks the workspace's own
+`.gitattributes`, so no filter, encoding or end-of-line rule of the candidate's runs or changes what is recorded."""
 STAT_CONFIG = (("core.checkStat", "minimal"), ("core.trustctime", "false"))
 """How the workspaces' git (and the snapshots') decide a file is unchanged: size and mtime only, so a byte copy of
 a checkout with its index needs no re-read of any file."""
@@ -117,6 +121,8 @@ def build_template(repo: Path, commit: str, dest: Path) -> Path:
     run_git(["update-ref", f"refs/heads/{BASE_BRANCH}", sha], dest)
     for key, value in STAT_CONFIG:
         run_git(["config", key, value], dest)
+    (dest / ".git" / "info").mkdir(exist_ok=True)
+    (dest / ".git" / "info" / "attributes").write_text(NEUTRAL_ATTRIBUTES)
     assert_isolated(dest)
     return dest / ".git"
 

@@ -101,7 +101,7 @@ def test_an_edit_that_only_holds_under_the_test_framework_is_flagged(tmp_path: P
     (trial,) = loaded.trials
     problems = Problems()
     problems.check(trial.changed_files == ("calc.py",), f"changed {trial.changed_files}")
-    problems.check(trial.outcome != "pass" or bool(trial.flags),
+    problems.check(trial.outcome != "pass" or "test_aware_source" in trial.flags,
                    f"a fix that holds only while pytest runs passed unflagged: {trial.outcome} ({trial.reason}), "
                    f"flags {list(trial.flags)}")
     problems.assert_none()
