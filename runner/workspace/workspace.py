@@ -73,29 +73,6 @@ def assert_isolated(workspace: Path) -> str:
     return commits[0].decode()
 
 
-def changed_files(workspace: Path) -> list[str]:
-    """Paths that differ from the base commit (new, modified, deleted), honoring .gitignore for new files."""
-    run_git(["add", "-A"], workspace)
-    out = run_git(["diff", "--cached", "--name-only", "-z", "HEAD"], workspace).stdout
-    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
-
-
-def diff_against_base(workspace: Path) -> bytes:
-    """Everything changed against the base as a binary-safe patch (new, deleted and binary files included)."""
-    run_git(["add", "-A"], workspace)
-    return run_git(["diff", "--cached", "--binary", "--full-index", "HEAD"], workspace).stdout
-
-
-def apply_patch(workspace: Path, patch: bytes, what: str = "patch") -> None:
-    """Apply a binary git patch to the workspace; raise WorkspaceError when it does not apply."""
-    if not patch.strip():
-        return
-    proc = run_git(["apply", "--binary", "--whitespace=nowarn", "-"], workspace, input=patch, check=False)
-    if proc.returncode != 0:
-        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise WorkspaceError(f"{what} does not apply: {detail[0] if detail else 'git apply failed'}")
-
-
 def build_template(repo: Path, commit: str, dest: Path) -> Path:
     """A git directory (dest/.git) holding commit's tree under the base commit, seed of many trial workspaces.
 

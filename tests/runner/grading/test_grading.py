@@ -13,7 +13,7 @@ from runner.grading.failclosed import FixConfig
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import GradeResult, matches_test_id
 from runner.sandbox.confine import Confinement
-from runner.workspace.workspace import apply_patch, create_workspace
+from runner.workspace.workspace import create_workspace
 from tests.testing.casefactory import PYTEST, TEST_V2, build_corpus
 
 JUNIT = ".hindcast/junit.xml"
@@ -26,11 +26,12 @@ def setup_ws(tmp_path: Path, **changes: object) -> tuple[Case, CaseFiles, Path]:
     return stored.case, stored.files, ws
 
 
-def run(case: Case, files: CaseFiles, ws: Path, tmp_path: Path, sandbox: str = "bwrap") -> GradeResult:
-    """Grade the workspace as it is (an empty patch), the way verify grades a side."""
+def run(case: Case, files: CaseFiles, ws: Path, tmp_path: Path, patch: bytes = b"") -> GradeResult:
+    """Grade patch on the workspace (the base, unless a patch was graded there before), the way verify grades a
+    side."""
     setup = GradingSetup(case, files, FixConfig(()), frozenset())
-    return grade_patch(setup, ws, b"", base_environment(), Confinement(sandbox), tmp_path,  # type: ignore[arg-type]
-                       tmp_path / "grader.log", candidate=False).result
+    return grade_patch(setup, ws, patch, base_environment(), Confinement(), tmp_path, tmp_path / "grader.log",
+                       candidate=False).result
 
 
 def test_baseline_fails_and_oracle_passes(tmp_path: Path) -> None:
@@ -39,8 +40,7 @@ def test_baseline_fails_and_oracle_passes(tmp_path: Path) -> None:
     assert result.outcome == "fail" and result.exit_code == 1
     assert (ws / "test_calc.py").read_text() == TEST_V2  # grader materialized over the base version
     assert "1 failed" in result.output_tail
-    apply_patch(ws, files.oracle_patch)
-    assert run(case, files, ws, tmp_path).outcome == "pass"
+    assert run(case, files, ws, tmp_path, files.oracle_patch).outcome == "pass"
 
 
 def test_printing_passed_with_nonzero_exit_is_a_fail(tmp_path: Path) -> None:
@@ -83,14 +83,12 @@ def test_junit_fail_to_pass(tmp_path: Path) -> None:
     assert baseline.outcome == "fail" and "did not pass: test_calc.py::test_add" in baseline.reason
     assert {t.test_id: t.outcome for t in baseline.tests} == {"test_calc.test_add": "failed",
                                                                "test_calc.test_zero": "passed"}
-    apply_patch(ws, files.oracle_patch)
-    assert run(case, files, ws, tmp_path).outcome == "pass"
+    assert run(case, files, ws, tmp_path, files.oracle_patch).outcome == "pass"
 
 
 def test_junit_fail_to_pass_that_never_ran_fails(tmp_path: Path) -> None:
     case, files, ws = junit_case(tmp_path, fail_to_pass=("test_calc.py::test_missing",))
-    apply_patch(ws, files.oracle_patch)
-    result = run(case, files, ws, tmp_path)
+    result = run(case, files, ws, tmp_path, files.oracle_patch)
     assert result.outcome == "fail" and "did not run" in result.reason
 
 

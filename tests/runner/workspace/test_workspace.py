@@ -1,17 +1,20 @@
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from corpus.errors import GitError, WorkspaceError
+from runner.grading.frompatch import CandidateError, patch_paths
+from runner.workspace.snapshots import Snapshots
 from runner.workspace.workspace import (
-    apply_patch,
     assert_isolated,
-    changed_files,
+    build_template,
     create_workspace,
-    diff_against_base,
+    template_tree,
+    workspace_from_template,
 )
 from tests.testing.casefactory import CALC_BUGGY, build_repo
 from tests.testing.gitrepo import git_init
@@ -75,18 +78,21 @@ def test_extra_commit_breaks_isolation(tmp_path: Path) -> None:
 
 def test_changes_and_patches(tmp_path: Path) -> None:
     repo, base, _ = build_repo(tmp_path / "repo")
-    ws = create_workspace(repo.path, base, tmp_path / "ws")
+    template = build_template(repo.path, base, tmp_path / "template")
+    ws = workspace_from_template(template, tmp_path / "ws")
+    snapshots = Snapshots(template, ws, tmp_path / "private")
+    shutil.copy2(ws / ".git" / "index", snapshots.index("setup"))
     (ws / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     (ws / "new.bin").write_bytes(b"\x00\x01\x02")
     (ws / "README.md").unlink()
-    assert sorted(changed_files(ws)) == ["README.md", "calc.py", "new.bin"]
-    patch = diff_against_base(ws)
+    snapshots.take("final", stat_cache=snapshots.index("setup"))
+    patch, changed = snapshots.diff(template_tree(template)[0], "final")
+    assert sorted(changed) == ["README.md", "calc.py", "new.bin"]
     assert b"GIT binary patch" in patch and b"deleted file" in patch
-    other = create_workspace(repo.path, base, tmp_path / "ws2")
-    apply_patch(other, patch)
-    assert (other / "new.bin").read_bytes() == b"\x00\x01\x02" and not (other / "README.md").exists()
-    with pytest.raises(WorkspaceError, match="oracle patch does not apply"):
-        apply_patch(other, patch, "oracle patch")
+    other = workspace_from_template(template, tmp_path / "ws2")
+    assert sorted(patch_paths(other, patch)) == sorted(changed)
+    with pytest.raises(CandidateError, match="oracle patch is not a readable patch"):
+        patch_paths(other, b"diff --git a/x b/x\nnonsense\n@@ -1 +1 @@\n", "oracle patch")
 
 
 def test_bare_repository_is_a_usable_source(tmp_path: Path) -> None:
