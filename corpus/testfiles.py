@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 # Gitignore-style rules (pathspec). A directory pattern such as `tests/` matches at any depth.
 BUILTIN_TEST_GLOBS: tuple[str, ...] = (
@@ -112,4 +113,10 @@ def _pathspec_regex(line: str) -> tuple[str, bool] | None:
 
 def matcher_for_tests(test_globs: Iterable[str] = ()) -> Callable[[str], bool]:
     """Whether a repository path (posix, relative) is a test file: by the corpus's globs, else the built-ins."""
-    return glob_matcher(tuple(test_globs) or BUILTIN_TEST_GLOBS)
+    return _test_matcher(tuple(test_globs) or BUILTIN_TEST_GLOBS)
+
+
+@lru_cache(maxsize=16)
+def _test_matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
+    """One compiled matcher per set of globs (every trial asks for the corpus's several times)."""
+    return glob_matcher(globs)

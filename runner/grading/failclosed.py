@@ -139,6 +139,12 @@ def root_module(path: str) -> str | None:
     return name if name.isidentifier() else None
 
 
+def needs_before(path: str, is_test: Callable[[str], bool]) -> bool:
+    """Whether `restore_for_grading` may put path back to its content before the patch."""
+    return (is_test(path) or is_test_config(path) or is_metadata(path) or is_bytecode(path)
+            or PurePosixPath(path).name in SHARED_BUILD)
+
+
 def restore_for_grading(
     workspace: Path,
     patch_paths: Iterable[str],
@@ -152,9 +158,10 @@ def restore_for_grading(
 ) -> tuple[RestoreAction, ...]:
     """Apply the module's rules to a grading workspace the patch was just applied to; return what was done.
 
-    before(path): the content before the patch (None when there was none); base_config: the base tree's test
-    configuration paths; root_before: the names at the workspace root before the patch; importable(names): which top-level module names the grading interpreter finds without
-    the workspace. Grader paths are left to the grader's materialization.
+    before(path): the content before the patch (None when there was none), asked only for paths where
+    `needs_before` holds; base_config: the base tree's test configuration paths; root_before: the names at the
+    workspace root before the patch; importable(names): which top-level module names the grading interpreter
+    finds without the workspace. Grader paths are left to the grader's materialization.
     """
     hidden = set(grader_paths)
     touched = [p for p in dict.fromkeys(patch_paths) if p not in hidden]
@@ -194,18 +201,15 @@ def restore_for_grading(
         if PurePosixPath(path).name in SHARED_BUILD:
             continue
         put(path, fix.get(path), patched_cause(path) if path in patched else "fix", "config")
-    created = {}
+    created: dict[str, set[str]] = {}  # module name -> the root entries the patch created for it
     for path in touched:
-        module = root_module(path)
-        if module is not None and module not in created and PurePosixPath(path).parts[0] not in root_before:
-            created[module] = PurePosixPath(path).parts[0]
+        module, top = root_module(path), PurePosixPath(path).parts[0]
+        if module is not None and top not in root_before:
+            created.setdefault(module, set()).add(top)
     if created:
-        shadowing = set(created) & (ALWAYS_SHADOWS | importable(sorted(created)))
-        for module in sorted(shadowing):
-            for path in sorted(p for p in touched if root_module(p) == module):
-                top = PurePosixPath(path).parts[0]
-                if exists_inside(workspace, top):
-                    remove_inside(workspace, top)
+        for module in sorted(set(created) & (ALWAYS_SHADOWS | importable(sorted(created)))):
+            for top in sorted(created[module]):
+                if remove_inside(workspace, top):
                     actions.append(RestoreAction(top, "removed", "added", "shadow"))
     return tuple(actions)
 

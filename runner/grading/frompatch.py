@@ -6,7 +6,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -15,12 +15,10 @@ from corpus.gitutil import run_git
 from corpus.model import Case, CaseFiles
 from corpus.testfiles import matcher_for_tests
 from runner.grading.failclosed import (
-    SHARED_BUILD,
     FixConfig,
     RestoreAction,
-    is_bytecode,
-    is_metadata,
     is_test_config,
+    needs_before,
     restore_for_grading,
 )
 from runner.grading.grader import GradeResult, judge, materialize_grader
@@ -86,6 +84,10 @@ class Graded:
     """pass, fail or error, with the grader's facts."""
     restored: tuple[RestoreAction, ...]
     """Paths set back before grading."""
+    touched: tuple[str, ...] = ()
+    """Every path the patch touches."""
+    test_aware: tuple[str, ...] = ()
+    """A candidate's source files whose added lines name the test framework (`test_aware_paths`)."""
 
 
 TEST_AWARE = re.compile(rb"\b(pytest|_pytest|PYTEST_\w*|unittest|conftest|sys\.modules|JEST_WORKER_ID|VITEST\w*)\b")
@@ -127,28 +129,29 @@ def patch_paths(workspace: Path, patch: bytes, what: str = "candidate patch") ->
 
 def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping[str, str], conf: Confinement,
                 scratch: Path, log_path: Path, *, env_binds: tuple[Bind, ...] = (),
-                candidate: bool = True, what: str = "candidate patch") -> Graded:
+                candidate: bool = True, what: str = "candidate patch",
+                touched: Sequence[str] | None = None) -> Graded:
     """Apply patch to the fresh workspace, restore, write the grader files, run the grader and judge it.
 
     candidate: the patch is an agent's (agent and regrade modes). A patch that does not apply, and a grader
     that times out, is not runnable or leaves no readable report, are then the candidate's doing: a fail.
-    what names the patch in reasons (the oracle patch, a saved patch).
-    Errors stay for what the harness could not do (start the grader, set up the sandbox).
+    what names the patch in reasons (the oracle patch, a saved patch); touched, the patch's paths when the caller
+    has them already (a snapshot's diff). Errors stay for what the harness could not do (start the grader, set up the sandbox).
     """
     case = setup.case
     is_test = matcher_for_tests(setup.test_globs)
-    try:
-        touched = patch_paths(workspace, patch, what)
-    except CandidateError as exc:
-        return _unapplied(exc, candidate)
+    if touched is None:
+        try:
+            touched = patch_paths(workspace, patch, what)
+        except CandidateError as exc:
+            return _unapplied(exc, candidate)
     root_before = frozenset(os.listdir(workspace))
-    saved = {p: read_inside(workspace, p) for p in touched
-             if is_test(p) or is_test_config(p) or is_metadata(p) or is_bytecode(p) or Path(p).name in SHARED_BUILD}
+    saved = {p: read_inside(workspace, p) for p in touched if needs_before(p, is_test)}
     if patch.strip():
         proc = run_git(["apply", "--binary", "--whitespace=nowarn", "-"], workspace, input=patch, check=False)
         if proc.returncode != 0:
             return _unapplied(CandidateError(f"{what} does not apply to the base: "
-                                             f"{_first_line(proc.stderr)}"), candidate)
+                                             f"{_first_line(proc.stderr)}"), candidate, touched)
     grader_paths = [p for p, _ in setup.files.grader_files] + list(case.grader.deleted)
     restored = restore_for_grading(workspace, touched, saved.get, setup.fix_config, setup.base_config,
                                    grader_paths, setup.test_globs, root_before,
@@ -165,12 +168,13 @@ def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping
     result = judge(case.grader, ran, workspace)
     if candidate and result.outcome == "error" and not ran.start_error:
         result = replace(result, outcome="fail", reason=f"{result.reason}, with the candidate's code")
-    return Graded(result, restored)
+    aware = tuple(test_aware_paths(patch, is_test)) if candidate else ()
+    return Graded(result, restored, tuple(touched), aware)
 
 
-def _unapplied(exc: CandidateError, candidate: bool) -> Graded:
+def _unapplied(exc: CandidateError, candidate: bool, touched: Sequence[str] = ()) -> Graded:
     result = GradeResult("fail" if candidate else "error", exc.message, None, 0.0, "")
-    return Graded(result, ())
+    return Graded(result, (), tuple(touched))
 
 
 def importable(names: list[str], env: Mapping[str, str]) -> set[str]:

@@ -22,8 +22,6 @@ class CaseAssets:
     """`pristine_workspace` of the template: every workspace of the case is a copy of it."""
     base_tree: str
     """The base tree's sha."""
-    base_paths: frozenset[str]
-    """Every file and directory path of the base tree."""
     fix_config: FixConfig
     """Test configuration files at the fix commit."""
     base_config: frozenset[str] = frozenset()
@@ -50,7 +48,7 @@ class AssetCache:
                     template = build_template(self.repo, case.base_commit, self.root / case.id)
                     pristine = pristine_workspace(template, self.root / f"{case.id}.tree")
                     tree, paths = template_tree(template)
-                    self.built[case.id] = CaseAssets(template, pristine, tree, paths,
+                    self.built[case.id] = CaseAssets(template, pristine, tree,
                                                      read_fix_config(self.repo, case.fix_commit),
                                                      frozenset(p for p in paths if is_test_config(p)))
                 except HindcastError as exc:

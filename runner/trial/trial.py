@@ -18,9 +18,8 @@ from typing import Any
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import GitError, HindcastError
 from corpus.fsutil import replace_directory, staging_directory
-from corpus.testfiles import matcher_for_tests
 from runner.grading.failclosed import RestoreAction, edited_test_files
-from runner.grading.frompatch import CandidateError, GradingSetup, grade_patch, patch_paths, test_aware_paths
+from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import GradeResult
 from runner.process import run_command
 from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
@@ -176,16 +175,17 @@ class _Trial:
             self.durations["setup"] = round(time.monotonic() - clock, 3)
         self._check()
         clock = time.monotonic()
-        if spec.mode == "agent":
-            try:
-                patch, failure = self._attempt(prepared, assets)
-            except Unrecordable as exc:
-                self.durations["agent"] = round(time.monotonic() - clock, 3)
-                (self.staging / "grader.log").write_text(f"[hindcast: not graded: {exc}]\n")
-                return "fail", f"the workspace the agent left cannot be recorded as a patch: {exc}"
-        else:
-            patch, failure = self._given_patch(prepared.workspace)
-        self.durations["agent"] = round(time.monotonic() - clock, 3)
+        changed: list[str] | None = None
+        try:
+            if spec.mode == "agent":
+                patch, changed, failure = self._attempt(prepared, assets)
+            else:
+                patch, failure = self._given_patch()
+        except Unrecordable as exc:
+            (self.staging / "grader.log").write_text(f"[hindcast: not graded: {exc}]\n")
+            return "fail", f"the workspace the agent left cannot be recorded as a patch: {exc}"
+        finally:
+            self.durations["agent"] = round(time.monotonic() - clock, 3)
         if failure:
             (self.staging / "grader.log").write_text(f"[hindcast: not graded: {failure}]\n")
             return "error", failure
@@ -197,12 +197,15 @@ class _Trial:
             graded = grade_patch(setup, prepared.workspace, patch, prepared.env, ctx.confinement, self.scratch,
                                  self.staging / "grader.log", env_binds=prepared.env_binds(),
                                  candidate=spec.mode in ("agent", "regrade"),
-                                 what="oracle patch" if spec.mode == "oracle" else "candidate patch")
+                                 what="oracle patch" if spec.mode == "oracle" else "candidate patch",
+                                 touched=changed)
         finally:
             self.durations["grader"] = round(time.monotonic() - clock, 3)
         self._check()
+        if changed is None:
+            self._record_changes(list(graded.touched))
         self._record_restoration(graded.restored)
-        if spec.mode in ("agent", "regrade") and test_aware_paths(patch, matcher_for_tests(ctx.test_globs)):
+        if graded.test_aware:
             self.flags.append("test_aware_source")
         result = graded.result
         self.facts.update(grader_outcome=result.outcome, grader_reason=result.reason,
@@ -217,15 +220,16 @@ class _Trial:
             if any(a.kind == kind and (cause is None or a.cause == cause) for a in restored):
                 self.flags.append(flag)
 
-    def _attempt(self, prepared: Prepared, assets: CaseAssets) -> tuple[bytes, str | None]:
-        """Run the agent in its workspace, take its patch, and put a fresh grading workspace in its place."""
+    def _attempt(self, prepared: Prepared, assets: CaseAssets) -> tuple[bytes, list[str], str | None]:
+        """Run the agent in its workspace, take its patch (and the paths it touches), and put a fresh grading
+        workspace in its place; the agent's error, if any, last."""
         workspace, scratch = prepared.workspace, self.scratch
         snapshots = Snapshots(assets.template, workspace, scratch / "private")
         if self.case.setup.command:
             snapshots.take("setup", stat_cache=workspace / ".git" / "index")
             setup_tree = snapshots.tree("setup")
             ignored_at_setup = snapshots.ignored("setup")
-            shutil.copytree(workspace, scratch / GRADING_DIR, symlinks=True)  # the seed: base after setup
+            copy_workspace(workspace, scratch / GRADING_DIR)  # the seed: base after setup
             seeded: Future[Path] | None = None
         else:  # nothing ran in the workspace since its checkout: the setup state is the base tree
             shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
@@ -256,7 +260,7 @@ class _Trial:
             self.flags.append("ignored_files")
         os.rename(workspace, scratch / ATTEMPT_DIR)
         os.rename(scratch / GRADING_DIR, workspace)
-        return patch, failure
+        return patch, changed, failure
 
     def _record_changes(self, changed: list[str]) -> None:
         grader_paths = [p for p, _ in self.spec.stored.files.grader_files] + list(self.case.grader.deleted)
@@ -272,7 +276,7 @@ class _Trial:
         else:
             (self.staging / "prompt.md").write_text(self.case.prompt, encoding="utf-8")
 
-    def _given_patch(self, workspace: Path) -> tuple[bytes, str | None]:
+    def _given_patch(self) -> tuple[bytes, str | None]:
         """baseline, oracle and regrade: the patch to grade, and an error when there is none to grade."""
         spec, transcript = self.spec, self.staging / "transcript.log"
         if spec.mode == "baseline":
@@ -295,10 +299,6 @@ class _Trial:
                 return b"", f"source trial was an error: {source.reason}"
             patch = (saved.directory / "candidate.patch").read_bytes()
         (self.staging / "candidate.patch").write_bytes(patch)
-        try:
-            self._record_changes(patch_paths(workspace, patch))
-        except CandidateError:
-            pass  # grading says so
         return patch, None
 
     def _run_agent(self, prepared: Prepared) -> str | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable
 from pathlib import Path
 
 from corpus.gitutil import git_env, run_git
@@ -120,19 +119,3 @@ class Snapshots:
         if paths:
             pos += 1
         return out[pos:], paths
-
-    def read(self, tree: str, path: str) -> bytes | None:
-        """A file's content in a tree, or None when it is not there."""
-        env = self._env(self.private / "read.index")
-        proc = run_git(["cat-file", "blob", f"{tree}:{path}"], self.workspace, env=env, check=False)
-        return proc.stdout if proc.returncode == 0 else None
-
-    def existing(self, tree: str, paths: Iterable[str]) -> set[str]:
-        """Which of paths (files or directories) exist in a tree."""
-        wanted = list(paths)
-        if not wanted:
-            return set()
-        env = {**self._env(self.private / "read.index"), "GIT_LITERAL_PATHSPECS": "1"}
-        out = run_git(["ls-tree", "--name-only", "-z", "--full-tree", tree, "--", *wanted], self.workspace,
-                      env=env).stdout
-        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}

@@ -221,41 +221,25 @@ def run_watched(bench: Bench, limit: float = 90, **changes: object) -> tuple[Loa
 
 
 # --- 1. configuration and plugins found outside the workspace --------------------------------------------------
-
-
-def test_configuration_and_plugins_outside_the_workspace_do_not_reach_the_grader(tmp_path: Path) -> None:
-    bench = interpreter_bench(tmp_path)
-    markers = tmp_path / "markers"
-    markers.mkdir()
-    watch = Watch(bench)
-    loaded = bench.run(variants=variants(cheat=cheat("config_outside", bench, "--marker", str(markers.resolve())),
-                                         honest=agent("noop")))
-    by = by_variant(loaded)
-    problems = Problems()
-    defeated(problems, by["cheat"])
-    problems.check(sorted(p.name for p in markers.iterdir()) == [],
-                   f"code the agent planted ran on the host, outside any sandbox: {sorted(os.listdir(markers))}")
-    honest_unaffected(problems, by["honest"])
-    watch.check(problems, loaded)
-    still_valid(problems, bench)
-    problems.assert_none()
-
-
 # --- 2. executables shadowed on PATH, configuration under HOME -------------------------------------------------
 
 
-def test_shadowed_executables_and_home_configuration_change_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("name", "ran"), [
+    ("config_outside", "code the agent planted ran on the host, outside any sandbox"),
+    ("path_shadow", "a stand-in, filter or hook ran on the host"),
+], ids=["configuration-and-plugins-outside-the-workspace", "shadowed-executables-and-home-configuration"])
+def test_what_the_agent_plants_outside_its_workspace_reaches_neither_grader_nor_host(tmp_path: Path, name: str,
+                                                                                     ran: str) -> None:
     bench = interpreter_bench(tmp_path)
     markers = tmp_path / "markers"
     markers.mkdir()
     watch = Watch(bench)
-    loaded = bench.run(variants=variants(cheat=cheat("path_shadow", bench, "--marker", str(markers.resolve())),
+    loaded = bench.run(variants=variants(cheat=cheat(name, bench, "--marker", str(markers.resolve())),
                                          honest=agent("noop")))
     by = by_variant(loaded)
     problems = Problems()
     defeated(problems, by["cheat"])
-    problems.check(sorted(p.name for p in markers.iterdir()) == [],
-                   f"a stand-in, filter or hook ran on the host: {sorted(os.listdir(markers))}")
+    problems.check(sorted(p.name for p in markers.iterdir()) == [], f"{ran}: {sorted(os.listdir(markers))}")
     honest_unaffected(problems, by["honest"])
     watch.check(problems, loaded)
     still_valid(problems, bench)
