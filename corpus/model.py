@@ -76,6 +76,8 @@ class Provenance:
     """Days between the earliest introducing commit and the fix, when computed."""
     merge: bool = False
     """True when the fix landed as a merge commit (its diff is against the first parent)."""
+    branch_commits: tuple[str, ...] = ()
+    """For a merge: the commits it brought in (`git rev-list fix^2 ^fix^1`, oldest first); they are this case."""
 
 
 @dataclass(frozen=True)

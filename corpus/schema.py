@@ -237,9 +237,19 @@ def _parse_provenance(r: _Reader) -> Provenance:
         introducing_commits=r.strings("introducing_commits"),
         escape_days=r.number("escape_days", default=None),
         merge=r.boolean("merge"),
+        branch_commits=_shas(r, "branch_commits"),
     )
     r.finish()
     return value
+
+
+def _shas(r: _Reader, key: str) -> tuple[str, ...]:
+    """A list of full commit shas."""
+    values = r.strings(key)
+    for value in values:
+        if not SHA.match(value):
+            raise r.fail(key, f"expected full lowercase commit shas, found {value!r}")
+    return values
 
 
 def parse_config(path: Path, data: Any) -> CorpusConfig:

@@ -38,6 +38,7 @@ class Candidate:
             "fix_commit": case.fix_commit,
             "base_commit": case.base_commit,
             "merge": mined.merge,
+            "branch_commits": list(mined.branch_commits),
             "score": mined.score,
             "evidence": list(mined.evidence),
             "test_files": list(mined.test_files),

@@ -434,3 +434,13 @@ def first_parents(repo: Path, shas: Iterable[str]) -> dict[str, str]:
                 if not line:
                     break
     return out
+
+
+def rev_list_branch(repo: Path, parents: tuple[str, ...]) -> tuple[str, ...]:
+    """`git rev-list P2 ... ^P1`, oldest first: the commits a merge of these parents brought in."""
+    proc = subprocess.run([*GIT, "rev-list", "--topo-order", "--reverse", *parents[1:], f"^{parents[0]}", "--"],
+                          cwd=repo, capture_output=True, env=git_env(), check=False)
+    if proc.returncode != 0:
+        lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git rev-list failed in {repo}: {lines[0] if lines else f'exit {proc.returncode}'}")
+    return tuple(proc.stdout.decode().split())

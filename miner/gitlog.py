@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import io
 import itertools
 import re
@@ -149,3 +150,81 @@ def iter_log(repo: Path, revs: list[str], *, merges: bool = True, since: str | N
         err = proc.stderr.read()
         proc.wait()
     check_exit(proc, "log", repo, err)
+
+
+class History:
+    """The commit graph the first pass read (parents by sha), for finding a merge's branch commits without
+    another git process."""
+
+    def __init__(self) -> None:
+        self.parents: dict[str, tuple[str, ...]] = {}
+        """Sha -> parent shas, for every commit the log produced."""
+        self._generation: dict[str, int] | None = None
+
+    def add(self, commit: LogCommit) -> None:
+        """Remember one commit's parents."""
+        self.parents[commit.sha] = commit.parents
+
+    def generation(self) -> dict[str, int]:
+        """Every known commit's generation: 1 + its highest parent's (0 for a parent the log did not show),
+        so a commit's generation is above each of its ancestors'. Computed once, on first use."""
+        if self._generation is None:
+            parents = self.parents
+            done: dict[str, int] = {}
+            for start in parents:
+                if start in done:
+                    continue
+                stack = [start]
+                while stack:
+                    sha = stack[-1]
+                    pending = [p for p in parents.get(sha, ()) if p in parents and p not in done]
+                    if pending:
+                        stack.extend(pending)
+                        continue
+                    stack.pop()
+                    if sha not in done:
+                        done[sha] = 1 + max((done.get(p, 0) for p in parents[sha]), default=0)
+            self._generation = done
+        return self._generation
+
+    def branch_commits(self, merge: str) -> tuple[str, ...] | None:
+        """What `git rev-list merge^2 ... ^merge^1` prints, oldest first: the commits the merge brought in.
+
+        Walked newest generation first from every parent, each commit marked with the sides it is reachable
+        from; a commit reachable from the other parents but not the first is a branch commit. None when the
+        merge is unknown or the walk on the branch side leaves the commits the log showed (then only git
+        knows)."""
+        parents = self.parents.get(merge)
+        if parents is None or len(parents) < 2:
+            return None
+        generation = self.generation()
+        first, branch = 1, 2
+        sides: dict[str, int] = {}
+        heap: list[tuple[int, str]] = []
+
+        def reach(sha: str, side: int) -> None:
+            before = sides.get(sha, 0)
+            if before | side != before:
+                if before == 0:
+                    heapq.heappush(heap, (-generation.get(sha, 0), sha))
+                sides[sha] = before | side
+
+        reach(parents[0], first)
+        for parent in parents[1:]:
+            reach(parent, branch)
+        found: list[str] = []
+        only_branch = sum(1 for side in sides.values() if side == branch)
+        while heap and only_branch:
+            _, sha = heapq.heappop(heap)
+            side = sides[sha]
+            if side == branch:
+                only_branch -= 1
+                if sha not in self.parents:
+                    return None
+                found.append(sha)
+            for parent in self.parents.get(sha, ()):
+                before = sides.get(parent, 0)
+                reach(parent, side)
+                after = sides[parent]
+                only_branch += (after == branch) - (before == branch)
+        return tuple(reversed(found))

@@ -17,7 +17,8 @@ from corpus.store import CONFIG, Corpus
 from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
 from miner.extract import BatchResult, Extraction, Extractor
-from miner.gitlog import LogCommit, iter_log
+from miner.gitlog import History, LogCommit, iter_log
+from miner.groups import Branches, covered_by_known, group_merges, with_branches
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
 from miner.score import SizeLimits, Survivor, prefilter
 from miner.stage import Stager
@@ -103,6 +104,16 @@ class ScanResult:
                 "candidates": [candidate.to_json() for candidate in self.candidates]}
 
 
+@dataclass(frozen=True)
+class Grouping:
+    """What the merge groups need once the first pass is done (`miner.groups`)."""
+
+    branches: Branches
+    """Branch commits of merges."""
+    covered: dict[str, str]
+    """Branch commit -> where the corpus holds its merge."""
+
+
 def _check_options(options: ScanOptions) -> None:
     if options.rev and (options.since or options.until):
         raise UsageError("--rev cannot be combined with --since/--until")
@@ -150,20 +161,26 @@ def _revisions(repo: Path, head: str | None, options: ScanOptions, corpus: Corpu
 
 
 def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: PathClassifier, known: Known,
-                stats: ScanStats, progress: Progress | None, extractor: Extractor) -> None:
+                stats: ScanStats, progress: Progress | None, extractor: Extractor, history: History,
+                known_merges: list[tuple[str, str]]) -> None:
     """Hand the extractor the survivors of the prefilter: non-merges as they are found; merges at the end, once
-    their parents' trees are known, and only those whose diff no other survivor has (`drop_same_diffs`)."""
+    their parents' trees are known, and only those whose diff no other survivor has (`drop_same_diffs`).
+    Every commit's parents go to history; the merges the corpus already holds, with where, to known_merges."""
     survivors: list[Survivor] = []
     trees: dict[str, str] = {}
+    parents = history.parents
     commits = iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until)
     for commit in commits:
         stats.commits_scanned += 1
         trees[commit.sha] = commit.tree
+        parents[commit.sha] = commit.parents
         if progress and stats.commits_scanned % 500 == 0:
             progress("history", stats.commits_scanned, None)
         where = known.by_sha.get(commit.sha)
         if where is not None:
             stats.skipped[f"already-{where}"] += 1
+            if commit.is_merge:
+                known_merges.append((commit.sha, where))
             continue
         verdict = prefilter(commit, classifier, options.limits)
         if isinstance(verdict, str):
@@ -254,17 +271,21 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     initial = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
     defaults = corpus.config.defaults if corpus else None
     stager = _stager(options, corpus)
-    staging = _early_staging(stager, options, initial, defaults)
+    history = History()
+    branches = Branches(repo, history)
+    known_merges: list[tuple[str, str]] = []
+    staging = _early_staging(stager, options, initial, defaults, branches)
     # The second pass starts while the first still reads history.
     extractor = Extractor(repo, classifier, options.limits, staging)
     try:
-        _first_pass(repo, revs, options, classifier, known, stats, progress, extractor)
+        _first_pass(repo, revs, options, classifier, known, stats, progress, extractor, history, known_merges)
         stats.prefiltered = len(extractor.by_sha)
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
         batch = extractor.finish()
+        grouping = Grouping(branches, covered_by_known(known_merges, branches))
         corpus, candidates = _rank_and_write(repo, options, corpus, known, batch, stats, stager, initial, defaults,
-                                             progress)
+                                             progress, grouping)
     finally:
         extractor.close()
         if stager is not None:
@@ -275,7 +296,7 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
 
 
 def _early_staging(stager: Stager | None, options: ScanOptions, initial: set[str],
-                   defaults: Defaults | None) -> Callable[[Extraction], None] | None:
+                   defaults: Defaults | None, branches: Branches) -> Callable[[Extraction], None] | None:
     """What the second pass does with each extraction as it is finished: stage its candidate's files."""
     if stager is None:
         return None
@@ -284,16 +305,19 @@ def _early_staging(stager: Stager | None, options: ScanOptions, initial: set[str
         # Built against the ids taken before the scan: the final id differs only on a collision within it.
         if options.min_score is not None and extraction.score < options.min_score:
             return
-        stager.stage(build_candidate(extraction, initial, defaults))
+        candidate = build_candidate(extraction, initial, defaults)
+        if extraction.commit.is_merge:  # merges are extracted once the whole history is read
+            candidate = with_branches(candidate, branches.of(extraction.commit.sha))
+        stager.stage(candidate)
 
     return early
 
 
 def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, known: Known, batch: BatchResult,
                     stats: ScanStats, stager: Stager | None, initial: set[str], defaults: Defaults | None,
-                    progress: Progress | None) -> tuple[Corpus | None, list[Candidate]]:
-    """Dedupe and ranking, then the candidates built and written (best first), and the scanned tip recorded
-    (stats.tip: None for a restricted scan)."""
+                    progress: Progress | None, grouping: Grouping) -> tuple[Corpus | None, list[Candidate]]:
+    """Dedupe, merge groups and ranking, then the candidates built and written (best first), and the scanned tip
+    recorded (stats.tip: None for a restricted scan)."""
     stats.skipped.update(batch.skipped)
     if known.by_sha and batch.extractions:
         add_corpus_patch_ids(known, repo)
@@ -304,6 +328,7 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
         if len(kept) < len(extractions):
             stats.skipped["below-min-score"] += len(extractions) - len(kept)
         extractions = kept
+    extractions = group_merges(extractions, grouping.branches, known.by_sha, grouping.covered, stats.skipped)
     if options.max_candidates is not None and len(extractions) > options.max_candidates:
         stats.skipped["over-max-candidates"] += len(extractions) - options.max_candidates
         extractions = extractions[:options.max_candidates]
@@ -327,6 +352,8 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
             candidate = staged
         else:
             candidate = build_candidate(extraction, taken, defaults, introduced.get(extraction.commit.sha))
+            if extraction.commit.is_merge:
+                candidate = with_branches(candidate, grouping.branches.of(extraction.commit.sha))
         taken.add(candidate.case.id)
         path = None
         if root is not None and staged is not None and stager is not None:

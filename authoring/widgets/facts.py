@@ -48,6 +48,10 @@ def render_facts(case: Case | None, row: QueueRow | None, today: date, error: st
     facts.append(f"base {case.base_commit[:12]} → fix {case.fix_commit[:12]}", style="dim")
     if mined and mined.merge:
         facts.append(" (merge; diff against the first parent)", style="dim")
+    if mined and mined.branch_commits:
+        shown = ", ".join(sha[:10] for sha in mined.branch_commits[:8])
+        more = f" and {len(mined.branch_commits) - 8} more" if len(mined.branch_commits) > 8 else ""
+        facts.append(f"\nbranch commits ({len(mined.branch_commits)}): {shown}{more}", style="dim")
     parts: list[RenderableType] = [head, facts]
     if mined:
         parts.append(_szz(mined.introducing_commits, mined.escape_days))

@@ -13,7 +13,7 @@ from corpus.errors import ExitCode
 from miner.cli import cli
 from tests.testing.minerrepos import one_fix_repo
 
-CANDIDATE_KEYS = {"id", "title", "fix_commit", "base_commit", "merge", "score", "evidence", "test_files",
+CANDIDATE_KEYS = {"id", "title", "fix_commit", "base_commit", "merge", "branch_commits", "score", "evidence", "test_files",
                   "source_files", "omitted_files", "deleted_tests", "grader_command", "grader_inferred", "junit",
                   "fail_to_pass", "test_ids", "trigger_paths", "patch_id", "introducing_commits", "escape_days",
                   "path"}

@@ -1,0 +1,102 @@
+"""A merge and the branch commits it brought in are one candidate: the merge's, when it qualifies.
+
+A pull request merged with a merge commit shows up twice in history: as its own commits and as the merge's
+first-parent diff. When the merge qualifies as a candidate (it survived both passes, the dedupe and --min-score),
+it stands for the whole group: its branch commits are listed in its provenance and not proposed on their own.
+When the merge does not qualify (too big, no test change, ...), nothing groups and each branch commit that
+qualifies stays a candidate. The corpus keeps the group together too: a branch commit of a merge the corpus
+holds (case, candidate or rejection) is not proposed again, and neither is a merge whose branch holds a commit
+the corpus has.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from miner.candidate import Candidate
+from miner.extract import Extraction
+from miner.gitbatch import rev_list_branch
+from miner.gitlog import History
+
+
+class Branches:
+    """Branch commits of merges, from the first pass's history (git only when the walk leaves it), each
+    merge worked out once."""
+
+    def __init__(self, repo: Path, history: History) -> None:
+        self.repo = repo
+        self.history = history
+        self.found: dict[str, tuple[str, ...]] = {}
+        """Merge sha -> its branch commits, oldest first."""
+
+    def of(self, merge: str) -> tuple[str, ...]:
+        """The commits `merge` brought in (`git rev-list merge^2 ... ^merge^1`); () for a merge the first
+        pass did not see."""
+        if merge not in self.found:
+            walked = self.history.branch_commits(merge)
+            parents = self.history.parents.get(merge, ())
+            if walked is None and len(parents) > 1:
+                walked = rev_list_branch(self.repo, parents)
+            self.found[merge] = walked or ()
+        return self.found[merge]
+
+
+def with_branches(candidate: Candidate, branch_commits: tuple[str, ...]) -> Candidate:
+    """The candidate with its merge's branch commits in its provenance."""
+    mined = candidate.case.mined
+    if not branch_commits or mined is None:
+        return candidate
+    return replace(candidate, case=replace(candidate.case, mined=replace(mined, branch_commits=branch_commits)))
+
+
+def covered_by_known(known_merges: Iterable[tuple[str, str]], branches: Branches) -> dict[str, str]:
+    """Branch commit -> where its merge is known (case, candidate, rejected), for the known merges the scan
+    saw in history."""
+    covered: dict[str, str] = {}
+    for merge, where in known_merges:
+        for sha in branches.of(merge):
+            covered.setdefault(sha, where)
+    return covered
+
+
+def group_merges(extractions: list[Extraction], branches: Branches, known: dict[str, str],
+                 covered: dict[str, str], skipped: Counter[str]) -> list[Extraction]:
+    """Keep one candidate per merge group (order kept); every drop is counted in skipped.
+
+    known maps fix commits the corpus holds to where (case, candidate, rejected); covered maps the branch
+    commits of merges it holds likewise (`covered_by_known`). A branch commit of a known merge goes
+    (`branch-of-<where>`), and so does a merge whose branch holds a known commit (`merge-contains-<where>`).
+    A merge whose branch holds a whole candidate group (another candidate merge with all its branch commits:
+    a release or sync merge of merged pull requests) is a bundle and goes (`bundle-of-merges`): the groups
+    inside stay. The branch commits of every merge that stays go (`branch-of-merge-in-scan`), among them
+    merges that only brought another branch's work into the pull request's.
+    """
+    merges: dict[str, frozenset[str]] = {}
+    kept: list[Extraction] = []
+    for item in extractions:
+        sha = item.commit.sha
+        if sha in covered:
+            skipped[f"branch-of-{covered[sha]}"] += 1
+            continue
+        if item.commit.is_merge:
+            branch = branches.of(sha)
+            where = next((known[b] for b in branch if b in known), None) or next(
+                (covered[b] for b in branch if b in covered), None)
+            if where is not None:
+                skipped[f"merge-contains-{where}"] += 1
+                continue
+            merges[sha] = frozenset(branch)
+        kept.append(item)
+    bundles = {sha for sha, branch in merges.items()
+               if any(inner in merges and merges[inner] <= branch for inner in branch)}
+    in_scan = set().union(*(branch for sha, branch in merges.items() if sha not in bundles))
+    grouped = [item for item in kept if item.commit.sha not in in_scan and item.commit.sha not in bundles]
+    bundled = sum(1 for item in kept if item.commit.sha in bundles and item.commit.sha not in in_scan)
+    if bundled:
+        skipped["bundle-of-merges"] += bundled
+    if len(grouped) + bundled < len(kept):
+        skipped["branch-of-merge-in-scan"] += len(kept) - len(grouped) - bundled
+    return grouped
