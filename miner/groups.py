@@ -44,6 +44,22 @@ class Branches:
         return self.found[merge]
 
 
+    def is_merge(self, sha: str) -> bool:
+        """Whether the first pass saw sha as a merge."""
+        return len(self.history.parents.get(sha, ())) > 1
+
+    def is_bundle(self, branch: frozenset[str]) -> bool:
+        """Whether a merge with these branch commits merged whole groups: a merge among them whose own branch
+        commits are all among them too (a merge that brought the main line into a pull request's branch is
+        not: what it brought in is not the pull request's)."""
+        for sha in branch:
+            if self.is_merge(sha):
+                inner = self.of(sha)
+                if inner and branch.issuperset(inner):
+                    return True
+        return False
+
+
 def with_branches(candidate: Candidate, branch_commits: tuple[str, ...]) -> Candidate:
     """The candidate with its merge's branch commits in its provenance."""
     mined = candidate.case.mined
@@ -69,9 +85,8 @@ def group_merges(extractions: list[Extraction], branches: Branches, known: dict[
     known maps fix commits the corpus holds to where (case, candidate, rejected); covered maps the branch
     commits of merges it holds likewise (`covered_by_known`). A branch commit of a known merge goes
     (`branch-of-<where>`), and so does a merge whose branch holds a known commit (`merge-contains-<where>`).
-    A merge whose branch holds a whole candidate group (another candidate merge with all its branch commits:
-    a release or sync merge of merged pull requests) is a bundle and goes (`bundle-of-merges`): the groups
-    inside stay. The branch commits of every merge that stays go (`branch-of-merge-in-scan`), among them
+    A merge whose branch holds a whole group (another merge with all its branch commits: a release merge of
+    merged pull requests) is a bundle and goes (`bundle-of-merges`): the groups inside stay. The branch commits of every merge that stays go (`branch-of-merge-in-scan`), among them
     merges that only brought another branch's work into the pull request's.
     """
     merges: dict[str, frozenset[str]] = {}
@@ -90,8 +105,7 @@ def group_merges(extractions: list[Extraction], branches: Branches, known: dict[
                 continue
             merges[sha] = frozenset(branch)
         kept.append(item)
-    bundles = {sha for sha, branch in merges.items()
-               if any(inner in merges and merges[inner] <= branch for inner in branch)}
+    bundles = {sha for sha, branch in merges.items() if branches.is_bundle(branch)}
     in_scan = set().union(*(branch for sha, branch in merges.items() if sha not in bundles))
     grouped = [item for item in kept if item.commit.sha not in in_scan and item.commit.sha not in bundles]
     bundled = sum(1 for item in kept if item.commit.sha in bundles and item.commit.sha not in in_scan)

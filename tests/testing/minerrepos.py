@@ -208,3 +208,10 @@ def one_fix_repo(path: Path) -> tuple[Path, str]:
                       "Fix f for negative numbers (#3)")
     repo.commit({"README.md": "docs\n"}, "Docs")
     return repo.path, fix
+
+
+def merge_no_ff(repo: GitRepo, branch: str, message: str) -> str:
+    """Merge branch into the checked-out branch with a merge commit, a day after the last commit; the sha."""
+    repo.clock += 86400
+    repo.git("merge", "-q", "--no-ff", branch, "-m", message)
+    return repo.head()

@@ -1,0 +1,223 @@
+"""A merge and the branch commits it brought in are one candidate, in the scan and in the corpus's ledger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from authoring.cli import cli as authoring_cli
+from corpus.store import Corpus
+from miner.gitbatch import rev_list_branch
+from miner.gitlog import History, iter_log
+from miner.scan import ScanOptions, scan
+from tests.testing.gitrepo import GitRepo, git_init
+from tests.testing.minerrepos import SRC, TEST, merge_no_ff
+
+
+def fix(repo: GitRepo, number: int, message: str | None = None) -> str:
+    """A fix touching one source and one test file."""
+    return repo.commit({
+        f"app/m{number}.py": f"def f{number}(x):\n    return x + {number}\n",
+        f"tests/test_m{number}.py": f"def test_f{number}():\n    assert {number}\n",
+    }, message or f"Fix bug {number}")
+
+
+def base_repo(path: Path) -> GitRepo:
+    repo = git_init(path)
+    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
+    return repo
+
+
+def pull_request(repo: GitRepo, branch: str = "topic", number: int = 1) -> tuple[str, str, str]:
+    """A branch with a qualifying fix and a follow-up to it, merged with a merge commit: (fix, follow-up, merge)."""
+    repo.git("checkout", "-q", "-b", branch)
+    first = fix(repo, number, f"Fix crash in f{number}")
+    follow = repo.commit({f"app/m{number}.py": f"def f{number}(x):\n    return (x or 0) + {number}\n"},
+                         f"Handle None in f{number}")
+    repo.git("checkout", "-q", "main")
+    repo.commit({"docs/notes.md": f"main moved on {number}\n"}, f"Notes {number}")
+    merged = merge_no_ff(repo, branch, f"Merge pull request #{number} from dev/{branch}\n\nFix crash in f{number}")
+    return first, follow, merged
+
+
+def test_a_merge_and_its_qualifying_branch_commit_are_one_candidate(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    first, follow, merged = pull_request(repo)
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
+    [candidate] = result.candidates
+    assert candidate.case.fix_commit == merged
+    assert candidate.case.base_commit == repo.git("rev-parse", f"{merged}^1")
+    assert candidate.case.mined is not None and candidate.case.mined.branch_commits == (first, follow)
+    assert candidate.to_json()["branch_commits"] == [first, follow]
+    assert result.stats.skipped["branch-of-merge-in-scan"] == 1  # the fix; the follow-up has no test change
+    stored = Corpus.open(tmp_path / "evals").load(candidate.case.id, "candidates")
+    assert stored.case.mined is not None and stored.case.mined.branch_commits == (first, follow)
+
+
+def test_without_merges_the_branch_commit_is_the_candidate(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    first, _, _ = pull_request(repo)
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals", merges=False))
+    assert [c.case.fix_commit for c in result.candidates] == [first]
+    assert result.candidates[0].case.mined.branch_commits == ()  # type: ignore[union-attr]
+
+
+def test_a_merge_over_the_size_limits_leaves_the_branch_commit_a_candidate(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "topic")
+    first = fix(repo, 1, "Fix crash in f1")
+    repo.commit({f"app/gen/m{index}.py": f"X = {index}\n" for index in range(60)}, "Generate modules")
+    repo.git("checkout", "-q", "main")
+    merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic")
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
+    assert [c.case.fix_commit for c in result.candidates] == [first]
+    assert result.stats.skipped["too-many-files"] == 2  # the merge and the generating commit
+    assert "branch-of-merge-in-scan" not in result.stats.skipped
+
+
+def test_a_merge_over_the_line_limit_leaves_the_branch_commit_a_candidate(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "topic")
+    first = fix(repo, 1, "Fix crash in f1")
+    repo.commit({"app/big.py": "".join(f"X{i} = {i}\n" for i in range(40)),
+                 "tests/test_big.py": "".join(f"Y{i} = {i}\n" for i in range(40))}, "Add tables")
+    repo.git("checkout", "-q", "main")
+    merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic")
+    from miner.score import SizeLimits
+
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals", limits=SizeLimits(max_lines=50)))
+    assert [c.case.fix_commit for c in result.candidates] == [first]
+    assert result.stats.skipped["too-many-lines"] == 2  # the merge and the tables commit
+
+
+def test_rejecting_the_merge_keeps_its_branch_commits_out_of_the_next_scan(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    first, _, merged = pull_request(repo)
+    evals = tmp_path / "evals"
+    [candidate] = scan(ScanOptions(repo=repo.path, corpus=evals)).candidates
+    outcome = CliRunner().invoke(authoring_cli, ["reject", candidate.case.id, "--corpus", str(evals),
+                                                 "--reason", "not a regression"])
+    assert outcome.exit_code == 0, outcome.output
+    again = scan(ScanOptions(repo=repo.path, corpus=evals, full=True))
+    assert again.candidates == []
+    assert again.stats.skipped["already-rejected"] == 1
+    assert again.stats.skipped["branch-of-rejected"] == 1
+    assert Corpus.open(evals).ids("candidates") == []
+    assert [r.fix_commit for r in Corpus.open(evals).rejections()] == [merged]
+    assert first not in {r.fix_commit for r in Corpus.open(evals).rejections()}
+
+
+def test_an_approved_or_pending_merge_keeps_its_branch_commits_out(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    pull_request(repo, "one", 1)
+    pull_request(repo, "two", 2)
+    evals = tmp_path / "evals"
+    first = scan(ScanOptions(repo=repo.path, corpus=evals))
+    assert len(first.candidates) == 2
+    corpus = Corpus.open(evals)
+    stored = corpus.load(first.candidates[0].case.id, "candidates")
+    corpus.write(stored.case, stored.files, kind="cases")
+    corpus.remove(stored.case.id)
+    again = scan(ScanOptions(repo=repo.path, corpus=evals, full=True))
+    assert again.candidates == []
+    assert again.stats.skipped["branch-of-case"] == 1
+    assert again.stats.skipped["branch-of-candidate"] == 1
+
+
+def test_a_merge_holding_a_rejected_commit_is_not_proposed(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "topic")
+    first = fix(repo, 1, "Fix crash in f1")
+    repo.commit({"app/m1.py": "def f1(x):\n    return (x or 0) + 1\n"}, "Handle None in f1")
+    evals = tmp_path / "evals"
+    early = scan(ScanOptions(repo=repo.path, corpus=evals, rev="topic"))
+    assert [c.case.fix_commit for c in early.candidates] == [first]
+    outcome = CliRunner().invoke(authoring_cli, ["reject", early.candidates[0].case.id, "--corpus", str(evals),
+                                                 "--reason", "a test-only fix"])
+    assert outcome.exit_code == 0, outcome.output
+    repo.git("checkout", "-q", "main")
+    repo.commit({"docs/notes.md": "main moved on\n"}, "Notes")
+    merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic")
+    again = scan(ScanOptions(repo=repo.path, corpus=evals))
+    assert again.candidates == []
+    assert again.stats.skipped["merge-contains-rejected"] == 1
+
+
+def test_a_release_merge_of_merged_pull_requests_leaves_the_pull_requests(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "develop")
+    repo.commit({"docs/develop.md": "develop\n"}, "Start develop")
+    repo.git("checkout", "-q", "-b", "topic")
+    first = fix(repo, 1, "Fix crash in f1")
+    follow = repo.commit({"app/m1.py": "def f1(x):\n    return (x or 0) + 1\n"}, "Handle None in f1")
+    repo.git("checkout", "-q", "develop")
+    direct = fix(repo, 2, "Fix crash in f2")
+    inner = merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic")
+    repo.git("checkout", "-q", "main")
+    merge_no_ff(repo, "develop", "Merge branch 'develop'")
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
+    proposed = {c.case.fix_commit: c for c in result.candidates}
+    assert set(proposed) == {inner, direct}  # the release merge's groups, not the release merge
+    assert proposed[inner].case.mined.branch_commits == (first, follow)  # type: ignore[union-attr]
+    assert result.stats.skipped["bundle-of-merges"] == 1
+    assert result.stats.skipped["branch-of-merge-in-scan"] == 1
+
+
+def test_a_merge_of_main_into_the_branch_stays_inside_the_pull_request(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "topic")
+    first = fix(repo, 1, "Fix crash in f1")
+    repo.git("checkout", "-q", "main")
+    elsewhere = fix(repo, 2, "Fix crash in f2")
+    repo.git("checkout", "-q", "topic")
+    sync = merge_no_ff(repo, "main", "Merge branch 'main' into topic")
+    follow = repo.commit({"app/m1.py": "def f1(x):\n    return (x or 0) + 1\n",
+                          "tests/test_m1.py": "def test_f1():\n    assert 1\n\n\ndef test_none():\n    assert 2\n"},
+                         "Handle None in f1")
+    repo.git("checkout", "-q", "main")
+    merged = merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic")
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
+    proposed = {c.case.fix_commit: c for c in result.candidates}
+    assert set(proposed) == {merged, elsewhere}
+    assert proposed[merged].case.mined.branch_commits == (first, sync, follow)  # type: ignore[union-attr]
+
+
+def test_the_history_walk_agrees_with_git(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    pull_request(repo, "one", 1)
+    repo.git("checkout", "-q", "-b", "two")
+    fix(repo, 2)
+    repo.git("checkout", "-q", "main")
+    fix(repo, 3)
+    repo.git("checkout", "-q", "two")
+    merge_no_ff(repo, "main", "Merge branch 'main' into two")
+    fix(repo, 4)
+    repo.git("checkout", "-q", "-b", "three", "main")
+    fix(repo, 5)
+    repo.git("checkout", "-q", "main")
+    merge_no_ff(repo, "two", "Merge branch 'two'")
+    merge_no_ff(repo, "three", "Merge branch 'three'")
+    history = History()
+    commits = list(iter_log(repo.path, ["HEAD"]))
+    for commit in commits:
+        history.add(commit)
+    merges = [commit for commit in commits if commit.is_merge]
+    assert len(merges) == 4
+    for commit in merges:
+        walked = history.branch_commits(commit.sha)
+        assert walked is not None
+        assert set(walked) == set(rev_list_branch(repo.path, commit.parents)), commit.message
+        assert walked[-1] == commit.parents[1]  # oldest first: the branch tip last
+
+
+def test_a_walk_leaving_the_scanned_history_falls_back_to_git(tmp_path: Path) -> None:
+    repo = base_repo(tmp_path / "repo")
+    first, follow, merged = pull_request(repo)
+    history = History()
+    for commit in iter_log(repo.path, [merged, f"^{first}"]):  # the branch's fix is outside
+        history.add(commit)
+    assert history.branch_commits(merged) is None
+    from miner.groups import Branches
+
+    assert Branches(repo.path, history).of(merged) == (first, follow)
