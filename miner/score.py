@@ -26,6 +26,28 @@ ISSUE_REFS = re.compile(
     r"\b[A-Z][A-Z0-9]{1,9}-\d+\b|https?://\S+/(?:issues|pull|merge_requests)/\d+)",
 )
 REVERT = re.compile(r"^revert\b|\bthis reverts commit [0-9a-f]{7,40}", re.IGNORECASE | re.MULTILINE)
+MAINTENANCE_PENALTY = 2.0
+"""Taken off the score of a subject that reads like maintenance rather than a fix of behaviour."""
+MAINTENANCE: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(pattern)) for label, pattern in (
+    ("typo", r"\btypos?\b|\bspelling\b|\bmisspel\w*|\bgrammar\b"),
+    ("fix tests", r"^(fix|fixes|fixed|fixing|repair|update)\s+((the|a|some|broken|failing|failed)\s+)*tests?\b"),
+    ("flaky test", r"\bflak(y|iness|es)\b|\bde-?flake\w*|\bintermittent(ly)?\s+(fail|test)"),
+    ("chore", r"^(chore|ci|build|style|docs?|tests?|deps)(\([^)]*\))?!?:"),
+    ("deprecation warning", (r"\w*(deprecation|future)warning\b|\bdeprecat(ion|ed)\s+warnings?\b"
+                            r"|^(fix|fixes|fixed|silence|suppress|avoid|remove)\s+(\w+\s+)?deprecations?\b")),
+    ("lint", (r"\b(ruff|flake8|isort|mypy|pylint|pyflakes|pycodestyle|autopep8|yapf|pre-?commit|eslint|prettier|"
+             r"rubocop|clippy|gofmt|rustfmt|lint|lints|linter|linting)\b"
+             r"|\b(run|ran|apply|applied|with|by|appease|satisfy|per)\s+black\b|^black\b"
+             r"|\bblack\s+(format\w*|reformat\w*|style|fixes|changes|errors)\b"
+             r"|^(re)?format(s|ted|ting)?\s+(code|files|sources|the code)\b|\breformat\w*")),
+    ("bump", r"^bump(s|ed)?\b"),
+    ("release", (r"^(release|releasing|released|version)\s+v?\d|^prepare(s|d)?\s+(for\s+)?(the\s+)?(next\s+)?"
+                r"(release|v?\d)|^v?\d+(\.\d+)+\S*$")),
+    ("merge of a main line", (r"^merge\s+(remote-tracking\s+)?branch(es)?\s+'?((origin|upstream)/)?(main|master|"
+                             r"develop|dev|trunk|stable|release[-/]?[\w.]*|v?\d[\w.]*|[\w.]*-maintenance|"
+                             r"proposed/[\w.]*)('|\s|$)|^merge\s+tag\b")),
+))
+"""(label, pattern) of maintenance subjects, matched in the lower-cased subject (a merge's: its description's)."""
 MERGE_SUBJECT = re.compile(r"^Merge (pull request|branch|remote-tracking branch|.* into )", re.IGNORECASE)
 
 
@@ -99,6 +121,12 @@ def message_text(commit: LogCommit) -> str:
     return commit.message
 
 
+def maintenance(subject: str) -> list[str]:
+    """The labels of the maintenance patterns a subject matches (typo, flaky test, lint, ...); [] for none."""
+    lowered = subject.lower()
+    return [label for label, pattern in MAINTENANCE if pattern.search(lowered)]
+
+
 def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_functions: int) -> tuple[float, tuple[str, ...]]:
     """Score a candidate and say why; higher is more likely a real, well-tested fix."""
     text = message_text(commit)
@@ -117,7 +145,11 @@ def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_
         score += 0.5
         evidence.append("revert marker")
     subject = text.split("\n", 1)[0].strip()
-    if FEATURE_WORDS.match(subject):
+    chores = maintenance(subject)
+    if chores:
+        score -= MAINTENANCE_PENALTY
+        evidence.append(f"subject looks like maintenance ({', '.join(chores)}) -{MAINTENANCE_PENALTY}")
+    elif FEATURE_WORDS.match(subject):
         score -= 1.0
         evidence.append("subject reads like a feature, refactor or release")
     if oracle_lines <= 20:
