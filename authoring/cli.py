@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import click
 
+from authoring.bulk import Changes, select_ids, set_fields
 from authoring.decisions import LeakRefused, approve, reject
 from authoring.draft import draft_from, parse_timeout, split_list
 from authoring.gitinfo import base_probe, patch_id, source_repo
@@ -15,6 +17,7 @@ from authoring.lint import lint_corpus
 from authoring.queue import SORTS, arrange, read_queue
 from corpus import Corpus, HindcastError
 from corpus.cli_support import CONTEXT, corpus_option, entry
+from corpus.layout import Kind
 
 
 @click.group(context_settings=CONTEXT)
@@ -108,6 +111,57 @@ def reject_command(corpus_dir: Path, candidate: str, reason: str) -> None:
     pid = patch_id(source_repo(corpus), stored.case.base_commit, stored.case.fix_commit)
     decision = reject(corpus, candidate, reason, patch_id=pid)
     click.echo(f"{decision.describe()} (fix {stored.case.fix_commit[:12]}); it will not be proposed again")
+
+
+@cli.command("set")
+@corpus_option()
+@click.argument("ids", nargs=-1, metavar="[ID]...")
+@click.option("--all", "every", is_flag=True, help="Every candidate (or, with --cases, every case).")
+@click.option("--cases", "edit_cases", is_flag=True, help="Edit approved cases instead of candidates.")
+@click.option("--setup-command", help="Workspace setup command ('' removes it).")
+@click.option("--setup-python", metavar="VERSION", help="Interpreter version such as 3.11 ('' removes it).")
+@click.option("--setup-timeout", type=int, metavar="SECONDS", help="Setup timeout in seconds.")
+@click.option("--grader-timeout", type=int, metavar="SECONDS", help="Grader timeout in seconds.")
+@click.option("--owner", help="Owner ('' for the corpus default).")
+@click.option("--policy", type=click.Choice(["advisory", "blocking"]), help="Gate policy.")
+@click.option("--tag", "tags", multiple=True, help="A tag to add (repeatable; the cases' own tags stay).")
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
+def set_command(corpus_dir: Path, ids: tuple[str, ...], every: bool, edit_cases: bool, setup_command: str | None,
+                setup_python: str | None, setup_timeout: int | None, grader_timeout: int | None, owner: str | None,
+                policy: str | None, tags: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
+    """Set fields on many candidates (or cases) at once: the IDs given, or --all."""
+    changes = Changes(setup_command=setup_command, setup_python=setup_python, setup_timeout=setup_timeout,
+                      grader_timeout=grader_timeout, owner=owner, policy=policy, add_tags=tags)
+    changes.check()
+    corpus = Corpus.open(corpus_dir)
+    kind: Kind = "cases" if edit_cases else "candidates"
+    selected = select_ids(corpus, kind, ids, every)
+    done = set_fields(corpus, selected, kind, changes, dry_run=dry_run)
+    if as_json:
+        click.echo(json.dumps({"kind": kind, "dry_run": dry_run, "selected": len(selected), "changed": len(done),
+                               "changes": [{"id": change.id, "path": str(change.path),
+                                            "fields": {name: {"before": _plain(old), "after": _plain(new)}
+                                                       for name, old, new in change.fields}}
+                                           for change in done]}, indent=2))
+        return
+    for change in done:
+        fields = "; ".join(f"{name} {_shown(old)} -> {_shown(new)}" for name, old, new in change.fields)
+        click.echo(f"{kind}/{change.id}: {fields}")
+    verb = "would change" if dry_run else "changed"
+    click.echo(f"{verb} {len(done)} of {len(selected)} {kind[:-1] if len(selected) == 1 else kind}")
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, tuple):
+        return ", ".join(value) or "(none)"
+    return repr(value) if isinstance(value, str) else str(value)
 
 
 @cli.command("lint")
