@@ -53,6 +53,7 @@ def test_a_merge_and_its_qualifying_branch_commit_are_one_candidate(tmp_path: Pa
     assert result.stats.skipped["branch-of-merge-in-scan"] == 1  # the fix; the follow-up has no test change
     stored = Corpus.open(tmp_path / "evals").load(candidate.case.id, "candidates")
     assert stored.case.mined is not None and stored.case.mined.branch_commits == (first, follow)
+    assert [p.name for p in (tmp_path / "evals" / "candidates").iterdir()] == [candidate.case.id]  # no staging left
 
 
 def test_without_merges_the_branch_commit_is_the_candidate(tmp_path: Path) -> None:
@@ -221,3 +222,18 @@ def test_a_walk_leaving_the_scanned_history_falls_back_to_git(tmp_path: Path) ->
     from miner.groups import Branches
 
     assert Branches(repo.path, history).of(merged) == (first, follow)
+
+
+def test_the_review_facts_list_the_branch_commits(tmp_path: Path) -> None:
+    from datetime import date
+
+    from rich.console import Console
+
+    from authoring.widgets.facts import render_facts
+
+    repo = base_repo(tmp_path / "repo")
+    first, follow, _ = pull_request(repo)
+    [candidate] = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals")).candidates
+    console = Console(width=200, record=True)
+    console.print(render_facts(candidate.case, None, date(2024, 6, 1), None))
+    assert f"branch commits (2): {first[:10]}, {follow[:10]}" in console.export_text()
