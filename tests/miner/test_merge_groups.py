@@ -237,3 +237,20 @@ def test_the_review_facts_list_the_branch_commits(tmp_path: Path) -> None:
     console = Console(width=200, record=True)
     console.print(render_facts(candidate.case, None, date(2024, 6, 1), None))
     assert f"branch commits (2): {first[:10]}, {follow[:10]}" in console.export_text()
+
+
+def test_a_branch_commit_that_is_not_a_sha_is_a_one_line_error(tmp_path: Path) -> None:
+    import pytest
+
+    from corpus.errors import CorpusError
+
+    repo = base_repo(tmp_path / "repo")
+    pull_request(repo)
+    [candidate] = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals")).candidates
+    assert candidate.path is not None
+    path = candidate.path / "case.yaml"
+    text = path.read_text()
+    start = text.index("  branch_commits:\n")
+    path.write_text(text[:start] + "  branch_commits:\n    - main\n" + text[start:].split("\n", 3)[3])
+    with pytest.raises(CorpusError, match=r"mined\.branch_commits: expected full lowercase commit shas, found 'main'"):
+        Corpus.open(tmp_path / "evals").load(candidate.case.id, "candidates")
