@@ -3,7 +3,9 @@ in a stable place, and how long each attempt and its setup took."""
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -79,3 +81,21 @@ def test_durations_and_keep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         assert (kept / "workspace" / "calc.py").is_file() and (kept / "grader.log").is_file()
     oracle = Path(document["attempts"][1]["logs"])
     assert "a + b" in (oracle / "workspace" / "calc.py").read_text()
+
+
+class Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_gets_a_progress_bar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    build_corpus(tmp_path)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert run_cli(cli, "runner", ["verify", "--corpus", str(tmp_path / "evals"), "--repeats", "2"]) == 0
+    bar = terminal.getvalue()
+    assert "verifying" in bar and "100%" in bar and "calc-add: VALID" not in bar
+    assert capsys.readouterr().out.splitlines()[1].split() == ["calc-add", "VALID"]
