@@ -171,7 +171,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
                     attempts.append(attempt)
                     if progress:
                         progress(f"{stored.case.id}: {attempt.side} #{attempt.repeat}: {attempt.outcome}")
-                verdict = conclude(corpus, stored, attempts, options, root)
+                verdict = conclude(corpus, stored, attempts, options)
                 verdicts.append(verdict)
                 if options.kind == "candidates":
                     record_candidate_verdict(corpus, verdict)
@@ -237,8 +237,7 @@ def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) 
                    str(logs), tests)
 
 
-def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], options: VerifyOptions,
-             root: Path) -> CaseVerdict:
+def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], options: VerifyOptions) -> CaseVerdict:
     """The case's verdict from its attempts: the measured tests, the grader judged on the same reports, the
     measured grader written where it belongs, the logs of unexpected attempts kept."""
     grader_paths = [path for path, _ in stored.files.grader_files]
@@ -255,7 +254,6 @@ def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], option
             target = measured.grader(stored.case.grader)
         attempts = [_judged(a, target) for a in attempts]
     verdict = decide(stored, attempts)
-    feature = verdict.verdict == "VALID" and measured is not None and measured.feature
     case, written = stored.case, False
     if write and measured is not None and verdict.verdict == "VALID" and target != stored.case.grader:
         case = replace(stored.case, grader=target)
@@ -265,6 +263,7 @@ def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], option
         except HindcastError as exc:
             verdict = replace(verdict, verdict="ERROR", reason=f"measured grader not written: {exc.message}")
             case = stored.case
+    feature = verdict.verdict == "VALID" and measured is not None and measured.feature
     expected = {"baseline": "fail", "oracle": "pass"}
     kept = [a for a in verdict.attempts if options.keep or a.outcome != expected[a.side]]
     logs = publish_logs(corpus.root, stored.case.id, [Path(a.logs) for a in kept if a.logs])
