@@ -3,11 +3,14 @@
 A queue of a thousand candidates must appear in well under a second, so rows come from a fast C YAML
 read of each case.yaml, not the full validating load; the selected candidate is then loaded (and
 validated) through `Corpus.load`. A file the fast read cannot parse still gets a row, marked broken.
+Each row carries the last `runner verify` verdict (`corpus.verdicts`): the score sort puts VALID first, then the
+unverified, then INVALID and ERROR; `is:valid`, `is:feature`, `is:unverified`, `is:invalid`, `is:error` in the
+filter keep only those.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,7 @@ import yaml
 
 from corpus import Corpus
 from corpus.store import CASE_FILE, Kind
+from corpus.verdicts import RecordedVerdict, candidate_verdict, case_verdicts, verdicts
 
 try:
     _Loader: Any = yaml.CSafeLoader
@@ -24,6 +28,10 @@ except AttributeError:  # PyYAML built without libyaml
 
 SORTS = ("score", "age", "id", "files")
 """Sort orders, in the order the review screen cycles through them."""
+VERDICT_FILTERS = ("valid", "feature", "unverified", "invalid", "error")
+"""The `is:` filter words, in the order the review screen cycles through them."""
+FILTER_PREFIX = "is:"
+_LOOK_UP: RecordedVerdict = RecordedVerdict("VALID", "look it up")
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,22 @@ class QueueRow:
     """The fix's author date."""
     broken: str | None = None
     """Why the fast read failed, when it did."""
+    verdict: str | None = None
+    """The last `runner verify` verdict (VALID, INVALID, ERROR), None when never verified."""
+    feature: bool = False
+    """Verified VALID with a base that lacks the names the tests use: the prompt must specify them."""
+
+    @property
+    def verdict_word(self) -> str:
+        """The row's verdict as the `is:` filter names it: valid, feature, invalid, error or unverified."""
+        if self.verdict is None:
+            return "unverified"
+        return "feature" if self.feature and self.verdict == "VALID" else self.verdict.lower()
+
+    @property
+    def verdict_rank(self) -> int:
+        """0 for VALID, 1 for unverified, 2 for INVALID and ERROR."""
+        return {"VALID": 0, None: 1}.get(self.verdict, 2)
 
     def age_days(self, today: date) -> int | None:
         """Days since the fix was authored."""
@@ -51,15 +75,35 @@ class QueueRow:
 
     def matches(self, needle: str) -> bool:
         """Case-insensitive substring match on id, subject and changed paths."""
-        needle = needle.lower().strip()
-        if not needle:
-            return True
+        words = needle.lower().split()
+        wanted = {word[len(FILTER_PREFIX):] for word in words if _is_verdict_word(word)}
+        if wanted and not any(self._is(word) for word in wanted):
+            return False
         haystack = " ".join((self.id, self.subject, *self.source_files, *self.test_files)).lower()
-        return all(word in haystack for word in needle.split())
+        return all(word in haystack for word in words if not _is_verdict_word(word))
+
+    def _is(self, word: str) -> bool:
+        return word == self.verdict_word or (word == "valid" and self.verdict == "VALID")
 
 
-def read_row(directory: Path) -> QueueRow:
-    """The row for one case directory (never raises for a bad file: the row says what is wrong)."""
+def read_row(directory: Path, recorded: RecordedVerdict | None = _LOOK_UP) -> QueueRow:
+    """The row for one case directory (never raises for a bad file: the row says what is wrong), with its recorded
+    verdict (looked up unless given)."""
+    if recorded is _LOOK_UP:
+        recorded = _recorded(directory)
+    row = _read_row(directory)
+    if recorded is None:
+        return row
+    return replace(row, verdict=recorded.verdict, feature=recorded.feature)
+
+
+def _recorded(directory: Path) -> RecordedVerdict | None:
+    if directory.parent.name == "cases":
+        return case_verdicts(directory.parent.parent).get(directory.name)
+    return candidate_verdict(directory)
+
+
+def _read_row(directory: Path) -> QueueRow:
     try:
         data = yaml.load((directory / CASE_FILE).read_text(encoding="utf-8"), Loader=_Loader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
@@ -81,14 +125,16 @@ def read_row(directory: Path) -> QueueRow:
 
 def read_queue(corpus: Corpus, kind: Kind = "candidates") -> list[QueueRow]:
     """Rows for every candidate (or case) in the corpus."""
-    return [read_row(corpus.root / kind / case_id) for case_id in corpus.ids(kind)]
+    ids = corpus.ids(kind)
+    recorded = verdicts(corpus.root, kind, ids)
+    return [read_row(corpus.root / kind / case_id, recorded.get(case_id)) for case_id in ids]
 
 
 def arrange(rows: list[QueueRow], sort: str = "score", needle: str = "") -> list[QueueRow]:
     """The rows that match needle, in sort order (ties broken by id so the order is stable)."""
     shown = [row for row in rows if row.matches(needle)]
     if sort == "score":
-        shown.sort(key=lambda r: (-r.score, r.id))
+        shown.sort(key=lambda r: (r.verdict_rank, -r.score, r.id))
     elif sort == "age":
         shown.sort(key=lambda r: (r.authored or date.max, r.id))
     elif sort == "files":
@@ -96,6 +142,20 @@ def arrange(rows: list[QueueRow], sort: str = "score", needle: str = "") -> list
     else:
         shown.sort(key=lambda r: r.id)
     return shown
+
+
+def cycle_verdict_filter(needle: str) -> str:
+    """needle with its `is:` word moved to the next verdict (none, valid, feature, ..., error, none again)."""
+    words = needle.split()
+    current = next((w.lower()[len(FILTER_PREFIX):] for w in words if _is_verdict_word(w.lower())), None)
+    rest = [w for w in words if not _is_verdict_word(w.lower())]
+    order = [None, *VERDICT_FILTERS]
+    following = order[(order.index(current) + 1) % len(order)]
+    return " ".join(rest + ([FILTER_PREFIX + following] if following else []))
+
+
+def _is_verdict_word(word: str) -> bool:
+    return word.startswith(FILTER_PREFIX) and word[len(FILTER_PREFIX):] in VERDICT_FILTERS
 
 
 def _strings(value: object) -> tuple[str, ...]:

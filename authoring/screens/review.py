@@ -19,6 +19,7 @@ from authoring.decisions import Decision, LeakRefused
 from authoring.draft import Draft
 from authoring.gitinfo import grader_diff
 from authoring.messages import FindingsReady, GraderDiffReady, VerifyFinished, VerifyProgress
+from authoring.queue import cycle_verdict_filter
 from authoring.screens.help import HelpScreen
 from authoring.screens.modals import MessageModal, ReasonModal
 from authoring.session import Opened, ReviewSession
@@ -48,6 +49,8 @@ class ReviewScreen(Screen[None]):
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("e", "edit", "Edit the prompt", show=False),
         Binding("slash", "filter", "Filter the queue", show=False, key_display="/"),
+        Binding("f", "verdict_filter", "Cycle the verdict filter (is:valid, is:feature, …, all)",
+                show=False),
         Binding("o", "sort", "Cycle the sort order", show=False),
         Binding("ctrl+r", "reload", "Reload the queue and the candidate from disk (drafts are kept)", show=False),
         *(Binding(str(n), f"tab('{tab}')", f"Show the {tab} tab", show=False) for n, tab in enumerate(TABS, 1)),
@@ -300,6 +303,11 @@ class ReviewScreen(Screen[None]):
     def _verify_finished(self, message: VerifyFinished) -> None:
         self.verifying = None
         outcome = message.outcome
+        # The verdict is on disk now (and a candidate has its measured grader): show both.
+        self.stash_draft()
+        self.session.reload()
+        self.opened = None
+        self.refresh_queue()
         self.query_one(StatusLine).verdict(outcome.case_id, outcome.verdict, outcome.reason)
 
     # -- navigation --------------------------------------------------------------------------------
@@ -318,6 +326,11 @@ class ReviewScreen(Screen[None]):
         field = self.query_one("#filter", Input)
         field.add_class("-shown")
         field.focus()
+
+    def action_verdict_filter(self) -> None:
+        field = self.query_one("#filter", Input)
+        field.value = cycle_verdict_filter(field.value)
+        field.set_class(bool(field.value), "-shown")
 
     def action_sort(self) -> None:
         self.session.next_sort()

@@ -1,4 +1,4 @@
-"""The candidate queue: score, id, subject, changed files and age, one row per candidate."""
+"""The candidate queue: score, last verdict, id, subject, changed files and age, one row per candidate."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from textual.widgets import DataTable
 from authoring.queue import QueueRow
 
 ID_WIDTH = 20
-SUBJECT_WIDTH = 33
+SUBJECT_WIDTH = 24
+VERDICT_WIDTH = 7
+VERDICT_STYLES = {"valid": "green", "feature": "cyan", "invalid": "red", "error": "magenta"}
+"""How each verdict word is shown (`feature` is VALID with a base lacking the tested names)."""
 
 
 class QueueTable(DataTable[str | Text]):
@@ -26,6 +29,7 @@ class QueueTable(DataTable[str | Text]):
 
     def on_mount(self) -> None:
         self.add_column("Score", width=5, key="score")
+        self.add_column("Verdict", width=VERDICT_WIDTH, key="verdict")
         self.add_column("ID", width=ID_WIDTH, key="id")
         self.add_column("Subject", width=SUBJECT_WIDTH, key="subject")
         self.add_column("S/T", width=5, key="files")
@@ -50,7 +54,9 @@ class QueueTable(DataTable[str | Text]):
     def _cells(self, row: QueueRow) -> tuple[str | Text, ...]:
         age = row.age_days(self.today)
         subject = Text(_clip(row.subject, SUBJECT_WIDTH), style="red" if row.broken else "")
-        return (Text(f"{row.score:.2f}", justify="right"), _clip(row.id, ID_WIDTH), subject,
+        word = row.verdict_word
+        verdict = Text("·" if word == "unverified" else word.upper(), style=VERDICT_STYLES.get(word, "dim"))
+        return (Text(f"{row.score:.2f}", justify="right"), verdict, _clip(row.id, ID_WIDTH), subject,
                 f"{len(row.source_files)}/{len(row.test_files)}", "-" if age is None else f"{age}d")
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -10,25 +13,50 @@ from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
 from runner.commands.options import json_option, sandbox_option
-from runner.verify.verify import VerifyOptions, render_verdicts, report_json, verify
+from runner.verify.render import render_verdicts, report_json, verdict_line
+from runner.verify.verify import CaseVerdict, VerifyOptions, verify
 
 
 @click.command("verify")
 @corpus_option()
 @repo_option()
 @click.option("--case", "case_ids", multiple=True, help="Verify only this case (repeatable).")
+@click.option("--all", "all_cases", is_flag=True,
+              help="Every active case, or with --candidates every candidate (cases default to all).")
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
               help="Runs of each side; all must agree.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Attempts at once.")
-@click.option("--candidates", is_flag=True, help="Verify the miner's candidates instead of approved cases.")
+@click.option("--candidates", is_flag=True,
+              help="Verify the miner's candidates (needs --case or --all); the measured tests are written into them.")
+@click.option("--update", is_flag=True, help="Write the measured fail-to-pass and pass-to-pass tests into cases too.")
+@click.option("--keep", is_flag=True, help="Keep every attempt's workspace and logs under .hindcast/verify/.")
 @sandbox_option
 @json_option
-def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], repeats: int, jobs: int,
-                   candidates: bool, sandbox: str, as_json: bool) -> int:
-    """Prove each case: the broken base fails its hidden grader and the oracle passes it."""
+def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool, repeats: int,
+                   jobs: int, candidates: bool, update: bool, keep: bool, sandbox: str, as_json: bool) -> int:
+    """Prove each case: the broken base fails its hidden grader and the oracle passes it.
+
+    The grader's test files run whole on both sides; the tests that fail at base and pass with the oracle are
+    its fail-to-pass, those passing on both its pass-to-pass. A progress bar on a terminal, else one line per
+    verdict, goes to stderr; the logs of unexpected attempts are kept under .hindcast/verify/<id>/.
+    """
     corpus = Corpus.open(corpus_dir)
     options = VerifyOptions(case_ids=case_ids, repeats=repeats, jobs=jobs, repo=repo,
-                            kind="candidates" if candidates else "cases", sandbox=sandbox)
-    report = verify(corpus, options)
+                            kind="candidates" if candidates else "cases", sandbox=sandbox, all_cases=all_cases,
+                            update=update, keep=keep)
+    with ExitStack() as stack:
+        if sys.stderr.isatty():
+            bars: list[Any] = []
+
+            def start(total: int) -> None:
+                bars.append(stack.enter_context(click.progressbar(length=total, label="verifying",
+                                                                  file=sys.stderr)))
+
+            report = verify(corpus, options, progress=lambda _: bars[0].update(1), on_start=start)
+        else:
+            def line(verdict: CaseVerdict) -> None:
+                click.echo(verdict_line(verdict), err=True)
+
+            report = verify(corpus, options, on_verdict=line)
     click.echo(report_json(report) if as_json else "\n".join(render_verdicts(report)))
     return ExitCode.OK if report.all_valid else ExitCode.FAILED

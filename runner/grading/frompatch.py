@@ -165,11 +165,20 @@ def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping
                                extra=env_binds)
     ran = run_command(case.grader.command, workspace, dict(env), case.grader.timeout, log_path, sandbox=sandbox,
                       max_output_bytes=GRADER_LOG_LIMIT)
-    result = judge(case.grader, ran, workspace)
+    result = judge(case.grader, ran, workspace, log_head(log_path))
     if candidate and result.outcome == "error" and not ran.start_error:
         result = replace(result, outcome="fail", reason=f"{result.reason}, with the candidate's code")
     aware = tuple(test_aware_paths(patch, is_test)) if candidate else ()
     return Graded(result, restored, tuple(touched), aware)
+
+
+def log_head(log_path: Path, limit: int = 64 * 1024) -> str | None:
+    """The start of a grader log, where pytest prints its first error (None when there is no log)."""
+    try:
+        with open(log_path, "rb") as log:
+            return log.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def _unapplied(exc: CandidateError, candidate: bool, touched: Sequence[str] = ()) -> Graded:

@@ -25,6 +25,8 @@ class TestOutcome:
     """classname.name as the report gives it."""
     outcome: Literal["passed", "failed", "skipped"]
     """What happened to it."""
+    message: str = ""
+    """For a failed test, its failure's message and the exception line of its report (`E   ImportError: ...`)."""
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,13 @@ def materialize_grader(case: Case, files: CaseFiles, workspace: Path) -> None:
         remove_inside(workspace, case.grader.junit)
 
 
-def judge(grader: Grader, ran: ProcessResult, workspace: Path) -> GradeResult:
-    """Turn a finished grader process (and its JUnit report, if configured) into an outcome."""
+def judge(grader: Grader, ran: ProcessResult, workspace: Path, output: str | None = None) -> GradeResult:
+    """Turn a finished grader process (and its JUnit report, if configured) into an outcome.
+
+    A grader that ran no test is an error: pytest's exits 2-5 (collection errors, interrupted, internal or usage
+    error, no tests collected), a JUnit report that lists none, or no readable report where one was expected.
+    output is the start of the grader's output (the tail is used without it), for the first error line.
+    """
 
     def result(outcome: Outcome, reason: str, tests: tuple[TestOutcome, ...] = ()) -> GradeResult:
         return GradeResult(outcome, reason, ran.exit_code, ran.duration, ran.tail, ran.timed_out, tests)
@@ -69,17 +76,63 @@ def judge(grader: Grader, ran: ProcessResult, workspace: Path) -> GradeResult:
         return result("error", f"grader timed out after {grader.timeout}s")
     if ran.exit_code in NOT_RUNNABLE:
         return result("error", f"grader command not runnable (exit {ran.exit_code})")
+    text = ran.tail if output is None else output
+    no_run = pytest_no_run(grader.command, ran.exit_code, text)
     if grader.junit is None:
+        if no_run:
+            return result("error", no_run)
         if ran.exit_code == 0:
             return result("pass", "grader exited 0")
         return result("fail", f"grader exited {ran.exit_code}")
     try:
         tests = read_junit(read_inside(workspace, grader.junit), grader.junit)
     except Exception as exc:  # noqa: BLE001 - the report is the candidate's code's output: anything unreadable
+        if no_run:
+            return result("error", no_run)
         if ran.exit_code != 0:
-            return result("fail", f"grader exited {ran.exit_code} and wrote no readable JUnit report")
+            return result("error", _with_first_error(f"no test ran: grader exited {ran.exit_code} and wrote no "
+                                                     f"readable JUnit report {grader.junit}", text))
         return result("error", f"grader exited 0 but its JUnit report {grader.junit} is unreadable: {exc}")
-    return result(*_judge_tests(grader, ran.exit_code, tests), tests)
+    if no_run:
+        return result("error", no_run, tests)
+    if not any(t.outcome != "skipped" for t in tests):
+        return result("error", _with_first_error(f"no test ran (grader exited {ran.exit_code})", text), tests)
+    return result(*judge_tests(grader, ran.exit_code, tests), tests)
+
+
+PYTEST_WORD = re.compile(r"(?<![\w.-])(py\.test|pytest)(?![\w-])")
+PYTEST_NO_RUN = {2: "collection errors or interrupted", 3: "internal error", 4: "usage error",
+                 5: "no tests collected"}
+"""pytest's exit codes for a session that ran no test (or stopped before its end)."""
+EXCEPTION_LINE = re.compile(r"[A-Za-z_][\w.]*(Error|Exception|Exit)\b")
+ERROR_LINE = re.compile(r"\b(\w*Error|ERROR|INTERNALERROR|Exception)\b")
+
+
+def pytest_no_run(command: str, exit_code: int | None, output: str) -> str | None:
+    """For a pytest grader that exited 2-5 (it ran no test, or stopped before the end), the reason to say so."""
+    if exit_code not in PYTEST_NO_RUN or not PYTEST_WORD.search(command):
+        return None
+    return _with_first_error(f"no test ran (pytest exit {exit_code}: {PYTEST_NO_RUN[exit_code]})", output)
+
+
+def first_error_line(output: str) -> str:
+    """The first line of output that names an error, with the exception line (`E   ...`) after it when there is one:
+    `ImportError while loading conftest '/w/conftest.py': ModuleNotFoundError: No module named 'foo'`."""
+    lines = [line.rstrip() for line in output.splitlines()]
+    head_at = next((i for i, line in enumerate(lines) if ERROR_LINE.search(line) and not set(line) <= set("=_- ")
+                    and not line.startswith("E   ")), None)
+    detail_at = next((i for i, line in enumerate(lines) if line.startswith("E   ")
+                      and (head_at is None or i > head_at)), None)
+    head = lines[head_at].strip() if head_at is not None else ""
+    detail = lines[detail_at][4:].strip() if detail_at is not None else ""
+    if head and detail and detail not in head:
+        head = f"{head.rstrip('.')}: {detail}"
+    return (head or detail)[:300]
+
+
+def _with_first_error(reason: str, output: str) -> str:
+    first = first_error_line(output)
+    return f"{reason}: {first}" if first else reason
 
 
 def read_junit(report: bytes | None, name: str) -> tuple[TestOutcome, ...]:
@@ -93,18 +146,30 @@ def read_junit(report: bytes | None, name: str) -> tuple[TestOutcome, ...]:
     for suite in suites:
         for test in suite:
             results = list(test.result)
+            message = ""
             if any(isinstance(r, (Failure, Error)) for r in results):
                 state: Literal["passed", "failed", "skipped"] = "failed"
+                message = _failure_message(next(r for r in results if isinstance(r, (Failure, Error))))
             elif any(isinstance(r, Skipped) for r in results):
                 state = "skipped"
             else:
                 state = "passed"
             name = f"{test.classname}.{test.name}" if test.classname else str(test.name)
-            outcomes.append(TestOutcome(name, state))
+            outcomes.append(TestOutcome(name, state, message))
     return tuple(outcomes)
 
 
-def _judge_tests(grader: Grader, exit_code: int | None, tests: tuple[TestOutcome, ...]) -> tuple[Outcome, str]:
+def _failure_message(failure: Failure | Error) -> str:
+    """The failure's message and, when its report has one, the last exception line (`E   TypeError: ...`)."""
+    message = (failure.message or "").strip().splitlines()
+    exception = [line[4:].strip() for line in (failure.text or "").splitlines()
+                 if line.startswith("E   ") and EXCEPTION_LINE.match(line[4:].strip())]
+    parts = [message[0] if message else "", exception[-1] if exception else ""]
+    return " | ".join(p for p in dict.fromkeys(parts) if p)[:500]
+
+
+def judge_tests(grader: Grader, exit_code: int | None, tests: tuple[TestOutcome, ...]) -> tuple[Outcome, str]:
+    """The outcome of a JUnit report's tests under grader's fail-to-pass and pass-to-pass ids."""
     ran = [t for t in tests if t.outcome != "skipped"]
     if not ran:
         return "fail", "no tests ran"

@@ -1,51 +1,49 @@
-"""verification.json: the last `runner verify` verdict of every case, and which cases a run would score unproved."""
+"""Recording verdicts (`corpus.verdicts`: verification.json for cases, one file per candidate), and which cases a
+run would score unproved."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from corpus import Corpus, StoredCase, __version__, case_fingerprint
-from corpus.fsutil import atomic_write_text
-from corpus.layout import VERIFICATION_FILE
+from corpus.verdicts import RecordedVerdict, case_verdicts, write_candidate_verdict, write_case_verdicts
 
 if TYPE_CHECKING:
-    from runner.verify.verify import VerifyReport
+    from runner.verify.verify import CaseVerdict, VerifyReport
 
 
-def recorded_verdicts(corpus: Corpus) -> dict[str, dict[str, object]]:
-    """The per-case entries of verification.json; a missing or unreadable record is an empty one."""
-    path = corpus.root / VERIFICATION_FILE
-    try:
-        record = json.loads(path.read_text()) if path.exists() else {}
-    except (OSError, ValueError):
-        record = {}
-    cases = record.get("cases") if isinstance(record, dict) else None
-    return cases if isinstance(cases, dict) else {}
+def recorded(verdict: CaseVerdict, now: str) -> RecordedVerdict:
+    """The verdict as recorded."""
+    return RecordedVerdict(verdict.verdict, verdict.reason, verdict.case_fingerprint, verdict.feature,
+                           max((a.repeat for a in verdict.attempts), default=0), now, __version__, verdict.logs)
+
+
+def now_stamp() -> str:
+    """The time, as records give it."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def record_verdicts(corpus: Corpus, report: VerifyReport) -> None:
-    """Merge the verdicts into verification.json (atomically), with fingerprints for later runs to check."""
-    path = corpus.root / VERIFICATION_FILE
-    cases = recorded_verdicts(corpus)
-    now = datetime.now(UTC).isoformat(timespec="seconds")
-    for v in report.verdicts:
-        cases[v.case_id] = {"verdict": v.verdict, "reason": v.reason, "case_fingerprint": v.case_fingerprint,
-                            "repeats": max((a.repeat for a in v.attempts), default=0), "verified_at": now,
-                            "hindcast_version": __version__}
-    document = {"format": 1, "dataset_fingerprint": report.dataset_fingerprint, "updated": now, "cases": cases}
-    atomic_write_text(path, json.dumps(document, indent=2, sort_keys=True) + "\n")
+    """Merge the cases' verdicts into verification.json (atomically), with fingerprints for later runs to check."""
+    now = now_stamp()
+    write_case_verdicts(corpus.root, {v.case_id: recorded(v, now) for v in report.verdicts},
+                        report.dataset_fingerprint, now)
+
+
+def record_candidate_verdict(corpus: Corpus, verdict: CaseVerdict) -> None:
+    """Write a candidate's verdict into its own directory (atomically)."""
+    write_candidate_verdict(corpus.root / "candidates" / verdict.case_id, recorded(verdict, now_stamp()))
 
 
 def unverified(corpus: Corpus, stored: list[StoredCase]) -> list[str]:
     """Ids among stored whose last recorded verdict is not VALID at the case's current fingerprint."""
-    verdicts = recorded_verdicts(corpus)
+    verdicts = case_verdicts(corpus.root)
     out = []
     for s in stored:
         entry = verdicts.get(s.case.id)
-        if not (isinstance(entry, dict) and entry.get("verdict") == "VALID"
-                and entry.get("case_fingerprint") == case_fingerprint(s.case, s.files)):
+        if not (entry is not None and entry.verdict == "VALID"
+                and entry.case_fingerprint == case_fingerprint(s.case, s.files)):
             out.append(s.case.id)
     return out
 

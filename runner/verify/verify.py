@@ -1,28 +1,34 @@
-"""`runner verify`: prove each case's broken base fails its hidden grader and its oracle passes it."""
+"""`runner verify`: prove each case's broken base fails its hidden grader and its oracle passes it, measuring
+which tests fail at base and pass with the oracle (`runner.verify.measure`)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
 from corpus.gitutil import open_repository
+from corpus.model import Grader
 from corpus.store import Kind
 from runner.grading.frompatch import GradingSetup, grade_patch
+from runner.grading.grader import TestOutcome, judge_tests
 from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
 from runner.trial.assets import AssetCache
-from runner.verify.record import record_verdicts
+from runner.verify.keep import LOGS_DIR, keep_attempt, publish_logs, stage_logs
+from runner.verify.measure import Measured, collection_failures, measure, measuring_case, missing_collection
+from runner.verify.record import record_candidate_verdict, record_verdicts
 from runner.workspace.prepare import prepare
 
 Verdict = Literal["VALID", "INVALID", "ERROR"]
 Side = Literal["baseline", "oracle"]
+FEATURE_REASON = "feature: the base lacks the names or signatures the tests use; the prompt must specify them"
 
 
 @dataclass(frozen=True)
@@ -30,7 +36,7 @@ class VerifyOptions:
     """What to verify and how."""
 
     case_ids: tuple[str, ...] = ()
-    """Cases to verify; empty means every active case."""
+    """Cases to verify; empty means every active case (candidates need all_cases)."""
     repeats: int = 1
     """How many times each side runs; every run must agree."""
     jobs: int = 1
@@ -43,6 +49,12 @@ class VerifyOptions:
     """bwrap: setup and grader run in bubblewrap, as in trials; none: on the host."""
     scratch_root: Path | None = None
     """Where scratch directories are made (default: the system temp dir)."""
+    all_cases: bool = False
+    """Every active case, or every candidate (`--all`)."""
+    update: bool = False
+    """Write the measured grader into approved cases too (candidates always get it)."""
+    keep: bool = False
+    """Keep every attempt's workspace and logs, expected or not."""
 
 
 @dataclass(frozen=True)
@@ -54,11 +66,19 @@ class Attempt:
     repeat: int
     """1-based repeat number."""
     outcome: str
-    """pass, fail or error."""
+    """pass, fail or error (judged by the grader the verdict is about)."""
     reason: str
     """Why."""
     duration: float
-    """Seconds for the whole attempt."""
+    """Seconds for the whole attempt: workspace, setup and grading."""
+    setup_duration: float = 0.0
+    """Seconds of it spent preparing the workspace (interpreter environment and setup command)."""
+    exit_code: int | None = None
+    """The grader's exit code, when it ran."""
+    logs: str | None = None
+    """Where its setup log, grader log and JUnit report (and with --keep its workspace) were kept."""
+    tests: tuple[TestOutcome, ...] = field(default=(), repr=False)
+    """Per-test outcomes of its JUnit report."""
 
 
 @dataclass(frozen=True)
@@ -70,11 +90,19 @@ class CaseVerdict:
     verdict: Verdict
     """VALID, INVALID or ERROR."""
     reason: str
-    """Why (empty for VALID)."""
+    """Why (empty for VALID, unless it is a feature)."""
     case_fingerprint: str
-    """The case fingerprint it was verified at."""
+    """The case fingerprint it was verified at (after the measured grader was written, when it was)."""
     attempts: tuple[Attempt, ...]
     """Every attempt, baseline and oracle."""
+    feature: bool = False
+    """The base fails only for lack of the names or signatures the tests use."""
+    measured: Measured | None = None
+    """The tests measured on both sides (None without a JUnit report or when an attempt erred)."""
+    written: bool = False
+    """True when the measured grader was written into the case or candidate."""
+    logs: str | None = None
+    """The directory of the kept logs of its unexpected attempts (or all attempts with --keep)."""
 
 
 @dataclass(frozen=True)
@@ -92,8 +120,11 @@ class VerifyReport:
         return all(v.verdict == "VALID" for v in self.verdicts)
 
 
-def cases_to_verify(corpus: Corpus, case_ids: tuple[str, ...], kind: Kind) -> list[StoredCase]:
-    """The named cases (each must exist) or every active one."""
+def cases_to_verify(corpus: Corpus, options: VerifyOptions) -> list[StoredCase]:
+    """The named cases (each must exist), or every one: `--all`, or no `--case` for approved cases."""
+    kind, case_ids = options.kind, options.case_ids
+    if case_ids and options.all_cases:
+        raise UsageError("--case and --all exclude each other")
     if case_ids:
         known = set(corpus.ids(kind))
         missing = [c for c in case_ids if c not in known]
@@ -101,37 +132,53 @@ def cases_to_verify(corpus: Corpus, case_ids: tuple[str, ...], kind: Kind) -> li
             raise UsageError(f"--case {missing[0]}: no such {'case' if kind == 'cases' else 'candidate'} in "
                              f"{corpus.root}")
         return [corpus.load(c, kind) for c in dict.fromkeys(case_ids)]
+    if kind == "candidates" and not options.all_cases:
+        raise UsageError("--candidates needs --case ID or --all (every candidate)")
     return corpus.load_all(kind, active_only=True)
 
 
-def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], None] | None = None) -> VerifyReport:
-    """Verify the selected cases and record the verdicts (for approved cases) in verification.json."""
+def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], None] | None = None,
+           on_verdict: Callable[[CaseVerdict], None] | None = None,
+           on_start: Callable[[int], None] | None = None) -> VerifyReport:
+    """Verify the selected cases; record the verdicts (verification.json for cases, each candidate its own) and
+    write the measured grader into candidates (and cases with update).
+
+    on_start gets the number of attempts about to run, progress a line per finished attempt, on_verdict each
+    case's verdict as soon as it is known."""
     if options.repeats < 1 or options.jobs < 1:
         raise UsageError("--repeats and --jobs must be at least 1")
     repo = open_repository(corpus.repo_path(options.repo))
-    cases = cases_to_verify(corpus, options.case_ids, options.kind)
+    cases = cases_to_verify(corpus, options)
     scratch_root = options.scratch_root or Path(tempfile.gettempdir())
     conf = check_confinement(Confinement(options.sandbox, hide=tuple(  # type: ignore[arg-type]
         Path(p) for p in hidden_paths(corpus.root, repo, scratch_root, *harness_dirs()))))
-    work = [(stored, side, r) for stored in cases for r in range(1, options.repeats + 1)
-            for side in ("baseline", "oracle")]
     scratch_root.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="hindcast-verify-", dir=scratch_root))
+    verdicts = []
+    if on_start:
+        on_start(len(cases) * options.repeats * 2)
     try:
         assets = AssetCache(repo, root / "templates")
-        context = _Context(repo, assets, conf, root, corpus.config.test_globs)
+        context = _Context(repo, assets, conf, root, corpus.config.test_globs, options.keep)
         with ThreadPoolExecutor(max_workers=options.jobs) as pool:
-            futures = [pool.submit(run_attempt, stored, side, r, context)  # type: ignore[arg-type]
-                       for stored, side, r in work]
-            attempts: dict[str, list[Attempt]] = {s.case.id: [] for s in cases}
-            for (stored, _, _), future in zip(work, futures):
-                attempt = future.result()
-                attempts[stored.case.id].append(attempt)
-                if progress:
-                    progress(f"{stored.case.id}: {attempt.side} #{attempt.repeat}: {attempt.outcome}")
+            work = [(stored, [pool.submit(run_attempt, stored, side, r, context)
+                              for r in range(1, options.repeats + 1) for side in ("baseline", "oracle")])
+                    for stored in cases]
+            for stored, futures in work:
+                attempts = []
+                for future in futures:
+                    attempt = future.result()
+                    attempts.append(attempt)
+                    if progress:
+                        progress(f"{stored.case.id}: {attempt.side} #{attempt.repeat}: {attempt.outcome}")
+                verdict = conclude(corpus, stored, attempts, options)
+                verdicts.append(verdict)
+                if options.kind == "candidates":
+                    record_candidate_verdict(corpus, verdict)
+                if on_verdict:
+                    on_verdict(verdict)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    verdicts = [decide(s, attempts[s.case.id]) for s in cases]
     all_cases = corpus.load_all("cases")
     report = VerifyReport(verdicts, corpus_fingerprint((s.case, s.files) for s in all_cases))
     if options.kind == "cases":
@@ -148,31 +195,101 @@ class _Context:
     confinement: Confinement
     root: Path
     test_globs: tuple[str, ...]
+    keep: bool = False
 
 
 def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) -> Attempt:
     """One fresh workspace, setup, and the side's patch graded exactly as a trial grades a patch (sandboxed,
-    restored, grader files written); harness failures become an error attempt."""
+    restored, grader files written), by the grader running its test files whole; harness failures become an
+    error attempt. Its logs are staged for `conclude` to keep or drop."""
+    started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix=f"{stored.case.id}-", dir=context.root))
+    case = measuring_case(stored.case)
+    setup_duration, exit_code = 0.0, None
+    tests: tuple[TestOutcome, ...] = ()
     try:
         assets = context.assets.get(stored)
         if isinstance(assets, HindcastError):
             raise assets
-        prepared = prepare(stored.case, context.repo, scratch, pristine=assets.pristine,
-                           confinement=context.confinement)
-        setup = GradingSetup(stored.case, stored.files, assets.fix_config, assets.base_config, context.test_globs)
+        setup_started = time.monotonic()
+        try:
+            prepared = prepare(stored.case, context.repo, scratch, pristine=assets.pristine,
+                               confinement=context.confinement)
+        finally:
+            setup_duration = time.monotonic() - setup_started
+        setup = GradingSetup(case, stored.files, assets.fix_config, assets.base_config, context.test_globs)
         patch = stored.files.oracle_patch if side == "oracle" else b""
         graded = grade_patch(setup, prepared.workspace, patch, prepared.env, context.confinement, scratch,
                              scratch / "grader.log", env_binds=prepared.env_binds(), candidate=False,
                              what=f"{side} patch")
         result = graded.result
-        return Attempt(side, repeat, result.outcome, result.reason, result.duration)
+        outcome, reason, exit_code, tests = result.outcome, result.reason, result.exit_code, result.tests
     except HindcastError as exc:
-        return Attempt(side, repeat, "error", exc.message, 0.0)
+        outcome, reason = "error", exc.message
     except OSError as exc:
-        return Attempt(side, repeat, "error", f"harness: {exc.strerror or exc}", 0.0)
+        outcome, reason = "error", f"harness: {exc.strerror or exc}"
+    try:
+        logs = stage_logs(scratch, context.root / LOGS_DIR / stored.case.id / f"{side}-{repeat}",
+                          case.grader.junit, context.keep)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    return Attempt(side, repeat, outcome, reason, time.monotonic() - started, setup_duration, exit_code,
+                   str(logs), tests)
+
+
+def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], options: VerifyOptions) -> CaseVerdict:
+    """The case's verdict from its attempts: the measured tests, the grader judged on the same reports, the
+    measured grader written where it belongs, the logs of unexpected attempts kept."""
+    grader_paths = [path for path, _ in stored.files.grader_files]
+    attempts = [_base_collection(a, grader_paths) for a in attempts]
+    measured = None
+    target = stored.case.grader
+    write = options.kind == "candidates" or options.update
+    if stored.case.grader.junit is not None and not any(a.outcome == "error" for a in attempts):
+        runs = {side: [a.tests for a in sorted(attempts, key=lambda a: a.repeat) if a.side == side]
+                for side in ("baseline", "oracle")}
+        measured = measure(runs["baseline"], runs["oracle"], measuring_case(stored.case).grader.command,
+                           grader_paths)
+        if write:
+            target = measured.grader(stored.case.grader)
+        attempts = [_judged(a, target) for a in attempts]
+    verdict = decide(stored, attempts)
+    case, written = stored.case, False
+    if write and measured is not None and verdict.verdict == "VALID" and target != stored.case.grader:
+        case = replace(stored.case, grader=target)
+        try:
+            corpus.write(case, stored.files, options.kind, expect_mtime_ns=stored.mtime_ns)
+            written = True
+        except HindcastError as exc:
+            verdict = replace(verdict, verdict="ERROR", reason=f"measured grader not written: {exc.message}")
+            case = stored.case
+    feature = verdict.verdict == "VALID" and measured is not None and measured.feature
+    expected = {"baseline": "fail", "oracle": "pass"}
+    kept = [a for a in verdict.attempts if options.keep or a.outcome != expected[a.side]]
+    logs = publish_logs(corpus.root, stored.case.id, [Path(a.logs) for a in kept if a.logs])
+    shown = tuple(keep_attempt(a, logs) for a in verdict.attempts)
+    reason = FEATURE_REASON if feature and not verdict.reason else verdict.reason
+    return replace(verdict, reason=reason, attempts=shown, feature=feature, measured=measured, written=written,
+                   logs=str(logs) if logs else None, case_fingerprint=case_fingerprint(case, stored.files))
+
+
+def _base_collection(attempt: Attempt, grader_paths: list[str]) -> Attempt:
+    """A base whose grader test modules cannot be collected because they import what the base lacks (pytest exit
+    2) failed, it did not err; the oracle side may not."""
+    if attempt.side == "baseline" and attempt.outcome == "error" and attempt.exit_code == 2 \
+            and missing_collection(attempt.tests, grader_paths):
+        first = collection_failures(attempt.tests)[0]
+        detail = first.message.split(" | ")[-1]
+        return replace(attempt, outcome="fail", reason=f"{first.test_id} cannot be collected at base: {detail}")
+    return attempt
+
+
+def _judged(attempt: Attempt, grader: Grader) -> Attempt:
+    """The attempt's report judged by grader (the case's own, or the measured one being written)."""
+    outcome, reason = judge_tests(grader, attempt.exit_code, attempt.tests)
+    if outcome == "fail" and collection_failures(attempt.tests):
+        reason = attempt.reason
+    return replace(attempt, outcome=outcome, reason=reason)
 
 
 def decide(stored: StoredCase, attempts: list[Attempt]) -> CaseVerdict:
@@ -196,21 +313,3 @@ def decide(stored: StoredCase, attempts: list[Attempt]) -> CaseVerdict:
         reason = next(a.reason for a in ordered if a.side == "oracle")
         return verdict("INVALID", f"oracle fails: {reason}")
     return verdict("VALID", "")
-
-
-def report_json(report: VerifyReport) -> str:
-    """The report as one JSON document."""
-    return json.dumps({"dataset_fingerprint": report.dataset_fingerprint,
-                       "verdicts": [asdict(v) for v in report.verdicts]}, indent=2)
-
-
-def render_verdicts(report: VerifyReport) -> list[str]:
-    """The text report: one line per case (verdict and reason), the counts, and the dataset fingerprint."""
-    width = max([len(v.case_id) for v in report.verdicts] + [4])
-    lines = [f"{'CASE':<{width}}  VERDICT  REASON"]
-    lines += [f"{v.case_id:<{width}}  {v.verdict:<7}  {v.reason}".rstrip() for v in report.verdicts]
-    counts = {k: sum(1 for v in report.verdicts if v.verdict == k) for k in ("VALID", "INVALID", "ERROR")}
-    lines.append(f"{len(report.verdicts)} cases: {counts['VALID']} valid, {counts['INVALID']} invalid, "
-                 f"{counts['ERROR']} errors")
-    lines.append(f"dataset fingerprint: {report.dataset_fingerprint}")
-    return lines

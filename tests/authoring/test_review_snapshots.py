@@ -13,6 +13,7 @@ from authoring.app import make_app
 from authoring.verifying import Progress, VerifyOutcome
 from corpus import Corpus
 from corpus.store import Kind
+from corpus.verdicts import RecordedVerdict, write_candidate_verdict
 from tests.testing.pilothelpers import settle
 from tests.testing.shopfactory import TODAY, Shop
 
@@ -60,3 +61,13 @@ SCREENS = {
 def test_screen(shop: Shop, snap_compare: Compare, name: str) -> None:
     app = make_app(shop.corpus.root, today=TODAY, verifier=never_verify)
     assert snap_compare(app, terminal_size=(80, 24), run_before=SCREENS[name])
+
+
+@pytest.mark.parametrize("name", ["verdicts", "verdict_filter"])
+def test_queue_with_verdicts(shop: Shop, snap_compare: Compare, name: str) -> None:
+    write_candidate_verdict(shop.candidate("tax-of-zero"), RecordedVerdict("VALID", feature=True))
+    write_candidate_verdict(shop.candidate("discount-percent"), RecordedVerdict("VALID"))
+    write_candidate_verdict(shop.candidate("cart-total-cents"), RecordedVerdict("ERROR", "setup failed"))
+    app = make_app(shop.corpus.root, today=TODAY, verifier=never_verify)
+    run_before = steps() if name == "verdicts" else steps("f", "f")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -11,9 +12,11 @@ from corpus import Case, CaseFiles, Grader
 from runner.envs.environment import base_environment
 from runner.grading.failclosed import FixConfig
 from runner.grading.frompatch import GradingSetup, grade_patch
-from runner.grading.grader import GradeResult, matches_test_id
+from runner.grading.grader import GradeResult, first_error_line, matches_test_id, pytest_no_run
 from runner.sandbox.confine import Confinement
 from runner.workspace.workspace import create_workspace
+from tests.runner.verify.builders import CALC_MUL, TESTS_MUL, build
+from tests.runner.verify.builders import PYTEST as VPYTEST
 from tests.testing.casefactory import PYTEST, TEST_V2, build_corpus
 
 JUNIT = ".hindcast/junit.xml"
@@ -92,25 +95,59 @@ def test_junit_fail_to_pass_that_never_ran_fails(tmp_path: Path) -> None:
     assert result.outcome == "fail" and "did not run" in result.reason
 
 
-def test_junit_listing_no_tests_is_a_fail(tmp_path: Path) -> None:
-    empty = '<?xml version="1.0"?><testsuites><testsuite name="s" tests="0"></testsuite></testsuites>'
-    command = f"mkdir -p .hindcast && echo '{empty}' > {JUNIT}"
-    case, files, ws = setup_ws(tmp_path, grader=Grader(command=command, junit=JUNIT))
-    result = run(case, files, ws, tmp_path)
-    assert (result.outcome, result.reason) == ("fail", "no tests ran")
+def grade_both(case: Case, files: CaseFiles, ws: Path, tmp_path: Path, patch: bytes) -> tuple[GradeResult, ...]:
+    """The patch graded in verify mode and in agent mode, each on its own copy of the workspace."""
+    results = []
+    for candidate in (False, True):
+        copy = tmp_path / f"copy-{candidate}"
+        shutil.copytree(ws, copy, symlinks=True)
+        setup = GradingSetup(case, files, FixConfig(()), frozenset())
+        results.append(grade_patch(setup, copy, patch, base_environment(), Confinement(), tmp_path,
+                                   tmp_path / f"grader-{candidate}.log", candidate=candidate).result)
+    return tuple(results)
 
 
-def test_planted_junit_report_is_removed_before_grading(tmp_path: Path) -> None:
-    case, files, ws = setup_ws(tmp_path, grader=Grader(command="true", junit=JUNIT))
-    (ws / ".hindcast").mkdir()
-    (ws / JUNIT).write_text('<testsuite name="s"><testcase classname="x" name="y"/></testsuite>')
-    result = run(case, files, ws, tmp_path)
-    assert result.outcome == "error" and "unreadable" in result.reason
+EMPTY_JUNIT = '<?xml version="1.0"?><testsuites><testsuite name="s" tests="0"></testsuite></testsuites>'
 
 
-def test_missing_junit_with_failing_command_is_fail(tmp_path: Path) -> None:
-    case, files, ws = setup_ws(tmp_path, grader=Grader(command="exit 1", junit=JUNIT))
-    assert run(case, files, ws, tmp_path).outcome == "fail"
+@pytest.mark.parametrize(("command", "extra", "reason"), [
+    (f"{VPYTEST} tests/test_calc.py", {"tests/conftest.py": "import not_a_module_xyz\n"},
+     "no test ran (pytest exit 4: usage error): ImportError while loading conftest '/"),
+    (f"{VPYTEST} tests/test_calc.py -k no_such_test", {},
+     "no test ran (pytest exit 5: no tests collected)"),
+    ("exit 1", {}, f"no test ran: grader exited 1 and wrote no readable JUnit report {JUNIT}"),
+    (f"mkdir -p .hindcast && echo '{EMPTY_JUNIT}' > {JUNIT}", {}, "no test ran (grader exited 0)"),
+], ids=["conftest-import-error", "no-tests-collected", "no-junit", "junit-without-tests"])
+def test_a_grader_that_ran_no_test_is_an_error_for_verify_and_a_fail_for_an_agent(
+        tmp_path: Path, command: str, extra: dict[str, str], reason: str) -> None:
+    corpus, case = build(tmp_path, command=command, extra=extra)
+    stored = corpus.load(case.id, "candidates")
+    ws = create_workspace(corpus.repo_path(), case.base_commit, tmp_path / "ws")
+    verify_mode, agent_mode = grade_both(stored.case, stored.files, ws, tmp_path, stored.files.oracle_patch)
+    assert verify_mode.outcome == "error" and verify_mode.reason.startswith(reason), verify_mode.reason
+    assert agent_mode.outcome == "fail" and agent_mode.reason == f"{verify_mode.reason}, with the candidate's code"
+    if extra:
+        assert verify_mode.reason.endswith("ModuleNotFoundError: No module named 'not_a_module_xyz'")
+
+
+def test_a_base_that_cannot_collect_the_new_tests_fails_an_agent(tmp_path: Path) -> None:
+    corpus, case = build(tmp_path, source=CALC_MUL, tests=TESTS_MUL, command=f"{VPYTEST} tests/test_calc.py")
+    stored = corpus.load(case.id, "candidates")
+    ws = create_workspace(corpus.repo_path(), case.base_commit, tmp_path / "ws")
+    verify_mode, agent_mode = grade_both(stored.case, stored.files, ws, tmp_path, b"")
+    assert verify_mode.outcome == "error" and verify_mode.exit_code == 2
+    assert "cannot import name 'mul'" in verify_mode.reason
+    assert [(t.test_id, t.outcome) for t in verify_mode.tests] == [("tests.test_calc", "failed")]
+    assert agent_mode.outcome == "fail"
+
+
+def test_first_error_line_names_the_error_and_its_exception() -> None:
+    output = ("ImportError while loading conftest '/w/tests/conftest.py'.\ntests/conftest.py:1: in <module>\n"
+              "    import foo\nE   ModuleNotFoundError: No module named 'foo'\n")
+    assert first_error_line(output) == ("ImportError while loading conftest '/w/tests/conftest.py': "
+                                        "ModuleNotFoundError: No module named 'foo'")
+    assert first_error_line("==== 1 passed ====\n") == ""
+    assert pytest_no_run("make test", 4, output) is None  # exit codes mean pytest's only for pytest
 
 
 def test_output_goes_to_log_and_tail(tmp_path: Path) -> None:
