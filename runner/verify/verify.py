@@ -15,6 +15,7 @@ from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
 from corpus.gitutil import open_repository
 from corpus.store import Kind
+from runner.envs.cache import EnvCache
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
 from runner.trial.assets import AssetCache
@@ -43,6 +44,8 @@ class VerifyOptions:
     """bwrap: setup and grader run in bubblewrap, as in trials; none: on the host."""
     scratch_root: Path | None = None
     """Where scratch directories are made (default: the system temp dir)."""
+    env_cache: Path | None = None
+    """The environment cache directory (--env-cache); None runs every attempt's setup afresh."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,8 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     root = Path(tempfile.mkdtemp(prefix="hindcast-verify-", dir=scratch_root))
     try:
         assets = AssetCache(repo, root / "templates")
-        context = _Context(repo, assets, conf, root, corpus.config.test_globs)
+        context = _Context(repo, assets, conf, root, corpus.config.test_globs,
+                           EnvCache(options.env_cache) if options.env_cache is not None else None)
         with ThreadPoolExecutor(max_workers=options.jobs) as pool:
             futures = [pool.submit(run_attempt, stored, side, r, context)  # type: ignore[arg-type]
                        for stored, side, r in work]
@@ -148,6 +152,7 @@ class _Context:
     confinement: Confinement
     root: Path
     test_globs: tuple[str, ...]
+    env_cache: EnvCache | None = None
 
 
 def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) -> Attempt:
@@ -159,7 +164,7 @@ def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) 
         if isinstance(assets, HindcastError):
             raise assets
         prepared = prepare(stored.case, context.repo, scratch, pristine=assets.pristine,
-                           confinement=context.confinement)
+                           confinement=context.confinement, env_cache=context.env_cache)
         setup = GradingSetup(stored.case, stored.files, assets.fix_config, assets.base_config, context.test_globs)
         patch = stored.files.oracle_patch if side == "oracle" else b""
         graded = grade_patch(setup, prepared.workspace, patch, prepared.env, context.confinement, scratch,
