@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import CaseFiles, Grader, Setup
+from corpus import CaseFiles, Corpus, Grader, Setup
 from corpus.errors import UsageError, WorkspaceError
 from runner.envs.cache import EnvCache
 from runner.envs.manage import list_entries
@@ -128,8 +128,6 @@ def test_threads_building_one_key_wait_for_one_build(tmp_path: Path) -> None:
 
 def test_two_verify_processes_build_one_key_once(tmp_path: Path) -> None:
     bases = Bases(tmp_path / "repo")
-    from corpus import Corpus
-
     corpus = Corpus.init(tmp_path / "evals", "calc", repo="../repo")
     case = make_case(bases.b1, bases.fix, setup=Setup(command=f"sleep 2 && {SETUP}"),
                      grader=Grader(command=FAST_GRADER, timeout=60))
