@@ -77,7 +77,8 @@ def make_python_env(version: str, venv_dir: Path, env: dict[str, str],
     interpreter or cannot fetch the seed packages. Python 2 has no venv module: it gets a bin directory of links
     to the interpreter and a private user base, so `pip install` in setup lands beside the workspace instead of
     in the shared interpreter. Either way `bin/uv` links to uv. cache holds the download cache variables
-    (UV_CACHE_DIR) uv venv uses; they are not part of the returned environment.
+    (UV_CACHE_DIR) uv venv uses (without it uv uses a temporary cache: nothing is written to the user's own);
+    they are not part of the returned environment.
     """
     python = find_python(version)
     bin_dir = venv_dir / "bin"
@@ -89,7 +90,7 @@ def make_python_env(version: str, venv_dir: Path, env: dict[str, str],
             if (python.parent / alias).exists():
                 (bin_dir / alias).symlink_to(python.parent / alias)
     else:
-        _make_venv(python, venv_dir, env, cache or {})
+        _make_venv(python, venv_dir, env, cache if cache is not None else {"UV_NO_CACHE": "1"})
     link = bin_dir / "uv"
     if not os.path.lexists(link):
         link.symlink_to(uv_binary())
