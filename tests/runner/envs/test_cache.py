@@ -4,7 +4,9 @@ files, failed and half-built entries rebuilt, concurrent builds of one key waiti
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -14,6 +16,7 @@ import pytest
 
 from corpus import CaseFiles, Corpus, Grader, Setup
 from corpus.errors import UsageError, WorkspaceError
+from runner.envs import overlay
 from runner.envs.cache import EnvCache
 from runner.envs.manage import list_entries
 from runner.sandbox.confine import Confinement
@@ -167,3 +170,47 @@ def test_a_cache_directory_that_cannot_be_used_is_refused(tmp_path: Path) -> Non
         EnvCache(tmp_path / "file" / "sub")
     with pytest.raises(UsageError, match=r"^--env-cache /proc/self/envs: not a writable directory"):
         EnvCache(Path("/proc/self/envs"))
+
+
+def test_an_entry_holding_compiled_files_serves_only_its_own_base_tree(tmp_path: Path) -> None:
+    bases = Bases(tmp_path / "repo")
+    cache = EnvCache(tmp_path / "envs")
+    compiled = '[ -z "$UV_CACHE_DIR" ] || echo built >> "$UV_CACHE_DIR/builds"; echo "$(cat calc.py)" > _calc.so'
+    first = prep(tmp_path, bases, bases.b1, cache, "one", command=compiled)
+    [entry] = list_entries(cache.root)
+    assert first.env_cache == "miss" and entry.meta["tree"] is not None
+    other = prep(tmp_path, bases, bases.b2, cache, "two", command=compiled)  # same key, another source
+    assert other.env_cache == "off" and (other.workspace / "_calc.so").read_text() == CALC_BUGGY + "# a comment\n"
+    same = prep(tmp_path, bases, bases.b1, cache, "one", command=compiled, name="one-again")
+    assert same.env_cache == "hit" and (same.workspace / "_calc.so").read_text() == CALC_BUGGY
+    assert builds(cache) == 1
+
+
+def test_the_overlay_carries_links_removals_and_replaced_paths(tmp_path: Path) -> None:
+    def tree(root: Path) -> None:
+        (root / "pkg" / "old").mkdir(parents=True)
+        (root / "pkg" / "old" / "f.txt").write_text("old\n")
+        (root / "pkg" / "keep.txt").write_text("keep\n")
+        (root / "became_dir").write_text("a file\n")
+        (root / "gone.txt").write_text("gone\n")
+
+    built, fresh = tmp_path / "built", tmp_path / "fresh"
+    for root in (built, fresh):
+        tree(root)
+    before = overlay.scan(built)
+    shutil.rmtree(built / "pkg" / "old")
+    (built / "gone.txt").unlink()
+    (built / "became_dir").unlink()
+    (built / "became_dir" / "inner").mkdir(parents=True)
+    (built / "pkg" / "keep.txt").write_text("rewritten\n")
+    (built / "pkg" / "new.egg-info").mkdir()
+    (built / "pkg" / "new.egg-info" / "PKG-INFO").write_text("Name: pkg\n")
+    (built / "link").symlink_to("pkg/keep.txt")
+    stored = overlay.capture(built, before, tmp_path / "stored")
+    assert stored.removed == ("gone.txt", "pkg/old")
+    overlay.apply(stored, tmp_path / "stored", fresh)
+    assert overlay.scan(fresh).keys() == overlay.scan(built).keys()
+    assert (fresh / "pkg" / "keep.txt").read_text() == "rewritten\n" and os.readlink(fresh / "link") == "pkg/keep.txt"
+    assert (fresh / "became_dir" / "inner").is_dir() and not (fresh / "pkg" / "old").exists()
+    assert (fresh / "pkg" / "new.egg-info" / "PKG-INFO").stat().st_ino != (tmp_path / "stored" / "pkg" /
+                                                                            "new.egg-info" / "PKG-INFO").stat().st_ino
