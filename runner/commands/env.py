@@ -57,8 +57,10 @@ def prune_command(env_cache: Path | None, older_than: float | None, everything: 
 
 
 def _size(size: int) -> str:
+    """Bytes as B, KiB, MiB or GiB."""
+    amount, unit = float(size), "B"
     for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024  # type: ignore[assignment]
-    return f"{size} B"
+        if amount < 1024 or unit == "GiB":
+            break
+        amount /= 1024
+    return f"{amount:.0f} {unit}" if unit == "B" else f"{amount:.1f} {unit}"
