@@ -6,6 +6,7 @@ import click
 
 from corpus.cli_support import CONTEXT, entry
 from runner.commands.compare import compare_command
+from runner.commands.env import env_group
 from runner.commands.flakes import flakes_command
 from runner.commands.report import report_command
 from runner.commands.run import run_command
@@ -13,7 +14,8 @@ from runner.commands.select import select_command
 from runner.commands.validate import validate_command
 from runner.commands.verify import verify_command
 
-COMMANDS = (validate_command, verify_command, run_command, report_command, compare_command, flakes_command, select_command)
+COMMANDS = (validate_command, verify_command, run_command, report_command, compare_command, flakes_command, select_command,
+            env_group)
 
 
 @click.group(context_settings=CONTEXT)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import click
 
 from corpus.errors import ExitCode
+from runner.envs.cache import default_cache_dir
 
 GATE_CORPUS_HELP = "Corpus directory (case policy and criticality)."
 """--corpus help of the commands that read case policy and criticality (compare, flakes, select)."""
@@ -16,6 +21,25 @@ sandbox_option = click.option(
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 """`--json`, passed to the command as `as_json`."""
+
+
+def env_cache_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--env-cache DIR` and `--no-env-cache`, passed to the command as `env_cache` and `no_env_cache`."""
+    command = click.option("--no-env-cache", is_flag=True,
+                           help="Run every setup afresh in its own environment (no cache read or written).")(command)
+    return click.option("--env-cache", type=click.Path(path_type=Path), default=None, metavar="DIR",
+                        help="Share built environments and what setup leaves in the workspace between cases and "
+                             "trials with the same interpreter, setup command and dependency files "
+                             "[default: $XDG_CACHE_HOME/hindcast/envs].")(command)
+
+
+def env_cache_dir(env_cache: Path | None, no_env_cache: bool) -> Path | None:
+    """The cache directory the flags choose (None: no cache); click.UsageError when both are given."""
+    if no_env_cache:
+        if env_cache is not None:
+            raise click.UsageError("use either --env-cache DIR or --no-env-cache, not both")
+        return None
+    return env_cache if env_cache is not None else default_cache_dir()
 
 
 def exits(**meanings: str) -> str:

@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
-from runner.commands.options import sandbox_option
+from runner.commands.options import env_cache_dir, env_cache_options, sandbox_option
 from runner.gate.select import changed_since, select_cases
 from runner.report.report import print_report
 from runner.runs.load import LoadedRun
@@ -61,12 +61,13 @@ from runner.verify.record import unverified_warning
 @click.option("--agent-home", "agent_home", multiple=True, type=click.Path(path_type=Path), metavar="PATH",
               help="Copy this file or directory of your home directory into each agent's own HOME, e.g. "
                    "~/.codex or ~/.claude (repeatable); changes stay in the trial.")
+@env_cache_options
 def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool,
             select_since: str | None, trials: int | None, mode: str | None, agent_command: str | None,
             agents: tuple[str, ...], jobs: int,
             results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
             agent_timeout: float | None, sandbox: str, agent_network: str, agent_binds: tuple[Path, ...],
-            agent_home: tuple[Path, ...]) -> int:
+            agent_home: tuple[Path, ...], env_cache: Path | None, no_env_cache: bool) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -87,7 +88,8 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
                          agent_timeout=agent_timeout, repo=repo, sandbox=sandbox,
-                         agent_network=agent_network == "host", agent_binds=agent_binds, agent_home=agent_home)
+                         agent_network=agent_network == "host", agent_binds=agent_binds, agent_home=agent_home,
+                         env_cache=env_cache_dir(env_cache, no_env_cache))
     if sys.stdout.isatty():
         loaded = _run_with_bar(corpus, options, warning)
     else:

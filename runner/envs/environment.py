@@ -9,6 +9,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import uv
+
 from corpus.errors import WorkspaceError
 
 # Variables that would point a command at Hindcast's own files or change how Python behaves for it.
@@ -56,16 +58,30 @@ def find_python(version: str) -> Path:
     raise WorkspaceError(f"setup.python {version}: no {name} interpreter found (pyenv or PATH)")
 
 
-def make_python_env(version: str, venv_dir: Path, env: dict[str, str]) -> dict[str, str]:
-    """Create an environment dir for the interpreter outside the workspace and put it first on PATH.
+UV_SETUP_ENV = {"UV_PYTHON_DOWNLOADS": "never", "UV_LINK_MODE": "copy", "UV_COMPILE_BYTECODE": "1",
+                "UV_NO_PROGRESS": "1"}
+"""uv settings of every setup command: never a downloaded interpreter, files copied into the environment (never
+linked to the download cache), bytecode compiled at install (a read-only environment cannot write it later)."""
 
-    Python 3 gets a venv. Python 2 has no venv module: it gets a bin directory of links to the interpreter and
-    a private user base (PYTHONUSERBASE, with PIP_USER=1), so `pip install` in setup lands beside the workspace
-    instead of in the shared interpreter.
+
+def uv_binary() -> Path:
+    """The uv executable Hindcast depends on (resolved: a sandbox binds it at this path)."""
+    return Path(os.path.realpath(uv.find_uv_bin()))
+
+
+def make_python_env(version: str, venv_dir: Path, env: dict[str, str],
+                    cache: dict[str, str] | None = None) -> dict[str, str]:
+    """Create an environment dir for the interpreter outside the workspace; return `python_env` of it.
+
+    Python 3 gets a venv made by `uv venv --seed` (pip in it), or by `python -m venv` when uv refuses the
+    interpreter or cannot fetch the seed packages. Python 2 has no venv module: it gets a bin directory of links
+    to the interpreter and a private user base, so `pip install` in setup lands beside the workspace instead of
+    in the shared interpreter. Either way `bin/uv` links to uv. cache holds the download cache variables
+    (UV_CACHE_DIR) uv venv uses (without it uv uses a temporary cache: nothing is written to the user's own);
+    they are not part of the returned environment.
     """
     python = find_python(version)
     bin_dir = venv_dir / "bin"
-    path = str(bin_dir)
     if version.startswith("2"):
         bin_dir.mkdir(parents=True, exist_ok=True)
         for alias in ("python", "python2", f"python{version}"):
@@ -73,13 +89,39 @@ def make_python_env(version: str, venv_dir: Path, env: dict[str, str]) -> dict[s
         for alias in ("pip", "pip2", f"pip{version}"):
             if (python.parent / alias).exists():
                 (bin_dir / alias).symlink_to(python.parent / alias)
+    else:
+        _make_venv(python, venv_dir, env, cache if cache is not None else {"UV_NO_CACHE": "1"})
+    link = bin_dir / "uv"
+    if not os.path.lexists(link):
+        link.symlink_to(uv_binary())
+    return python_env(version, venv_dir, env)
+
+
+def python_env(version: str, venv_dir: Path, env: dict[str, str]) -> dict[str, str]:
+    """env with an environment dir made by `make_python_env` first on PATH: VIRTUAL_ENV for a venv, a private
+    user base (PYTHONUSERBASE, PIP_USER=1) for Python 2."""
+    path = str(venv_dir / "bin")
+    if version.startswith("2"):
         user_base = venv_dir / "user"
         env = {**env, "PYTHONUSERBASE": str(user_base), "PIP_USER": "1"}
-        path = f"{bin_dir}{os.pathsep}{user_base / 'bin'}"
+        path = f"{path}{os.pathsep}{user_base / 'bin'}"
     else:
-        proc = subprocess.run([str(python), "-m", "venv", str(venv_dir)], capture_output=True, check=False)
-        if proc.returncode != 0:
-            detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise WorkspaceError(f"cannot create a venv with {python}: {detail[-1] if detail else 'failed'}")
         env = {**env, "VIRTUAL_ENV": str(venv_dir)}
     return {**env, "PATH": f"{path}{os.pathsep}{env.get('PATH', '')}"}
+
+
+def _make_venv(python: Path, venv_dir: Path, env: dict[str, str], cache: dict[str, str]) -> None:
+    """`uv venv --seed`, else `python -m venv`; WorkspaceError with the last line of the last failure."""
+    uv_env = {**env, **UV_SETUP_ENV, **cache}
+    venv_dir.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([str(uv_binary()), "venv", "--seed", "--no-project", "--no-config", "--quiet",
+                           "--python", str(python), str(venv_dir)],
+                          capture_output=True, env=uv_env, cwd=venv_dir.parent, check=False)
+    if proc.returncode == 0:
+        return
+    shutil.rmtree(venv_dir, ignore_errors=True)
+    proc = subprocess.run([str(python), "-m", "venv", str(venv_dir)], capture_output=True, env=env,
+                          cwd=venv_dir.parent, check=False)
+    if proc.returncode != 0:
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise WorkspaceError(f"cannot create a venv with {python}: {detail[-1] if detail else 'failed'}")

@@ -23,7 +23,7 @@ class Durations:
     """Seconds spent in each phase of a trial (None for a phase that did not run)."""
 
     setup: float | None = None
-    """Workspace, interpreter and setup command."""
+    """Workspace, interpreter and setup command (or the environment cache's lookup)."""
     agent: float | None = None
     """The agent command (or applying a patch)."""
     grader: float | None = None
@@ -88,6 +88,9 @@ class TrialResult:
     """Scratch directory kept with --keep."""
     regraded_from: dict[str, Any] | None = None
     """regrade: the source run id and the source trial's outcome and reason."""
+    env_cache: str | None = None
+    """hit, miss or off: whether the environment and workspace overlay came from the environment cache (None:
+    the trial ended before its workspace was prepared, or a result written before the cache existed)."""
 
     def to_json(self) -> str:
         """The result.json text."""

@@ -57,6 +57,8 @@ class RunOptions:
     """Host paths shown read-only inside the sandbox (--agent-bind)."""
     agent_home: tuple[Path, ...] = ()
     """Files of the real HOME copied into each agent's HOME (--agent-home)."""
+    env_cache: Path | None = None
+    """The environment cache directory (--env-cache); None runs every trial's setup afresh."""
 
 
 def parse_agent(spec: str) -> Variant:

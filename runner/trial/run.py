@@ -18,6 +18,7 @@ from corpus.errors import UsageError
 from corpus.fsutil import staging_directory
 from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
+from runner.envs.cache import EnvCache
 from runner.process import kill_running
 from runner.runs.digests import DigestLedger, forget_trials
 from runner.runs.load import LoadedRun, load_run
@@ -67,6 +68,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         options.sandbox, options.agent_network, options.agent_binds, options.agent_home,  # type: ignore[arg-type]
         tuple(Path(h) for h in unseen)))
     sandbox = confinement.record()
+    env_cache = EnvCache(options.env_cache) if options.env_cache is not None else None
     stored_all = {s.case.id: s for s in corpus.load_all("cases")}
     dataset = corpus_fingerprint((s.case, s.files) for s in stored_all.values())
     if options.resume is not None:
@@ -96,7 +98,12 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     if announce:
         announce(run_dir, len(plan))
     hidden = hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
-    _execute(plan, repo, run_dir, config, options, hidden, corpus.config.test_globs, progress, confinement)
+    try:
+        _execute(plan, repo, run_dir, config, options, hidden, corpus.config.test_globs, progress, confinement,
+                 env_cache)
+    finally:
+        if env_cache is not None:
+            env_cache.close()
     return load_run(run_dir)
 
 
@@ -118,7 +125,7 @@ def _create_run(results_dir: Path, manifest: RunManifest) -> Path:
 
 def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,
              hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None,
-             confinement: Confinement) -> None:
+             confinement: Confinement, env_cache: EnvCache | None = None) -> None:
     """Run the planned trials, jobs at a time; on any interruption every running command is killed."""
     if not plan:
         return
@@ -134,7 +141,7 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
     ctx = TrialContext(repo=repo, run_dir=run_dir, agent_timeout=config.agent_timeout, hidden=hidden,
                        test_globs=test_globs, scratch_root=options.scratch_root, keep=options.keep,
                        transcript_limit=options.transcript_limit, cancel=cancel,
-                       discard=discard, confinement=confinement)
+                       discard=discard, confinement=confinement, env_cache=env_cache)
     assets = AssetCache(repo, root)
     pool = ThreadPoolExecutor(max_workers=options.jobs)
 

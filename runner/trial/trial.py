@@ -18,6 +18,7 @@ from typing import Any
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import GitError, HindcastError
 from corpus.fsutil import replace_directory, staging_directory
+from runner.envs.cache import EnvCache
 from runner.grading.failclosed import RestoreAction, edited_test_files
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import GradeResult
@@ -104,6 +105,8 @@ class TrialContext:
     """Removes a scratch directory (the run hands this to a background thread)."""
     confinement: Confinement = field(default_factory=Confinement)
     """Where setup, agent and grader run (bubblewrap by default)."""
+    env_cache: EnvCache | None = None
+    """Where environments and workspace overlays are shared between trials (None: each trial runs setup)."""
 
 
 def run_trial(spec: TrialSpec, ctx: TrialContext, assets: CaseAssets | HindcastError) -> TrialResult | None:
@@ -170,9 +173,10 @@ class _Trial:
         clock = time.monotonic()
         try:
             prepared = prepare(self.case, ctx.repo, self.scratch, pristine=assets.pristine,
-                               confinement=ctx.confinement)
+                               confinement=ctx.confinement, env_cache=ctx.env_cache)
         finally:
             self.durations["setup"] = round(time.monotonic() - clock, 3)
+        self.facts["env_cache"] = prepared.env_cache
         self._check()
         clock = time.monotonic()
         changed: list[str] | None = None

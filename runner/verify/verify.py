@@ -17,6 +17,7 @@ from corpus.errors import HindcastError, UsageError
 from corpus.gitutil import open_repository
 from corpus.model import Grader
 from corpus.store import Kind
+from runner.envs.cache import EnvCache
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import TestOutcome, judge_tests
 from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
@@ -55,6 +56,8 @@ class VerifyOptions:
     """Write the measured grader into approved cases too (candidates always get it)."""
     keep: bool = False
     """Keep every attempt's workspace and logs, expected or not."""
+    env_cache: Path | None = None
+    """The environment cache directory (--env-cache); None runs every attempt's setup afresh."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,8 @@ class Attempt:
     """Where its setup log, grader log and JUnit report (and with --keep its workspace) were kept."""
     tests: tuple[TestOutcome, ...] = field(default=(), repr=False)
     """Per-test outcomes of its JUnit report."""
+    env_cache: str = "off"
+    """Whether its environment came from the cache: hit, miss (built now) or off."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     scratch_root = options.scratch_root or Path(tempfile.gettempdir())
     conf = check_confinement(Confinement(options.sandbox, hide=tuple(  # type: ignore[arg-type]
         Path(p) for p in hidden_paths(corpus.root, repo, scratch_root, *harness_dirs()))))
+    env_cache = EnvCache(options.env_cache) if options.env_cache is not None else None
     scratch_root.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="hindcast-verify-", dir=scratch_root))
     verdicts = []
@@ -159,7 +165,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         on_start(len(cases) * options.repeats * 2)
     try:
         assets = AssetCache(repo, root / "templates")
-        context = _Context(repo, assets, conf, root, corpus.config.test_globs, options.keep)
+        context = _Context(repo, assets, conf, root, corpus.config.test_globs, options.keep, env_cache)
         with ThreadPoolExecutor(max_workers=options.jobs) as pool:
             work = [(stored, [pool.submit(run_attempt, stored, side, r, context)
                               for r in range(1, options.repeats + 1) for side in ("baseline", "oracle")])
@@ -178,6 +184,8 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
                 if on_verdict:
                     on_verdict(verdict)
     finally:
+        if env_cache is not None:
+            env_cache.close()
         shutil.rmtree(root, ignore_errors=True)
     all_cases = corpus.load_all("cases")
     report = VerifyReport(verdicts, corpus_fingerprint((s.case, s.files) for s in all_cases))
@@ -196,6 +204,7 @@ class _Context:
     root: Path
     test_globs: tuple[str, ...]
     keep: bool = False
+    env_cache: EnvCache | None = None
 
 
 def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) -> Attempt:
@@ -205,7 +214,7 @@ def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) 
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix=f"{stored.case.id}-", dir=context.root))
     case = measuring_case(stored.case)
-    setup_duration, exit_code = 0.0, None
+    setup_duration, exit_code, env_state = 0.0, None, "off"
     tests: tuple[TestOutcome, ...] = ()
     try:
         assets = context.assets.get(stored)
@@ -214,7 +223,8 @@ def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) 
         setup_started = time.monotonic()
         try:
             prepared = prepare(stored.case, context.repo, scratch, pristine=assets.pristine,
-                               confinement=context.confinement)
+                               confinement=context.confinement, env_cache=context.env_cache)
+            env_state = prepared.env_cache
         finally:
             setup_duration = time.monotonic() - setup_started
         setup = GradingSetup(case, stored.files, assets.fix_config, assets.base_config, context.test_globs)
@@ -234,7 +244,7 @@ def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) 
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return Attempt(side, repeat, outcome, reason, time.monotonic() - started, setup_duration, exit_code,
-                   str(logs), tests)
+                   str(logs), tests, env_state)
 
 
 def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], options: VerifyOptions) -> CaseVerdict:

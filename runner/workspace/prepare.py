@@ -1,13 +1,22 @@
-"""Prepare a trial: a fresh workspace of the case's base, its interpreter, and its setup command."""
+"""Prepare a trial: a fresh workspace of the case's base, its interpreter, and its setup command (or a cached
+environment with the workspace overlay its setup left)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from corpus.errors import WorkspaceError
 from corpus.model import Case
-from runner.envs.environment import base_environment, make_python_env
+from runner.envs import overlay
+from runner.envs.cache import ENV_DIR as CACHED_ENV_DIR
+from runner.envs.cache import Built, EnvCache
+from runner.envs.environment import UV_SETUP_ENV, base_environment, make_python_env, python_env, uv_binary
+from runner.envs.key import env_key
 from runner.process import ProcessResult, run_command
 from runner.sandbox.bwrap import Bind
 from runner.sandbox.confine import Confinement, sandbox_spec
@@ -15,6 +24,9 @@ from runner.workspace.workspace import copy_workspace, create_workspace
 
 WORKSPACE_DIR = "workspace"
 ENV_DIR = "python"
+CacheUse = Literal["hit", "miss", "off"]
+COMPILED = (".so", ".pyd", ".dll", ".dylib", ".o", ".obj", ".a", ".class")
+"""Suffixes of files compiled from the workspace's source: an overlay holding them serves only its base tree."""
 
 
 @dataclass(frozen=True)
@@ -26,50 +38,125 @@ class Prepared:
     env: dict[str, str]
     """Environment for every later command of the trial (interpreter first on PATH)."""
     setup: ProcessResult | None
-    """The setup command's result, when the case has one."""
+    """The setup command's result, when it ran for this workspace (not on a cache hit)."""
     env_dir: Path | None = None
     """The case's interpreter environment (setup.python), writable by setup only."""
+    setup_duration: float | None = None
+    """Seconds to make the workspace, the environment and run setup (or find them in the cache)."""
+    env_cache: CacheUse = "off"
+    """hit: environment and overlay came from the cache; miss: built now and cached; off: no cache was used
+    (none given, nothing to set up, an unsandboxed run, or an entry that serves another base tree)."""
 
     def env_binds(self, writable: bool = False) -> tuple[Bind, ...]:
-        """The interpreter environment as a sandbox shows it: at its own path, read-only unless writable."""
-        return () if self.env_dir is None else (Bind(self.env_dir, str(self.env_dir), writable),)
+        """The interpreter environment as a sandbox shows it: at its own path, read-only unless writable; the
+        uv it links to, read-only."""
+        if self.env_dir is None:
+            return ()
+        binds = [Bind(self.env_dir, str(self.env_dir), writable)]
+        if (self.env_dir / "bin" / "uv").is_symlink():
+            binds.append(Bind(uv_binary(), str(uv_binary())))
+        return tuple(binds)
 
 
 def prepare(case: Case, repo: Path, scratch: Path, pristine: Path | None = None,
-            confinement: Confinement | None = None) -> Prepared:
+            confinement: Confinement | None = None, env_cache: EnvCache | None = None) -> Prepared:
     """Build the workspace under scratch, make the interpreter environment beside it, run setup.
 
     With pristine (a `pristine_workspace` of the case's base) the workspace is a copy of it instead of being
     extracted from the source repository. With a sandboxing confinement the setup command
     runs in the sandbox (with the network, its own HOME, the interpreter environment writable), so every path
-    it records is the one the agent and the grader see. Raises WorkspaceError (or GitError) with a one-line
-    reason when any step fails.
+    it records is the one the agent and the grader see. With env_cache (and a sandbox: only there is the
+    workspace at the same path for every trial) the environment and the overlay come from the cache, built on
+    first use. Raises WorkspaceError (or GitError) with a one-line reason when any step fails.
     """
+    clock = time.monotonic()
     if pristine is not None:
         workspace = copy_workspace(pristine, scratch / WORKSPACE_DIR)
     else:
         workspace = create_workspace(repo, case.base_commit, scratch / WORKSPACE_DIR)
+    prepared = None
+    if (env_cache is not None and confinement is not None and confinement.sandboxed
+            and (case.setup.python or case.setup.command)):
+        prepared = _from_cache(case, repo, workspace, scratch, confinement, env_cache)
+    if prepared is None:
+        prepared = _fresh(case, workspace, scratch, confinement)
+    return Prepared(prepared.workspace, prepared.env, prepared.setup, prepared.env_dir,
+                    round(time.monotonic() - clock, 3), prepared.env_cache)
+
+
+def _fresh(case: Case, workspace: Path, scratch: Path, confinement: Confinement | None) -> Prepared:
+    """The environment beside the workspace, and setup run in it."""
     env = base_environment()
     env_dir = None
     if case.setup.python:
         env_dir = scratch / ENV_DIR
         env = make_python_env(case.setup.python, env_dir, env)
-    prepared = Prepared(workspace, env, None, env_dir)
-    result = None
-    if case.setup.command:
-        sandbox = None
-        if confinement is not None and confinement.sandboxed:
-            home = scratch / "setup-home"
-            home.mkdir()
-            sandbox = sandbox_spec(confinement, workspace=workspace, home=home, env=env, network=True,
-                                   extra=prepared.env_binds(writable=True))
-        result = run_command(case.setup.command, workspace, env, case.setup.timeout, scratch / "setup.log",
-                             sandbox=sandbox)
-        if result.start_error:
-            raise WorkspaceError(f"setup could not start: {result.start_error}")
-        if result.timed_out:
-            raise WorkspaceError(f"setup timed out after {case.setup.timeout}s")
-        if result.exit_code != 0:
-            last = result.tail.strip().splitlines()[-1:] or [result.start_error or ""]
-            raise WorkspaceError(f"setup failed (exit {result.exit_code}): {last[0][:200]}")
+    result = run_setup(case, workspace, env, scratch, confinement, env_dir)
     return Prepared(workspace, env, result, env_dir)
+
+
+def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: Confinement,
+                cache: EnvCache) -> Prepared | None:
+    """The workspace made what setup leaves from the cache entry of the case's key (built here on a miss);
+    None when the entry serves only another base tree."""
+    key = env_key(case, repo)
+    ran: list[ProcessResult | None] = []
+
+    def build(directory: Path) -> Built:
+        env_dir = directory / CACHED_ENV_DIR if case.setup.python else None
+        before = overlay.scan(workspace)
+        env = base_environment()
+        if case.setup.python and env_dir is not None:
+            env = make_python_env(case.setup.python, env_dir, env, cache=cache.setup_variables())
+        result = run_setup(case, workspace, env, scratch, confinement, env_dir, cache)
+        ran.append(result)
+        if (scratch / "setup.log").is_file():
+            shutil.copyfile(scratch / "setup.log", directory / "setup.log")
+        captured = overlay.capture(workspace, before, directory / "overlay")
+        compiled = any(p.endswith(COMPILED) and "node_modules" not in p.split("/") for p in captured.changed)
+        return Built(captured, env_dir, key.base_tree if compiled else None)
+
+    entry, hit = cache.acquire(key, case.id, build)
+    env = base_environment()
+    if entry.env_dir is not None and case.setup.python:
+        env = python_env(case.setup.python, entry.env_dir, env)
+    if not hit:
+        return Prepared(workspace, env, ran[0] if ran else None, entry.env_dir, env_cache="miss")
+    if entry.tree is not None and entry.tree != key.base_tree:
+        return None
+    overlay.apply(entry.overlay, entry.overlay_dir, workspace)
+    return Prepared(workspace, env, None, entry.env_dir, env_cache="hit")
+
+
+def run_setup(case: Case, workspace: Path, env: dict[str, str], scratch: Path, confinement: Confinement | None,
+              env_dir: Path | None, cache: EnvCache | None = None) -> ProcessResult | None:
+    """Run the case's setup command in the workspace (sandboxed when the confinement says so) with uv on PATH;
+    WorkspaceError when it cannot start, times out or fails. With cache, setup gets its download caches."""
+    if not case.setup.command:
+        return None
+    setup_env = {**env, **UV_SETUP_ENV, **(cache.setup_variables() if cache is not None else {})}
+    binds = list(Prepared(workspace, env, None, env_dir).env_binds(writable=True))
+    if env_dir is None:  # no environment to link uv from: a directory of its own
+        tools = scratch / "setup-tools"
+        tools.mkdir(exist_ok=True)
+        (tools / "uv").symlink_to(uv_binary())
+        setup_env["PATH"] = f"{tools}{os.pathsep}{setup_env.get('PATH', '')}"
+        binds += [Bind(tools, str(tools)), Bind(uv_binary(), str(uv_binary()))]
+    if cache is not None:
+        binds += [Bind(d, str(d), writable=True) for d in cache.download_dirs()]
+    sandbox = None
+    if confinement is not None and confinement.sandboxed:
+        home = scratch / "setup-home"
+        home.mkdir(exist_ok=True)
+        sandbox = sandbox_spec(confinement, workspace=workspace, home=home, env=setup_env, network=True,
+                               extra=binds)
+    result = run_command(case.setup.command, workspace, setup_env, case.setup.timeout, scratch / "setup.log",
+                         sandbox=sandbox)
+    if result.start_error:
+        raise WorkspaceError(f"setup could not start: {result.start_error}")
+    if result.timed_out:
+        raise WorkspaceError(f"setup timed out after {case.setup.timeout}s")
+    if result.exit_code != 0:
+        last = result.tail.strip().splitlines()[-1:] or [result.start_error or ""]
+        raise WorkspaceError(f"setup failed (exit {result.exit_code}): {last[0][:200]}")
+    return result

@@ -1,4 +1,4 @@
-"""`runner` imports every command explicitly: all seven are there, and a command module that fails to import fails
+"""`runner` imports every command explicitly: all eight are there, and a command module that fails to import fails
 the whole tool instead of dropping its command."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from runner.cli import cli
 
 ROOT = Path(__file__).resolve().parents[3]
-COMMAND_MODULES = ["compare", "flakes", "report", "run", "select", "validate", "verify"]
+COMMAND_MODULES = ["compare", "env", "flakes", "report", "run", "select", "validate", "verify"]
 
 
 def test_every_command_is_wired() -> None:

@@ -73,8 +73,13 @@ def test_durations_and_keep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert run_cli(cli, "runner", ["verify", "--corpus", str(corpus.root), "--keep", "--json"]) == 0
     [document] = json.loads(capsys.readouterr().out)["verdicts"]
     assert document["verdict"] == "VALID"
+    # The default environment cache builds the setup once: one attempt ran it, the other reused it.
+    assert sorted(a["env_cache"] for a in document["attempts"]) == ["hit", "miss"]
     for attempt in document["attempts"]:
-        assert attempt["setup_duration"] >= 0.4
+        if attempt["env_cache"] == "miss":
+            assert attempt["setup_duration"] >= 0.4
+        else:
+            assert attempt["setup_duration"] < 0.4
         assert attempt["duration"] > attempt["setup_duration"]  # the grading is part of the attempt
         kept = Path(attempt["logs"])
         assert kept == corpus.root / ".hindcast" / "verify" / case.id / f"{attempt['side']}-1"

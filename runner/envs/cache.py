@@ -1,0 +1,258 @@
+"""The environment cache: one built environment and workspace overlay per key, shared by every case and trial.
+
+Layout under the cache directory (`--env-cache`, default `$XDG_CACHE_HOME/hindcast/envs`):
+
+    entries/<digest>/env/          the interpreter environment (absent when the case names no python)
+    entries/<digest>/overlay/      copies of what setup created or changed in the workspace
+    entries/<digest>/overlay.json  the overlay's paths (changed, removed, containers)
+    entries/<digest>/entry.json    key parts, created, last used, size, the cases that used it
+    entries/<digest>/setup.log     the build's setup output
+    entries/<digest>/complete      written last: an entry without it is half-built and never used
+    locks/<digest>.lock            flock: exclusive while building or removing, shared while in use
+    downloads/uv, downloads/pip    download caches, writable to setup commands only
+
+A user takes the entry's lock exclusively, builds the entry when its marker is missing (removing what a crashed
+build left), then holds it shared for as long as its cache object lives, so `prune` (which needs it exclusively)
+never removes an entry a run or verify is using. A failed build is removed and not cached: the next use retries.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from corpus.errors import UsageError
+from corpus.fsutil import atomic_write_text
+from runner.envs.key import EnvKey
+from runner.envs.overlay import Overlay
+
+ENTRY_FORMAT = 1
+"""The format number of entry.json."""
+COMPLETE = "complete"
+ENV_DIR = "env"
+OVERLAY_DIR = "overlay"
+
+
+def default_cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/hindcast/envs`, else `~/.cache/hindcast/envs`."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "hindcast" / "envs"
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a build function made in an entry directory."""
+
+    overlay: Overlay
+    """What setup did to the workspace (stored under overlay/)."""
+    env_dir: Path | None
+    """The environment it made (entries/<digest>/env), when the case names a python."""
+    tree: str | None = None
+    """Set when the overlay holds files compiled from the base's source: the entry then serves only that tree."""
+
+
+@dataclass(frozen=True)
+class EnvEntry:
+    """A complete cache entry, ready to be used."""
+
+    digest: str
+    """The key's digest (the entry's directory name)."""
+    directory: Path
+    """entries/<digest>."""
+    env_dir: Path | None
+    """The environment, when the key names a python."""
+    overlay: Overlay
+    """What to copy into each workspace that uses it."""
+    tree: str | None
+    """The only base tree it serves, when it holds compiled files; None: every base of its key."""
+
+    @property
+    def overlay_dir(self) -> Path:
+        """Where the overlay's files are stored."""
+        return self.directory / OVERLAY_DIR
+
+
+def check_cache_dir(path: Path, create: bool = True) -> Path:
+    """The cache directory made absolute (and created); UsageError naming --env-cache when it cannot be used."""
+    path = Path(os.path.abspath(path))
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--env-cache {path}: not a directory")
+    if not create:
+        return path
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".probe-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"--env-cache {path}: not a writable directory ({exc.strerror or exc})") from None
+    return path
+
+
+class EnvCache:
+    """One process's view of a cache directory: builds or finds entries, and keeps those it used locked shared."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = check_cache_dir(root)
+        for sub in ("entries", "locks", "downloads/uv", "downloads/pip"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._key_locks: dict[str, threading.Lock] = {}
+        self._entries: dict[str, EnvEntry] = {}
+        self._held: dict[str, int] = {}
+        self._finalizer = weakref.finalize(self, _close_all, self._held)
+
+    def close(self) -> None:
+        """Release every entry this cache object holds (prune may remove them from now on)."""
+        with self._lock:
+            self._finalizer()
+            self._entries.clear()
+
+    def setup_variables(self) -> dict[str, str]:
+        """The download caches as setup commands see them."""
+        return {"UV_CACHE_DIR": str(self.root / "downloads" / "uv"),
+                "PIP_CACHE_DIR": str(self.root / "downloads" / "pip")}
+
+    def download_dirs(self) -> tuple[Path, ...]:
+        """The download cache directories (bound writable into setup's sandbox, never into an agent's)."""
+        return (self.root / "downloads" / "uv", self.root / "downloads" / "pip")
+
+    def acquire(self, key: EnvKey, case_id: str, build: Callable[[Path], Built]) -> tuple[EnvEntry, bool]:
+        """The complete entry of key and whether it was there already (a hit); build(entry_dir) makes it when not.
+
+        Builds of one key, in threads or processes, wait for one another; the build's errors propagate and
+        leave nothing behind.
+        """
+        digest = key.digest
+        with self._lock:
+            key_lock = self._key_locks.setdefault(digest, threading.Lock())
+        with key_lock:
+            entry, hit = self._entries.get(digest), True
+            if entry is None:
+                entry, hit = self._open(key, build)
+                self._entries[digest] = entry
+            self._touch(entry, case_id)
+            return entry, hit
+
+    def _open(self, key: EnvKey, build: Callable[[Path], Built]) -> tuple[EnvEntry, bool]:
+        digest = key.digest
+        directory = self.root / "entries" / digest
+        while True:
+            fd = lock_entry(self.root, digest, blocking=True)
+            assert fd is not None
+            try:
+                hit = (directory / COMPLETE).is_file()
+                if not hit:
+                    shutil.rmtree(directory, ignore_errors=True)
+                    self._build(key, directory, build)
+                fcntl.flock(fd, fcntl.LOCK_SH)
+                if not (directory / COMPLETE).is_file():  # removed while the lock was being converted
+                    os.close(fd)
+                    continue
+                entry = read_entry(directory)
+            except BaseException:
+                os.close(fd)
+                raise
+            self._held[digest] = fd
+            return entry, hit
+
+    def _build(self, key: EnvKey, directory: Path, build: Callable[[Path], Built]) -> None:
+        directory.mkdir(parents=True)
+        started = time.monotonic()
+        try:
+            built = build(directory)
+            atomic_write_text(directory / "overlay.json", json.dumps(built.overlay.to_json()))
+            now = _now()
+            meta = {"format": ENTRY_FORMAT, "key": key.digest, "parts": key.parts(), "created": now,
+                    "last_used": now, "build_seconds": round(time.monotonic() - started, 3),
+                    "size": tree_size(directory), "cases": [], "tree": built.tree,
+                    "env": built.env_dir.name if built.env_dir is not None else None}
+            atomic_write_text(directory / "entry.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
+            atomic_write_text(directory / COMPLETE, now + "\n")
+        except BaseException:
+            shutil.rmtree(directory, ignore_errors=True)
+            raise
+
+    def _touch(self, entry: EnvEntry, case_id: str) -> None:
+        """Record the use in entry.json (last used, the case), one writer at a time."""
+        with open(entry.directory / "meta.lock", "a") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            meta = read_meta(entry.directory)
+            meta["last_used"] = _now()
+            if case_id not in meta["cases"]:
+                meta["cases"] = [*meta["cases"], case_id]
+            atomic_write_text(entry.directory / "entry.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def lock_entry(root: Path, digest: str, blocking: bool) -> int | None:
+    """A descriptor holding the entry's lock exclusively; None when not blocking and someone holds it.
+
+    The lock file is checked to still be the one at its path after locking (prune removes lock files).
+    """
+    path = root / "locks" / f"{digest}.lock"
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
+
+
+def read_meta(directory: Path) -> dict[str, Any]:
+    """An entry's entry.json."""
+    data = json.loads((directory / "entry.json").read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise UsageError(f"{directory / 'entry.json'}: not an environment entry")
+    return data
+
+
+def read_entry(directory: Path) -> EnvEntry:
+    """A complete entry as its files describe it."""
+    meta = read_meta(directory)
+    overlay = Overlay.from_json(json.loads((directory / "overlay.json").read_text(encoding="utf-8")))
+    env_dir = directory / meta["env"] if meta.get("env") else None
+    return EnvEntry(directory.name, directory, env_dir, overlay, meta.get("tree"))
+
+
+def tree_size(path: Path) -> int:
+    """Bytes of the files under path (links not followed)."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                continue
+    return total
+
+
+def _close_all(held: dict[str, int]) -> None:
+    for fd in held.values():
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    held.clear()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

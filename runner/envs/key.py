@@ -1,0 +1,102 @@
+"""The key of a cached environment: the interpreter, the setup command, and the base's dependency files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from corpus.errors import WorkspaceError
+from corpus.gitutil import run_git
+from corpus.model import Case
+from runner.envs.environment import find_python
+
+KEY_FORMAT = 1
+"""Bumped when what goes into a key (or what an entry holds) changes: old entries are then never matched."""
+DEPENDENCY_NAMES = frozenset({
+    "pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "uv.lock", "poetry.lock", "Pipfile", "Pipfile.lock",
+    "package.json", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "go.mod", "go.sum", "Cargo.toml",
+    "Cargo.lock", "Gemfile", "Gemfile.lock"})
+"""File names (at any depth) whose content decides what setup installs."""
+REQUIREMENTS = re.compile(r"(^|/)(requirements[^/]*\.txt|requirements/.*)$")
+"""requirements*.txt files, and everything under a requirements/ directory."""
+
+
+@dataclass(frozen=True)
+class EnvKey:
+    """What decides an environment: equal keys share one cache entry, across cases and trials."""
+
+    python: str | None
+    """setup.python as the case asks for it."""
+    interpreter: dict[str, Any] | None
+    """The interpreter found for it: resolved path, sys.version, size and mtime of the binary."""
+    command: str | None
+    """setup.command."""
+    dependencies: str
+    """sha256 over the dependency files' paths and blob ids at the base commit."""
+    dependency_files: tuple[str, ...]
+    """Those paths."""
+    base_tree: str
+    """The base commit's tree (not part of the digest: entries are shared across bases)."""
+
+    @property
+    def digest(self) -> str:
+        """The entry's name: a hash of every part but the base tree."""
+        parts = {k: v for k, v in asdict(self).items() if k != "base_tree"}
+        text = json.dumps({"format": KEY_FORMAT, **parts}, sort_keys=True, default=list)
+        return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+    def parts(self) -> dict[str, Any]:
+        """The key as entry.json records it."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items() if k != "base_tree"}
+
+
+def env_key(case: Case, repo: Path) -> EnvKey:
+    """The key of a case's environment; WorkspaceError when its interpreter is missing, GitError on git failure."""
+    interpreter = interpreter_identity(case.setup.python) if case.setup.python else None
+    digest, files, tree = dependency_digest(repo, case.base_commit)
+    return EnvKey(case.setup.python, interpreter, case.setup.command, digest, files, tree)
+
+
+def is_dependency_file(path: str) -> bool:
+    """Whether a repository path is one of the files whose content decides what setup installs."""
+    return path.rsplit("/", 1)[-1] in DEPENDENCY_NAMES or REQUIREMENTS.search(path) is not None
+
+
+@lru_cache(maxsize=256)
+def dependency_digest(repo: Path, commit: str) -> tuple[str, tuple[str, ...], str]:
+    """The dependency files of a commit read from git (blob ids, no work tree): (digest, paths, tree sha)."""
+    tree = run_git(["rev-parse", f"{commit}^{{tree}}"], repo).stdout.decode().strip()
+    out = run_git(["ls-tree", "-r", "-z", "--full-tree", tree], repo).stdout
+    found = []
+    for record in out.split(b"\0"):
+        meta, _, name = record.partition(b"\t")
+        path = name.decode("utf-8", "surrogateescape")
+        if path and is_dependency_file(path):
+            mode, _, blob = meta.decode().split(" ")
+            found.append((path, mode, blob))
+    found.sort()
+    text = "".join(f"{path}\0{mode}\0{blob}\n" for path, mode, blob in found)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest(), tuple(p for p, _, _ in found), tree
+
+
+@lru_cache(maxsize=64)
+def interpreter_identity(version: str) -> dict[str, Any]:
+    """The interpreter of setup.python as a key part: a reinstalled or upgraded one makes a new key."""
+    python = Path(os.path.realpath(find_python(version)))
+    try:
+        proc = subprocess.run([str(python), "-c", "import sys; print(sys.version)"], capture_output=True,
+                              timeout=60, check=False)
+        st = python.stat()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise WorkspaceError(f"setup.python {version}: cannot run {python}: {exc}") from None
+    if proc.returncode != 0:
+        raise WorkspaceError(f"setup.python {version}: {python} exited {proc.returncode}")
+    return {"path": str(python), "version": proc.stdout.decode("utf-8", "replace").strip() or
+            proc.stderr.decode("utf-8", "replace").strip(), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
