@@ -76,6 +76,8 @@ class Provenance:
     """Days between the earliest introducing commit and the fix, when computed."""
     merge: bool = False
     """True when the fix landed as a merge commit (its diff is against the first parent)."""
+    setup_origin: tuple[str, ...] = ()
+    """Where the scan's setup came from, one line per field ("python 3.11: ...", "command: ...")."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,16 @@ class CaseFiles:
 
 
 @dataclass(frozen=True)
+class SetupDefaults:
+    """corpus.yaml's `defaults.setup`: per field, what every new candidate gets instead of the inferred value."""
+
+    python: str | None = None
+    """Interpreter version for every candidate; None infers it from each base commit."""
+    command: str | None = None
+    """Setup command for every candidate ("" for none); None infers it from each base commit."""
+
+
+@dataclass(frozen=True)
 class Defaults:
     """Corpus-wide defaults applied to cases that do not say otherwise."""
 
@@ -141,6 +153,8 @@ class Defaults:
     """Owner for cases without one."""
     policy: Policy = "advisory"
     """Policy for new cases."""
+    setup: SetupDefaults = field(default_factory=SetupDefaults)
+    """Setup fields that replace the scan's inference for every new candidate."""
 
 
 @dataclass(frozen=True)
