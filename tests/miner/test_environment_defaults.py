@@ -60,8 +60,8 @@ def test_an_empty_default_command_means_none(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("setup", "message"), [
-    ("    python: 3.10\n", "5: defaults.setup.python: write the version as text, e.g. \"3.10\" (a YAML number "
-                           "such as 3.1 loses trailing zeros)"),
+    ("    python: 3.10\n", ("5: defaults.setup.python: write the version as text, e.g. \"3.10\" (a YAML number "
+                           "such as 3.1 loses trailing zeros)")),
     ("    python: three\n", "5: defaults.setup.python: expected a version such as 3.8, found 'three'"),
     ("    command: [a, b]\n", "5: defaults.setup.command: expected text, found a list"),
     ("    timeout: 5\n", "5: defaults.setup.timeout: unknown field"),

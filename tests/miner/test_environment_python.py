@@ -75,8 +75,8 @@ def test_classifiers_keep_the_newest_installed_python_out(tmp_path: Path, python
     python, command, origin = setup_of(tmp_path, {"setup.py": SETUP_PY.format(classifiers=classifiers)}, pythons)
     assert python == "3.11"
     assert command == "uv pip install -e '.[tests]' pytest"
-    assert origin == ('python 3.11: newest installed within requires-python ">=3.9" (setup.py) and 3.9 to 3.11, '
-                      'the versions named (classifiers in setup.py)',
+    assert origin == (('python 3.11: newest installed within requires-python ">=3.9" (setup.py) and 3.9 to 3.11, '
+                      'the versions named (classifiers in setup.py)'),
                       'command: extra "tests" of setup.py, plus pytest')
 
 
@@ -118,8 +118,8 @@ def test_the_ci_matrix_bounds_the_version(tmp_path: Path, pythons: Installed) ->
     python, command, origin = setup_of(tmp_path, files, pythons)
     assert python == "3.11"
     assert command == "uv pip install -e . pytest"
-    assert origin == ('python 3.11: newest installed within requires-python ">=3.9" (pyproject.toml) and 3.9 to '
-                      '3.11, the versions named (CI matrix in .github/workflows/tests.yml)',
+    assert origin == (('python 3.11: newest installed within requires-python ">=3.9" (pyproject.toml) and 3.9 to '
+                      '3.11, the versions named (CI matrix in .github/workflows/tests.yml)'),
                       "command: the project alone (it declares no test dependencies), plus pytest")
 
 
@@ -150,8 +150,8 @@ def test_a_requirements_only_project(tmp_path: Path, pythons: Installed) -> None
     assert python == "3.13"
     assert command == "uv pip install -r requirements.txt -r requirements-test.txt pytest"
     assert origin == ("python 3.13: newest installed; the project declares no version",
-                      "command: requirements.txt and requirements-test.txt (no pyproject.toml or setup.py), "
-                      "plus pytest")
+                      ("command: requirements.txt and requirements-test.txt (no pyproject.toml or setup.py), "
+                      "plus pytest"))
 
 
 def test_a_requirements_directory_is_read(tmp_path: Path, pythons: Installed) -> None:
