@@ -66,7 +66,7 @@ def render_facts(case: Case | None, row: QueueRow | None, today: date, error: st
 def _setup(case: Case) -> Text:
     """The setup the case runs (interpreter, command) and, from the scan, where each came from."""
     setup = case.setup
-    shown = [f"python {setup.python}"] * bool(setup.python) + [setup.command] * bool(setup.command)
+    shown = [text for text in (setup.python and f"python {setup.python}", setup.command) if text]
     text = Text.assemble(("Setup: ", "bold"), " · ".join(shown) if shown else "none")
     for line in case.mined.setup_origin if case.mined else ():
         text.append(f"\n  {line}", style="dim")
