@@ -257,8 +257,8 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     known = known_commits(corpus)
     initial = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
     defaults = corpus.config.defaults if corpus else None
+    stager = _stager(options, corpus)  # before any thread: its writer is forked
     inference = Inference(repo, defaults.setup if defaults else None, options.pythons)
-    stager = _stager(options, corpus)
     staging = _early_staging(stager, options, initial, defaults, inference)
     # The second pass starts while the first still reads history.
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import concurrent.futures
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,11 +63,12 @@ class Inference:
         self.repo = repo
         self.defaults = defaults or SetupDefaults()
         self.installed = installed
-        self.finding: concurrent.futures.Future[Installed] | None = None
+        self.found: list[Installed] = []
+        self.finding: threading.Thread | None = None
         if installed is None:  # found beside the scan's first pass (a few directory listings)
-            pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="interpreters")
-            self.finding = pool.submit(installed_pythons)
-            pool.shutdown(wait=False)
+            self.finding = threading.Thread(target=lambda: self.found.append(installed_pythons()), daemon=True,
+                                            name="interpreters")
+            self.finding.start()
         self.reader: BaseReader | None = None
         self.by_base: dict[tuple[str, tuple[str, ...]], Environment] = {}
         self.by_key: dict[tuple[Key, tuple[str, ...]], Environment] = {}
@@ -121,7 +122,8 @@ class Inference:
     def _installed(self) -> Installed:
         if self.installed is None:
             assert self.finding is not None
-            self.installed = self.finding.result()
+            self.finding.join()
+            self.installed = self.found[0] if self.found else installed_pythons()
         return self.installed
 
     def close(self) -> None:

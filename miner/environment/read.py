@@ -1,8 +1,9 @@
-"""The base commit's build and dependency files, through one long-lived `git cat-file --batch`.
+"""The base commit's build and dependency files, through long-lived `git cat-file --batch` processes.
 
-Two round trips at most per base: its root tree with `.github/workflows` and `requirements/` (trees list
-names and blob ids), then the contents of the few files inference reads that no earlier base had. Lockfiles
-and other files whose presence is all that counts are never read.
+Per base: its root tree with `.github/workflows` and `requirements/` (trees list names and blob ids), asked for
+AHEAD bases at a time by one process, then, only when those blob ids are new, the contents of the few files
+inference reads, from a second process (so the trees asked ahead stay in flight). Lockfiles and other files
+whose presence is all that counts are never read.
 """
 
 from __future__ import annotations
@@ -102,7 +103,9 @@ class BaseReader:
     """Reads `BaseFiles` of base commits from one cat-file process; file contents are kept by blob id."""
 
     def __init__(self, repo: Path) -> None:
+        self.repo = repo
         self.catfile = CatFile(repo)
+        self.contents_catfile: CatFile | None = None  # a second process: trees asked ahead stay in flight
         self.blobs: dict[str, bytes | None] = {}
         self.parsed: dict[tuple[str, str], Any] = {}
         self.trees: dict[bytes, list[tuple[str, str]]] = {}
@@ -163,12 +166,12 @@ class BaseReader:
         """The content of each (path, blob id), by path, asked for in one round trip (known blobs are not)."""
         missing = [oid for _, oid in read if oid not in self.blobs]
         if missing:
-            while self.asked:  # answers come in order: the trees asked for ahead first
-                self._collect()
-            for oid, found in self.catfile.collect(self.catfile.request(missing)).items():
+            if self.contents_catfile is None:
+                self.contents_catfile = CatFile(self.repo)
+            catfile = self.contents_catfile
+            for oid, found in catfile.collect(catfile.request(missing)).items():
                 ok = found is not None and found[0] == "blob" and len(found[1]) <= MAX_BLOB
                 self.blobs[oid] = found[1] if ok and found is not None else None
-            self._ask_ahead()
         return {path: content for path, oid in read if (content := self.blobs.get(oid)) is not None}
 
     def files(self, base: str) -> tuple[Key, Callable[[], BaseFiles]]:
@@ -177,5 +180,9 @@ class BaseReader:
         return key, lambda: BaseFiles(key, self.contents(read), self.parsed)
 
     def close(self) -> None:
-        """End the cat-file process."""
-        self.catfile.close()
+        """End the cat-file processes."""
+        try:
+            self.catfile.close()
+        finally:
+            if self.contents_catfile is not None:
+                self.contents_catfile.close()
