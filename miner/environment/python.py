@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import configparser
 import re
 import shlex
-import tomllib
 from dataclasses import dataclass, field
-from typing import Any
-
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from typing import TYPE_CHECKING, Any
 
 from corpus.interpreters import Installed
 from miner.environment.read import DIR_REQUIREMENTS, REQUIREMENTS_DIR, ROOT_REQUIREMENTS, BaseFiles
+
+if TYPE_CHECKING:
+    import configparser
+
+    from packaging.specifiers import SpecifierSet
 
 Version = tuple[int, int]
 TEST_NAMES = ("test", "tests", "testing", "dev")
@@ -55,6 +56,8 @@ def _allows(spec: SpecifierSet | None, version: Version) -> bool:
 
 
 def _load_toml(text: str) -> dict[str, Any]:
+    import tomllib  # loaded when a base has a pyproject.toml
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
@@ -72,6 +75,8 @@ def _project(pyproject: dict[str, Any]) -> dict[str, Any]:
 
 
 def _load_ini(text: str) -> configparser.ConfigParser | None:
+    import configparser  # loaded when a base has a setup.cfg or tox.ini
+
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
         parser.read_string(text)
@@ -152,10 +157,13 @@ def declared(files: BaseFiles) -> Declared:
     if not spec_text and (match := PYTHON_REQUIRES.search(setup_py)):
         spec_text, spec_source = match.group(2), "setup.py"
     spec = None
-    try:
-        spec = SpecifierSet(spec_text) if spec_text.strip() else None
-    except InvalidSpecifier:
-        spec_text = ""
+    if spec_text.strip():
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet  # loaded when a base has a specifier
+
+        try:
+            spec = SpecifierSet(spec_text)
+        except InvalidSpecifier:
+            spec_text = ""
     for path in ("pyproject.toml", "setup.cfg", "setup.py"):
         name(files.parsed(path, _classifiers) or [], f"classifiers in {path}")
     tox = _ini(files, "tox.ini")
