@@ -218,10 +218,16 @@ def choose_python(found: Declared, installed: Installed) -> tuple[str | None, st
 
 @dataclass(frozen=True)
 class _Extra:
-    kind: str  # "extra" or "group"
+    """A test-ish extra or dependency group a base declares."""
+
+    kind: str
+    """"extra" or "group"."""
     name: str
+    """Its name as written."""
     source: str
-    requirements: tuple[str, ...] | None  # None when not known (setup.py)
+    """The file declaring it."""
+    requirements: tuple[str, ...] | None
+    """What it lists; None when not known (setup.py is read by regex)."""
 
 
 def _normal(name: str) -> str:
