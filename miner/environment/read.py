@@ -30,8 +30,10 @@ DIR_REQUIREMENTS = re.compile(r"(test|dev).*\.txt")
 WORKFLOW = re.compile(r"[^/]+\.ya?ml")
 WORKFLOWS = ".github/workflows"
 REQUIREMENTS_DIR = "requirements"
-AHEAD = 32
-"""Bases whose trees are asked for before the first of them is read."""
+AHEAD = 256
+"""Bases whose trees are asked for before the first of them is read: git answers whenever it is scheduled.
+Their requests (~150 bytes each) stay below a default 64 KiB pipe, so asking never blocks on a git that is
+itself blocked writing answers not yet read."""
 MAX_BLOB = 1 << 20
 """Files larger than this are not read (no build file of a real project is)."""
 
@@ -120,16 +122,25 @@ class BaseReader:
         self.expected.extend(bases)
         self._ask_ahead()
 
-    def _ask(self, base: str) -> None:
-        names = [f"{base}^{{tree}}", f"{base}:{WORKFLOWS}", f"{base}:{REQUIREMENTS_DIR}"]
-        self.asked.append((base, self.catfile.request(names)))
-        self.asked_bases.add(base)
+    def _ask(self, bases: list[str]) -> None:
+        """Ask for the trees of bases in one write (each write lets another thread take the interpreter)."""
+        names = {base: [f"{base}^{{tree}}", f"{base}:{WORKFLOWS}", f"{base}:{REQUIREMENTS_DIR}"] for base in bases}
+        self.catfile.request(name for base in bases for name in names[base])
+        for base in bases:
+            self.asked.append((base, names[base]))
+            self.asked_bases.add(base)
 
     def _ask_ahead(self) -> None:
-        while self.expected and len(self.asked) < AHEAD:
+        """Top the bases asked for up to AHEAD once fewer than half that are outstanding."""
+        if len(self.asked) > AHEAD // 2:
+            return
+        bases: list[str] = []
+        while self.expected and len(self.asked) + len(bases) < AHEAD:
             base = self.expected.popleft()
-            if base not in self.asked_bases and base not in self.listed:
-                self._ask(base)
+            if base not in self.asked_bases and base not in self.listed and base not in bases:
+                bases.append(base)
+        if bases:
+            self._ask(bases)
 
     def _collect(self) -> None:
         """Read the oldest outstanding answer into listed."""
@@ -140,7 +151,7 @@ class BaseReader:
     def listing(self, base: str) -> tuple[Key, list[tuple[str, str]]]:
         """The key of base's files, and the (path, blob id) of those whose content is read."""
         if base not in self.listed and base not in self.asked_bases:
-            self._ask(base)
+            self._ask([base])
         while base not in self.listed:
             self._collect()
         self._ask_ahead()
