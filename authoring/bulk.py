@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from authoring.decisions import with_setup_origin
 from corpus import Case, Corpus, UsageError
 from corpus.fsutil import atomic_write_text
 from corpus.layout import CASE_FILE, Kind
@@ -105,7 +106,8 @@ def apply_changes(case: Case, changes: Changes) -> Case:
     owner = case.owner if changes.owner is None else (changes.owner.strip() or None)
     policy = case.policy if changes.policy is None else changes.policy
     tags = tuple(dict.fromkeys((*case.tags, *changes.add_tags)))
-    return replace(case, setup=setup, grader=grader, owner=owner, policy=policy, tags=tags)  # type: ignore[arg-type]
+    after = replace(case, setup=setup, grader=grader, owner=owner, policy=policy, tags=tags)  # type: ignore[arg-type]
+    return with_setup_origin(case, after)
 
 
 FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -176,6 +178,9 @@ def set_fields(corpus: Corpus, ids: Sequence[str], kind: Kind, changes: Changes,
                     _add_tags(document, old, new)
                 else:
                     _edit(document, keys, new)
+        if before.mined is not None and after.mined is not None \
+                and before.mined.setup_origin != after.mined.setup_origin:  # where the setup came from: the author
+            _edit(document, ("mined", "setup_origin"), list(after.mined.setup_origin))
         text = dump_yaml(document)
         if parse_case(path, parse_yaml(text, path), expected_id=case_id) != after:
             raise UsageError(f"{path}: the edit did not load back as written; nothing was written")

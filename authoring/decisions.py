@@ -15,7 +15,7 @@ from typing import Literal
 
 from authoring.draft import Draft, apply_draft
 from authoring.leaks import Finding, InBase, blocking, find_leaks
-from corpus import Corpus, HindcastError, Rejection, StoredCase, UsageError
+from corpus import Case, Corpus, HindcastError, Rejection, StoredCase, UsageError
 from corpus.fsutil import atomic_write_bytes, replace_directory, staging_directory
 from corpus.schema import to_mapping
 from corpus.store import CASE_FILE, REJECTED_FILE
@@ -111,6 +111,21 @@ def check_prompt(case: StoredCase, draft: Draft, override: str | None, in_base: 
     return justification
 
 
+def with_setup_origin(before: Case, after: Case) -> Case:
+    """after, its provenance's setup origin saying which setup fields the author changed from before's."""
+    mined = after.mined
+    if mined is None or (before.setup.python, before.setup.command) == (after.setup.python, after.setup.command):
+        return after
+    lines = list(mined.setup_origin)
+    for field, old, new in (("python", before.setup.python, after.setup.python),
+                            ("command", before.setup.command, after.setup.command)):
+        if old != new:
+            lines = [line for line in lines if not line.startswith(field)]
+            lines.append(f"{field} {new}: set by the author" if field == "python" and new else
+                         f"{field}: {'set' if new else 'removed'} by the author")
+    return replace(after, mined=replace(mined, setup_origin=tuple(lines)))
+
+
 def approve(corpus: Corpus, candidate_id: str, draft: Draft, *, override: str | None = None,
             expect_mtime_ns: int | None = None, in_base: InBase | None = None) -> Decision:
     """Write the candidate as cases/<draft.id>/ and remove the candidate."""
@@ -118,7 +133,7 @@ def approve(corpus: Corpus, candidate_id: str, draft: Draft, *, override: str | 
     if expect_mtime_ns is not None and stored.mtime_ns != expect_mtime_ns:
         raise UsageError(f"{stored.directory / CASE_FILE}: changed on disk since it was opened; "
                          f"reload it, nothing was written")
-    case = apply_draft(stored.case, draft)
+    case = with_setup_origin(stored.case, apply_draft(stored.case, draft))
     target = corpus.root / "cases" / case.id
     if target.exists():
         raise UsageError(f"cases/{case.id} already exists; choose another id, nothing was written")
@@ -136,7 +151,7 @@ def save(corpus: Corpus, case_id: str, draft: Draft, *, override: str | None = N
     stored = corpus.load(case_id, "cases")
     if draft.id != case_id:
         raise UsageError(f"cases/{case_id}: a case keeps its id (it names its results); nothing was written")
-    case = apply_draft(stored.case, draft)
+    case = with_setup_origin(stored.case, apply_draft(stored.case, draft))
     try:
         leak_override = check_prompt(stored, draft, override, in_base)
     except LeakRefused as refused:

@@ -78,6 +78,8 @@ class Provenance:
     """True when the fix landed as a merge commit (its diff is against the first parent)."""
     branch_commits: tuple[str, ...] = ()
     """For a merge: the commits it brought in (`git rev-list fix^2 ^fix^1`, oldest first); they are this case."""
+    setup_origin: tuple[str, ...] = ()
+    """Where the scan's setup came from, one line per field ("python 3.11: ...", "command: ...")."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,16 @@ class CaseFiles:
 
 
 @dataclass(frozen=True)
+class SetupDefaults:
+    """corpus.yaml's `defaults.setup`: per field, what every new candidate gets instead of the inferred value."""
+
+    python: str | None = None
+    """Interpreter version for every candidate; None infers it from each base commit."""
+    command: str | None = None
+    """Setup command for every candidate ("" for none); None infers it from each base commit."""
+
+
+@dataclass(frozen=True)
 class Defaults:
     """Corpus-wide defaults applied to cases that do not say otherwise."""
 
@@ -143,6 +155,8 @@ class Defaults:
     """Owner for cases without one."""
     policy: Policy = "advisory"
     """Policy for new cases."""
+    setup: SetupDefaults = field(default_factory=SetupDefaults)
+    """Setup fields that replace the scan's inference for every new candidate."""
 
 
 @dataclass(frozen=True)

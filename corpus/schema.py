@@ -20,6 +20,7 @@ from corpus.model import (
     Provenance,
     Rejection,
     Setup,
+    SetupDefaults,
 )
 from corpus.yamlio import line_of
 
@@ -215,10 +216,15 @@ def _parse_grader(path: Path, r: _Reader) -> Grader:
     return grader
 
 
-def _parse_setup(r: _Reader) -> Setup:
+def _parse_python(r: _Reader) -> str | None:
     python = r.text("python")
     if python is not None and not python.replace(".", "").isdigit():
         raise r.fail("python", f"expected a version such as 3.8, found {python!r}")
+    return python
+
+
+def _parse_setup(r: _Reader) -> Setup:
+    python = _parse_python(r)
     setup = Setup(command=r.text("command"), python=python, timeout=r.integer("timeout", default=Setup.timeout))
     r.finish()
     return setup
@@ -238,6 +244,7 @@ def _parse_provenance(r: _Reader) -> Provenance:
         escape_days=r.number("escape_days", default=None),
         merge=r.boolean("merge"),
         branch_commits=_shas(r, "branch_commits"),
+        setup_origin=r.strings("setup_origin"),
     )
     r.finish()
     return value
@@ -259,12 +266,25 @@ def parse_config(path: Path, data: Any) -> CorpusConfig:
     defaults_reader = r.child("defaults")
     defaults = Defaults()
     if defaults_reader:
+        setup_reader = defaults_reader.child("setup")
         defaults = Defaults(owner=defaults_reader.text("owner"),
-                            policy=defaults_reader.choice("policy", POLICIES, default="advisory"))
+                            policy=defaults_reader.choice("policy", POLICIES, default="advisory"),
+                            setup=_parse_setup_defaults(setup_reader) if setup_reader else SetupDefaults())
         defaults_reader.finish()
     config = CorpusConfig(name=name, repo=r.text("repo"), defaults=defaults, test_globs=r.strings("test_globs"))
     r.finish()
     return config
+
+
+def _parse_setup_defaults(r: _Reader) -> SetupDefaults:
+    """defaults.setup: an interpreter version and a command ("" for none), each optional."""
+    if isinstance(r.data.get("python"), (int, float)) and not isinstance(r.data.get("python"), bool):
+        raise r.fail("python", f"write the version as text, e.g. \"3.10\" (a YAML number such as "
+                               f"{r.data['python']!r} loses trailing zeros)")
+    python = _parse_python(r)
+    setup = SetupDefaults(python=python, command=r.text("command"))
+    r.finish()
+    return setup
 
 
 def parse_rejections(path: Path, data: Any) -> tuple[Rejection, ...]:

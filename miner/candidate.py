@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpus.model import Case, CaseFiles, Defaults, Grader, Provenance
+from corpus.model import Case, CaseFiles, Defaults, Grader, Provenance, Setup
+from miner.environment import Environment
 from miner.extract import Extraction
 from miner.prompt import candidate_id, draft_prompt, title_of
 from miner.szz import Introduced
@@ -54,13 +55,15 @@ class Candidate:
             "patch_id": self.patch_id,
             "introducing_commits": list(mined.introducing_commits),
             "escape_days": mined.escape_days,
+            "setup": {"python": case.setup.python, "command": case.setup.command},
+            "setup_origin": list(mined.setup_origin),
             "path": str(self.path) if self.path else None,
         }
 
 
 def build_candidate(extraction: Extraction, taken: set[str], defaults: Defaults | None,
-                    introduced: Introduced | None = None) -> Candidate:
-    """The candidate for an extraction; its id is unique among taken."""
+                    introduced: Introduced | None = None, environment: Environment | None = None) -> Candidate:
+    """The candidate for an extraction; its id is unique among taken; environment is its inferred setup."""
     commit = extraction.commit
     suggestion = extraction.suggestion
     title = title_of(commit.message, commit.is_merge)
@@ -78,6 +81,7 @@ def build_candidate(extraction: Extraction, taken: set[str], defaults: Defaults 
         introducing_commits=introduced.introducing if introduced else (),
         escape_days=introduced.escape_days if introduced else None,
         merge=commit.is_merge,
+        setup_origin=environment.origin if environment else (),
     )
     defaults = defaults or Defaults()
     case = Case(
@@ -91,6 +95,7 @@ def build_candidate(extraction: Extraction, taken: set[str], defaults: Defaults 
                       deleted=extraction.deleted_tests),
         owner=defaults.owner,
         policy=defaults.policy,
+        setup=Setup(command=environment.command, python=environment.python) if environment else Setup(),
         trigger_paths=extraction.source_paths,
         mined=provenance,
     )

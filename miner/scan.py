@@ -11,11 +11,13 @@ from typing import Any
 
 from corpus.errors import GitError, UsageError
 from corpus.gitutil import open_repository, resolve_commit, run_git
+from corpus.interpreters import Installed
 from corpus.model import Defaults
 from corpus.newcase import write_new
 from corpus.store import CONFIG, Corpus
 from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
+from miner.environment import Environment, Inference, languages_of
 from miner.extract import BatchResult, Extraction, Extractor
 from miner.gitlog import History, LogCommit, iter_log
 from miner.groups import Branches, covered_by_known, group_merges, with_branches
@@ -57,6 +59,8 @@ class ScanOptions:
     """Find the commits that introduced each candidate's bug (slow; candidates only)."""
     write: bool = True
     """Write candidates and scan state; False only reports what would be proposed."""
+    pythons: Installed | None = None
+    """The interpreters a candidate's Python may be chosen from; None finds the installed ones."""
 
 
 @dataclass
@@ -270,24 +274,31 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     known = known_commits(corpus)
     initial = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
     defaults = corpus.config.defaults if corpus else None
-    stager = _stager(options, corpus)
+    stager = _stager(options, corpus)  # before any thread: its writer is forked
     history = History()
     branches = Branches(repo, history)
     known_merges: list[tuple[str, str]] = []
-    staging = _early_staging(stager, options, initial, defaults, branches)
+    inference = Inference(repo, defaults.setup if defaults else None, options.pythons)
+    staging = _early_staging(stager, options, initial, defaults, branches, inference)
     # The second pass starts while the first still reads history.
-    extractor = Extractor(repo, classifier, options.limits, staging)
+    try:
+        extractor = Extractor(repo, classifier, options.limits, staging)
+    except BaseException:
+        inference.close()
+        raise
     try:
         _first_pass(repo, revs, options, classifier, known, stats, progress, extractor, history, known_merges)
         stats.prefiltered = len(extractor.by_sha)
+        inference.expect(survivor.commit.parents[0] for survivor in extractor.by_sha.values())
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
         batch = extractor.finish()
         grouping = Grouping(branches, covered_by_known(known_merges, branches))
         corpus, candidates = _rank_and_write(repo, options, corpus, known, batch, stats, stager, initial, defaults,
-                                             progress, grouping)
+                                             inference, progress, grouping)
     finally:
         extractor.close()
+        inference.close()
         if stager is not None:
             stager.close()
     stats.candidates = len(candidates)
@@ -295,8 +306,13 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     return ScanResult(stats, candidates, warnings, corpus.root if corpus else None)
 
 
-def _early_staging(stager: Stager | None, options: ScanOptions, initial: set[str],
-                   defaults: Defaults | None, branches: Branches) -> Callable[[Extraction], None] | None:
+def environment_of(inference: Inference, extraction: Extraction) -> Environment:
+    """The inferred setup of an extraction's candidate: its base's files, for the languages of its tests."""
+    return inference.environment(extraction.base, languages_of(extraction.grader_files))
+
+
+def _early_staging(stager: Stager | None, options: ScanOptions, initial: set[str], defaults: Defaults | None,
+                   branches: Branches, inference: Inference) -> Callable[[Extraction], None] | None:
     """What the second pass does with each extraction as it is finished: stage its candidate's files."""
     if stager is None:
         return None
@@ -305,7 +321,7 @@ def _early_staging(stager: Stager | None, options: ScanOptions, initial: set[str
         # Built against the ids taken before the scan: the final id differs only on a collision within it.
         if options.min_score is not None and extraction.score < options.min_score:
             return
-        candidate = build_candidate(extraction, initial, defaults)
+        candidate = build_candidate(extraction, initial, defaults, None, environment_of(inference, extraction))
         if extraction.commit.is_merge:  # merges are extracted once the whole history is read
             candidate = with_branches(candidate, branches.of(extraction.commit.sha))
         stager.stage(candidate)
@@ -315,7 +331,8 @@ def _early_staging(stager: Stager | None, options: ScanOptions, initial: set[str
 
 def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, known: Known, batch: BatchResult,
                     stats: ScanStats, stager: Stager | None, initial: set[str], defaults: Defaults | None,
-                    progress: Progress | None, grouping: Grouping) -> tuple[Corpus | None, list[Candidate]]:
+                    inference: Inference, progress: Progress | None,
+                    grouping: Grouping) -> tuple[Corpus | None, list[Candidate]]:
     """Dedupe, merge groups and ranking, then the candidates built and written (best first), and the scanned tip
     recorded (stats.tip: None for a restricted scan)."""
     stats.skipped.update(batch.skipped)
@@ -351,7 +368,8 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
         if staged is not None and staged.case.id not in taken:
             candidate = staged
         else:
-            candidate = build_candidate(extraction, taken, defaults, introduced.get(extraction.commit.sha))
+            candidate = build_candidate(extraction, taken, defaults, introduced.get(extraction.commit.sha),
+                                        environment_of(inference, extraction))
             if extraction.commit.is_merge:
                 candidate = with_branches(candidate, grouping.branches.of(extraction.commit.sha))
         taken.add(candidate.case.id)

@@ -1,4 +1,5 @@
-"""The commit message, the miner's evidence and the SZZ / escape-window facts of the selected candidate."""
+"""The commit message, the miner's evidence, its setup and where it came from, and the SZZ / escape-window facts
+of the selected candidate."""
 
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ def render_facts(case: Case | None, row: QueueRow | None, today: date, error: st
         more = f" and {len(mined.branch_commits) - 8} more" if len(mined.branch_commits) > 8 else ""
         facts.append(f"\nbranch commits ({len(mined.branch_commits)}): {shown}{more}", style="dim")
     parts: list[RenderableType] = [head, facts]
+    parts.append(_setup(case))
     if mined:
         parts.append(_szz(mined.introducing_commits, mined.escape_days))
         parts.extend(_list(title, items) for title, items in (
@@ -63,6 +65,16 @@ def render_facts(case: Case | None, row: QueueRow | None, today: date, error: st
     if case.leak_override:
         parts.append(Text.assemble(("Leak override: ", "bold yellow"), case.leak_override))
     return Group(*parts)
+
+
+def _setup(case: Case) -> Text:
+    """The setup the case runs (interpreter, command) and, from the scan, where each came from."""
+    setup = case.setup
+    shown = [text for text in (setup.python and f"python {setup.python}", setup.command) if text]
+    text = Text.assemble(("Setup: ", "bold"), " · ".join(shown) if shown else "none")
+    for line in case.mined.setup_origin if case.mined else ():
+        text.append(f"\n  {line}", style="dim")
+    return text
 
 
 def _szz(introducing: tuple[str, ...], escape_days: float | None) -> Text:

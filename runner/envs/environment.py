@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import pwd
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,6 +10,7 @@ from pathlib import Path
 import uv
 
 from corpus.errors import WorkspaceError
+from corpus.interpreters import find_python
 
 # Variables that would point a command at Hindcast's own files or change how Python behaves for it.
 SCRUBBED_PREFIXES = ("HINDCAST_", "PYTEST_", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "CONDA_PREFIX")
@@ -20,42 +19,6 @@ SCRUBBED_PREFIXES = ("HINDCAST_", "PYTEST_", "VIRTUAL_ENV", "PYTHONPATH", "PYTHO
 def base_environment() -> dict[str, str]:
     """The current environment without variables that leak the harness into the commands it runs."""
     return {k: v for k, v in os.environ.items() if not k.startswith(SCRUBBED_PREFIXES)}
-
-
-def pyenv_roots() -> list[Path]:
-    """Where pyenv keeps interpreters: $PYENV_ROOT, then the real user's ~/.pyenv (HOME may be isolated)."""
-    roots = []
-    if os.environ.get("PYENV_ROOT"):
-        roots.append(Path(os.environ["PYENV_ROOT"]))
-    try:
-        roots.append(Path(pwd.getpwuid(os.getuid()).pw_dir) / ".pyenv")
-    except KeyError:
-        pass
-    roots.append(Path.home() / ".pyenv")
-    return roots
-
-
-def find_python(version: str) -> Path:
-    """The interpreter for a version such as "3.8": pyenv's installs first (its shims refuse unselected
-    versions), then `pythonX.Y` on PATH. Raises WorkspaceError naming the version when none exists."""
-    if not re.fullmatch(r"\d+(\.\d+)*", version):
-        raise WorkspaceError(f"setup.python {version!r}: expected a version such as 3.8")
-    name = f"python{version}"
-    for root in pyenv_roots():
-        versions = root / "versions"
-        if not versions.is_dir():
-            continue
-        for candidate in sorted(versions.iterdir(), reverse=True):
-            if candidate.name == version or candidate.name.startswith(version + "."):
-                exe = candidate / "bin" / name
-                if not exe.exists():
-                    exe = candidate / "bin" / "python"
-                if exe.exists():
-                    return exe
-    found = shutil.which(name)
-    if found and "shims" not in Path(found).parts:
-        return Path(found)
-    raise WorkspaceError(f"setup.python {version}: no {name} interpreter found (pyenv or PATH)")
 
 
 UV_SETUP_ENV = {"UV_PYTHON_DOWNLOADS": "never", "UV_LINK_MODE": "copy", "UV_COMPILE_BYTECODE": "1",

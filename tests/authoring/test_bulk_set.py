@@ -47,7 +47,9 @@ def test_set_on_named_candidates_changes_only_them(shop: Shop, capsys: pytest.Ca
         assert (case.setup.command, case.setup.python, case.tags) == ("pip install -e .", "3.11", ("slow",))
     assert case_yaml(shop, "tax-of-zero").read_bytes() == untouched
     assert path.read_text().startswith("# reviewed by ada\n")
-    assert shop.corpus.load("cart-total-cents", "candidates").case.mined is not None  # the rest is intact
+    mined = shop.corpus.load("cart-total-cents", "candidates").case.mined
+    assert mined is not None  # the rest is intact, and the setup now says who chose it
+    assert mined.setup_origin == ("python 3.11: set by the author", "command: set by the author")
 
 
 def test_the_edit_touches_no_other_line(shop: Shop, capsys: pytest.CaptureFixture[str]) -> None:

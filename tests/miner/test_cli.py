@@ -16,7 +16,7 @@ from tests.testing.minerrepos import one_fix_repo
 CANDIDATE_KEYS = {"id", "title", "fix_commit", "base_commit", "merge", "branch_commits", "score", "evidence", "test_files",
                   "source_files", "omitted_files", "deleted_tests", "grader_command", "grader_inferred", "junit",
                   "fail_to_pass", "test_ids", "trigger_paths", "patch_id", "introducing_commits", "escape_days",
-                  "path"}
+                  "setup", "setup_origin", "path"}
 
 
 def test_json_document_shape(tmp_path: Path) -> None:

@@ -1,0 +1,346 @@
+"""A Python project's interpreter and install command, from what its base commit declares."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from corpus.interpreters import Installed
+from miner.environment.read import DIR_REQUIREMENTS, REQUIREMENTS_DIR, ROOT_REQUIREMENTS, BaseFiles
+
+if TYPE_CHECKING:
+    import configparser
+
+    from packaging.specifiers import SpecifierSet
+
+Version = tuple[int, int]
+TEST_NAMES = ("test", "tests", "testing", "dev")
+"""Extras and dependency groups that install a project's test dependencies, in order of preference."""
+RUNNER = "pytest"
+UV_FROM: Version = (3, 8)
+"""uv installs into interpreters from this version on; older ones get pip."""
+CLASSIFIER = re.compile(r"Programming Language :: Python :: (\d)\.(\d+)\b")
+PYTHON_REQUIRES = re.compile(r"python_requires\s*=\s*(['\"])([^'\"]+)\1")
+TOX_ENV = re.compile(r"(?<![\w.-])py(\d)\.?(\d+)(?![\w.])")
+BRACES = re.compile(r"\{([^{}]*)\}")
+CI_KEY = re.compile(r"^(\s*(?:-\s+)?)[\"']?(python-versions?|python_version|python)[\"']?\s*:(\s|$)(.*)$")
+CI_VERSION = re.compile(r"(\d)\.(\d+)(-dev)?")
+SETUP_PY_KEY = re.compile(r"""["'](test|tests|testing|dev)["']\s*:""")
+FACTOR = re.compile(r"^[\w{},!.-]+:\s")
+"""A tox deps line conditional on factors (`py38: mock`)."""
+REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """The Python versions a base commit declares support for."""
+
+    spec: SpecifierSet | None = None
+    """requires-python / python_requires, when given and valid."""
+    spec_text: str = ""
+    """The specifier as written."""
+    spec_source: str = ""
+    """Where the specifier is written."""
+    named: dict[Version, str] = field(default_factory=dict)
+    """Versions named by classifiers, tox envlist or CI matrices -> where the first was named."""
+
+
+def _allows(spec: SpecifierSet | None, version: Version) -> bool:
+    """Whether some release of the minor version satisfies spec (X.Y.0 or a late X.Y patch)."""
+    if spec is None:
+        return True
+    major, minor = version
+    return any(spec.contains(f"{major}.{minor}{patch}", prereleases=True) for patch in ("", ".99"))
+
+
+def _load_toml(text: str) -> dict[str, Any]:
+    import tomllib  # loaded when a base has a pyproject.toml
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return {}
+
+
+def _toml(files: BaseFiles) -> dict[str, Any]:
+    return files.parsed("pyproject.toml", _load_toml) or {}
+
+
+def _project(pyproject: dict[str, Any]) -> dict[str, Any]:
+    """pyproject.toml's [project] table (empty when missing or not a table)."""
+    project = pyproject.get("project")
+    return project if isinstance(project, dict) else {}
+
+
+def _load_ini(text: str) -> configparser.ConfigParser | None:
+    import configparser  # loaded when a base has a setup.cfg or tox.ini
+
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    return parser
+
+
+def _ini(files: BaseFiles, path: str) -> configparser.ConfigParser | None:
+    """The parsed file (never modified: it is shared by every base with this blob)."""
+    parsed: configparser.ConfigParser | None = files.parsed(path, _load_ini)
+    return parsed
+
+
+def _expand(text: str) -> list[str]:
+    """tox's brace expansion: `py3{8,9}` -> py38, py39."""
+    match = BRACES.search(text)
+    if match is None:
+        return [text]
+    return [out for option in match.group(1).split(",")
+            for out in _expand(text[:match.start()] + option.strip() + text[match.end():])]
+
+
+def _classifiers(text: str) -> list[Version]:
+    """The versions a file's trove classifiers name."""
+    return [(int(m.group(1)), int(m.group(2))) for m in CLASSIFIER.finditer(text)]
+
+
+def _ci_values(text: str) -> list[Version]:
+    """The CPython X.Y versions in a YAML value: a scalar or a flow list (`["3.8", 3.9]`); `pypy-3.9`,
+    `3.x` and `${{ ... }}` are not."""
+    words = [word.strip().strip("'\"") for word in text.split("#")[0].strip().strip("[]").split(",")]
+    return [(int(m.group(1)), int(m.group(2))) for word in words if (m := CI_VERSION.fullmatch(word))]
+
+
+def _workflow_versions(text: str) -> list[Version]:
+    """The Python versions a workflow names under python-version-like keys (matrices, their includes, setup
+    steps), read line by line: a value on the key's line, or a block list below it."""
+    if "python" not in text:
+        return []
+    found: list[Version] = []
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        match = CI_KEY.match(line)
+        if match is None:
+            continue
+        if match.group(4).strip() and not match.group(4).lstrip().startswith("#"):
+            found += _ci_values(match.group(4))
+            continue
+        indent = len(match.group(1))
+        for item in lines[index + 1:]:
+            if not item.strip() or item.lstrip().startswith("#"):
+                continue
+            stripped = item.lstrip()
+            if len(item) - len(stripped) < indent or not stripped.startswith("- "):
+                break
+            found += _ci_values(stripped[2:])
+    return found
+
+
+def declared(files: BaseFiles) -> Declared:
+    """What the base declares: its specifier, and the versions it names."""
+    named: dict[Version, str] = {}
+
+    def name(versions: list[Version], source: str) -> None:
+        for version in versions:
+            named.setdefault(version, source)
+
+    spec_text, spec_source = "", ""
+    pyproject = _toml(files)
+    project = _project(pyproject)
+    if isinstance(project.get("requires-python"), str):
+        spec_text, spec_source = project["requires-python"], "pyproject.toml"
+    setup_cfg = _ini(files, "setup.cfg")
+    if not spec_text and setup_cfg is not None and setup_cfg.has_option("options", "python_requires"):
+        spec_text, spec_source = setup_cfg.get("options", "python_requires").strip(), "setup.cfg"
+    setup_py = files.text("setup.py") or ""
+    if not spec_text and (match := PYTHON_REQUIRES.search(setup_py)):
+        spec_text, spec_source = match.group(2), "setup.py"
+    spec = None
+    if spec_text.strip():
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet  # loaded when a base has a specifier
+
+        try:
+            spec = SpecifierSet(spec_text)
+        except InvalidSpecifier:
+            spec_text = ""
+    for path in ("pyproject.toml", "setup.cfg", "setup.py"):
+        name(files.parsed(path, _classifiers) or [], f"classifiers in {path}")
+    tox = _ini(files, "tox.ini")
+    if tox is not None and tox.has_option("tox", "envlist"):
+        envs = [env for part in re.split(r"[\s,]+(?![^{]*\})", tox.get("tox", "envlist")) for env in _expand(part)]
+        name([(int(m.group(1)), int(m.group(2))) for env in envs for m in TOX_ENV.finditer(env)], "tox.ini envlist")
+    for path in files.paths():
+        if path.startswith(".github/workflows/"):
+            name(files.parsed(path, _workflow_versions) or [], f"CI matrix in {path}")
+    return Declared(spec, spec_text if spec else "", spec_source if spec else "", named)
+
+
+def _lower_bound(spec: SpecifierSet) -> Version | None:
+    """The X.Y of a specifier's lowest bound (>=, >, ~=, ==), when it has one."""
+    bounds = []
+    for item in spec:
+        match = re.match(r"(\d+)\.(\d+)", item.version)
+        if item.operator in (">=", ">", "~=", "==", "===") and match:
+            bounds.append((int(match.group(1)), int(match.group(2))))
+    return max(bounds) if bounds else None
+
+
+def _dotted(version: Version) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+def choose_python(found: Declared, installed: Installed) -> tuple[str | None, str]:
+    """The newest installed interpreter the base declares support for, and why; the newest declared version
+    when none installed fits (verify then says it is missing)."""
+    within = f'requires-python "{found.spec_text}" ({found.spec_source})' if found.spec else ""
+    named = sorted(v for v in found.named if _allows(found.spec, v)) or sorted(found.named)
+    bounds = ""
+    if named:
+        low, high = named[0], named[-1]
+        sources = sorted({found.named[v] for v in named if v in (low, high)})
+        bounds = f"{_dotted(low)} to {_dotted(high)}, the versions named ({'; '.join(sources)})"
+    rules = " and ".join(part for part in (within, bounds) if part)
+    fits = [version for version, _ in installed if _allows(found.spec, version)
+            and (not named or named[0] <= version <= named[-1])]
+    if fits:
+        what = f"newest installed within {rules}" if rules else "newest installed; the project declares no version"
+        return _dotted(fits[0]), f"python {_dotted(fits[0])}: {what}"
+    if named:
+        return _dotted(named[-1]), f"python {_dotted(named[-1])}: newest declared ({rules}); not installed"
+    lowest = _lower_bound(found.spec) if found.spec else None
+    if lowest is not None:
+        return _dotted(lowest), f"python {_dotted(lowest)}: lowest allowed by {within}; none installed fits"
+    if found.spec:
+        return None, f"python: none installed fits {within}"
+    return None, "python: none; the project declares no version and no interpreter is installed"
+
+
+@dataclass(frozen=True)
+class _Extra:
+    """A test-ish extra or dependency group a base declares."""
+
+    kind: str
+    """"extra" or "group"."""
+    name: str
+    """Its name as written."""
+    source: str
+    """The file declaring it."""
+    requirements: tuple[str, ...] | None
+    """What it lists; None when not known (setup.py is read by regex)."""
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
+
+
+def _extras(files: BaseFiles, pyproject: dict[str, Any]) -> list[_Extra]:
+    """Every test-ish extra and dependency group the base declares."""
+    out: list[_Extra] = []
+    project = _project(pyproject)
+    for kind, table in (("extra", project.get("optional-dependencies")), ("group", pyproject.get("dependency-groups"))):
+        if isinstance(table, dict):
+            out += [_Extra(kind, key, "pyproject.toml", _strings(value)) for key, value in table.items()
+                    if isinstance(key, str) and _normal(key) in TEST_NAMES]
+    setup_cfg = _ini(files, "setup.cfg")
+    if setup_cfg is not None and setup_cfg.has_section("options.extras_require"):
+        for key, value in setup_cfg.items("options.extras_require"):
+            if _normal(key) in TEST_NAMES:
+                out.append(_Extra("extra", key, "setup.cfg", tuple(line.strip() for line in value.splitlines()
+                                                                   if line.strip())))
+    setup_py = files.text("setup.py") or ""
+    if "extras_require" in setup_py:
+        out += [_Extra("extra", m.group(1), "setup.py", None) for m in SETUP_PY_KEY.finditer(setup_py)]
+    return out
+
+
+def _lists_runner(requirements: tuple[str, ...] | None) -> bool:
+    for line in requirements or ():
+        match = REQUIREMENT_NAME.match(line)
+        if match and _normal(match.group(1)) == RUNNER:
+            return True
+    return False
+
+
+def _tox_deps(files: BaseFiles) -> tuple[list[str], list[str]] | None:
+    """The [testenv] deps as install arguments (`-r file` kept, substitutions and factor lines dropped), and its
+    extras; None when there is no such section."""
+    tox = _ini(files, "tox.ini")
+    if tox is None or not tox.has_section("testenv"):
+        return None
+    args: list[str] = []
+    for raw in (tox.get("testenv", "deps", fallback="") or "").splitlines():
+        line = raw.split(" #")[0].strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
+        if not line or line.startswith("#") or FACTOR.match(line):
+            continue
+        option = re.match(r"(-[rc])\s*(\S+)$", line)
+        if option:
+            args += [option.group(1), option.group(2)]
+        elif "{" not in line and line not in (".", "-e .", "-e."):
+            args.append(line)
+    extras = [e for e in re.split(r"[\s,]+", tox.get("testenv", "extras", fallback="") or "") if e and "{" not in e]
+    return args, extras
+
+
+def _requirements_file(files: BaseFiles) -> str | None:
+    """The base's requirements file for tests, else for development."""
+    found = [p for p in files.paths() if ROOT_REQUIREMENTS.fullmatch(p)
+             or (p.startswith(REQUIREMENTS_DIR + "/") and DIR_REQUIREMENTS.fullmatch(p.split("/", 1)[1]))]
+    found.sort(key=lambda p: ("test" not in p.rsplit("/", 1)[-1], p.count("/"), len(p), p))
+    return found[0] if found else None
+
+
+def _file_lists_runner(files: BaseFiles, path: str) -> bool:
+    return _lists_runner(tuple((files.text(path) or "").splitlines()))
+
+
+def python_command(files: BaseFiles, python: str | None) -> tuple[str, str]:
+    """The command that installs the base and its test dependencies into the case's interpreter, and why."""
+    parts = [int(part) for part in python.split(".")[:2]] if python else []
+    uv = not parts or tuple(parts) >= UV_FROM
+    install = ["uv", "pip", "install"] if uv else ["python", "-m", "pip", "install"]
+    pyproject = _toml(files)
+    installable = files.has("setup.py") or any(key in pyproject for key in ("project", "build-system"))
+    extras = sorted(_extras(files, pyproject), key=lambda e: (TEST_NAMES.index(_normal(e.name)), e.kind != "extra"))
+    args: list[str]
+    listed = False
+    if installable and extras:
+        chosen = extras[0]
+        listed = _lists_runner(chosen.requirements)
+        if chosen.kind == "extra":
+            args, origin = ["-e", f".[{chosen.name}]"], f'extra "{chosen.name}" of {chosen.source}'
+        elif uv:
+            args, origin = ["-e", ".", "--group", chosen.name], f'dependency group "{chosen.name}" of {chosen.source}'
+        else:
+            args = ["-e", ".", *(chosen.requirements or ())]
+            origin = f'the requirements of dependency group "{chosen.name}" of {chosen.source} (pip has no --group)'
+    elif installable and (tox := _tox_deps(files)) is not None and (tox[0] or tox[1]):
+        deps, tox_extras = tox
+        args = ["-e", f".[{','.join(tox_extras)}]" if tox_extras else ".", *deps]
+        listed = _lists_runner(tuple(deps)) or any(
+            _file_lists_runner(files, deps[i + 1]) for i, dep in enumerate(deps[:-1]) if dep == "-r")
+        origin = "deps" + (" and extras" if tox_extras else "") + " of [testenv] in tox.ini"
+    elif (requirements := _requirements_file(files)) is not None:
+        listed = _file_lists_runner(files, requirements)
+        if installable:
+            args, origin = ["-e", ".", "-r", requirements], f"the project and {requirements}"
+        else:
+            base = ["-r", "requirements.txt"] if files.has("requirements.txt") else []
+            args = [*base, "-r", requirements]
+            origin = ("requirements.txt and " if base else "") + requirements + " (no pyproject.toml or setup.py)"
+    elif installable:
+        args, origin = ["-e", "."], "the project alone (it declares no test dependencies)"
+    elif files.has("requirements.txt"):
+        args, origin = ["-r", "requirements.txt"], "requirements.txt (no pyproject.toml or setup.py)"
+    else:
+        args, origin = [], "the test runner alone (no pyproject.toml, setup.py or requirements file)"
+    if not listed:
+        args.append(RUNNER)
+        if args != [RUNNER]:
+            origin += f", plus {RUNNER}"
+    tool = "" if uv else f"; pip, as uv does not install into Python {python}"
+    return " ".join(shlex.quote(word) for word in (*install, *args)), f"command: {origin}{tool}"

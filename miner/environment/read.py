@@ -1,0 +1,199 @@
+"""The base commit's build and dependency files, through long-lived `git cat-file --batch` processes.
+
+Per base: its root tree with `.github/workflows` and `requirements/` (trees list names and blob ids), asked for
+AHEAD bases at a time by one process, then, only when those blob ids are new, the contents of the few files
+inference reads, from a second process (so the trees asked ahead stay in flight). Lockfiles and other files
+whose presence is all that counts are never read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from miner.gitbatch import CatFile
+
+READ_NAMES = frozenset({"pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "package.json"})
+"""Root files whose content inference reads."""
+PRESENT_NAMES = frozenset({"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb",
+                           "bun.lock", "go.mod", "Cargo.toml", "pom.xml", "build.gradle", "build.gradle.kts",
+                           "Gemfile", "requirements.txt"})
+"""Root files whose presence is all that counts."""
+ROOT_REQUIREMENTS = re.compile(r"requirements.*(test|dev).*\.txt|(test|dev)[-_]?requirements\.txt")
+"""Root requirements files of tests or development (requirements-test.txt, requirements-dev.txt, ...)."""
+DIR_REQUIREMENTS = re.compile(r"(test|dev).*\.txt")
+"""Files of tests or development in `requirements/`."""
+WORKFLOW = re.compile(r"[^/]+\.ya?ml")
+WORKFLOWS = ".github/workflows"
+REQUIREMENTS_DIR = "requirements"
+AHEAD = 256
+"""Bases whose trees are asked for before the first of them is read: git answers whenever it is scheduled.
+Their requests (~150 bytes each) stay below a default 64 KiB pipe, so asking never blocks on a git that is
+itself blocked writing answers not yet read."""
+MAX_BLOB = 1 << 20
+"""Files larger than this are not read (no build file of a real project is)."""
+
+Key = tuple[tuple[str, str], ...]
+"""(path, blob id) of every file inference looks at: equal keys give equal inferences."""
+
+
+@dataclass(frozen=True)
+class BaseFiles:
+    """The files of one base commit that inference looks at."""
+
+    key: Key
+    """(path, blob id) of every such file, sorted."""
+    contents: dict[str, bytes]
+    """Content by path of the files read (present in key, readable, small enough)."""
+    parsed_by_blob: dict[tuple[str, str], Any] = field(default_factory=dict)
+    """(parser name, blob id) -> what the parser made of that blob, shared by every base of a scan."""
+
+    def has(self, path: str) -> bool:
+        """Whether the base has the file."""
+        return any(name == path for name, _ in self.key)
+
+    def text(self, path: str) -> str | None:
+        """The file's content as text (invalid UTF-8 replaced), or None when absent or not read."""
+        content = self.contents.get(path)
+        return None if content is None else content.decode("utf-8", "replace")
+
+    def parsed(self, path: str, parse: Callable[[str], Any]) -> Any:
+        """parse(the file's text), worked out once per blob and parser; None when the file is not read."""
+        oid = next((oid for name, oid in self.key if name == path), None)
+        if oid is None or path not in self.contents:
+            return None
+        memo = (parse.__qualname__, oid)
+        if memo not in self.parsed_by_blob:
+            self.parsed_by_blob[memo] = parse(self.contents[path].decode("utf-8", "replace"))
+        return self.parsed_by_blob[memo]
+
+    def paths(self) -> list[str]:
+        """Every path looked at, sorted."""
+        return [name for name, _ in self.key]
+
+
+def parse_tree(content: bytes, hash_size: int) -> list[tuple[str, str, str]]:
+    """(mode, name, object id) of each entry of a raw tree object."""
+    out = []
+    index = 0
+    while index < len(content):
+        space = content.index(b" ", index)
+        nul = content.index(b"\0", space)
+        oid = content[nul + 1:nul + 1 + hash_size].hex()
+        out.append((content[index:space].decode(), content[space + 1:nul].decode("utf-8", "surrogateescape"), oid))
+        index = nul + 1 + hash_size
+    return out
+
+
+def _blobs(found: tuple[str, bytes] | None, hash_size: int,
+           trees: dict[bytes, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """(name, blob id) of the regular files of a tree answer (none when it is missing or not a tree); trees
+    holds the ones already parsed, by content."""
+    if found is None or found[0] != "tree":
+        return []
+    content = found[1]
+    if content not in trees:
+        trees[content] = [(name, oid) for mode, name, oid in parse_tree(content, hash_size) if mode.startswith("100")]
+    return trees[content]
+
+
+class BaseReader:
+    """Reads `BaseFiles` of base commits from one cat-file process; file contents are kept by blob id."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.catfile = CatFile(repo)
+        self.contents_catfile: CatFile | None = None  # a second process: trees asked ahead stay in flight
+        self.blobs: dict[str, bytes | None] = {}
+        self.parsed: dict[tuple[str, str], Any] = {}
+        self.trees: dict[bytes, list[tuple[str, str]]] = {}
+        self.expected: deque[str] = deque()
+        self.asked: deque[tuple[str, list[str]]] = deque()
+        self.asked_bases: set[str] = set()
+        self.listed: dict[str, tuple[Key, list[tuple[str, str]]]] = {}
+
+    def expect(self, bases: Iterable[str]) -> None:
+        """Bases about to be asked for, in order: their trees are asked for AHEAD at a time, so git answers
+        while the scan works."""
+        self.expected.extend(bases)
+        self._ask_ahead()
+
+    def _ask(self, bases: list[str]) -> None:
+        """Ask for the trees of bases in one write (each write lets another thread take the interpreter)."""
+        names = {base: [f"{base}^{{tree}}", f"{base}:{WORKFLOWS}", f"{base}:{REQUIREMENTS_DIR}"] for base in bases}
+        self.catfile.request(name for base in bases for name in names[base])
+        for base in bases:
+            self.asked.append((base, names[base]))
+            self.asked_bases.add(base)
+
+    def _ask_ahead(self) -> None:
+        """Top the bases asked for up to AHEAD once fewer than half that are outstanding."""
+        if len(self.asked) > AHEAD // 2:
+            return
+        bases: list[str] = []
+        while self.expected and len(self.asked) + len(bases) < AHEAD:
+            base = self.expected.popleft()
+            if base not in self.asked_bases and base not in self.listed and base not in bases:
+                bases.append(base)
+        if bases:
+            self._ask(bases)
+
+    def _collect(self) -> None:
+        """Read the oldest outstanding answer into listed."""
+        base, names = self.asked.popleft()
+        self.asked_bases.discard(base)
+        self.listed[base] = self._listing(base, self.catfile.collect(names), names)
+
+    def listing(self, base: str) -> tuple[Key, list[tuple[str, str]]]:
+        """The key of base's files, and the (path, blob id) of those whose content is read."""
+        if base not in self.listed and base not in self.asked_bases:
+            self._ask([base])
+        while base not in self.listed:
+            self._collect()
+        self._ask_ahead()
+        return self.listed.pop(base)
+
+    def _listing(self, base: str, answers: dict[str, tuple[str, bytes] | None],
+                 names: list[str]) -> tuple[Key, list[tuple[str, str]]]:
+        hash_size = len(base) // 2
+        key: list[tuple[str, str]] = []
+        read: list[tuple[str, str]] = []
+        for name, oid in _blobs(answers.get(names[0]), hash_size, self.trees):
+            if name in READ_NAMES or ROOT_REQUIREMENTS.fullmatch(name):
+                read.append((name, oid))
+            elif name in PRESENT_NAMES:
+                key.append((name, oid))
+        for directory, pattern, answer in ((WORKFLOWS, WORKFLOW, answers.get(names[1])),
+                                           (REQUIREMENTS_DIR, DIR_REQUIREMENTS, answers.get(names[2]))):
+            read += [(f"{directory}/{name}", oid) for name, oid in _blobs(answer, hash_size, self.trees)
+                     if pattern.fullmatch(name)]
+        return tuple(sorted(key + read)), read
+
+    def contents(self, read: list[tuple[str, str]]) -> dict[str, bytes]:
+        """The content of each (path, blob id), by path, asked for in one round trip (known blobs are not)."""
+        missing = [oid for _, oid in read if oid not in self.blobs]
+        if missing:
+            if self.contents_catfile is None:
+                self.contents_catfile = CatFile(self.repo)
+            catfile = self.contents_catfile
+            for oid, found in catfile.collect(catfile.request(missing)).items():
+                ok = found is not None and found[0] == "blob" and len(found[1]) <= MAX_BLOB
+                self.blobs[oid] = found[1] if ok and found is not None else None
+        return {path: content for path, oid in read if (content := self.blobs.get(oid)) is not None}
+
+    def files(self, base: str) -> tuple[Key, Callable[[], BaseFiles]]:
+        """The key of base's files, and how to read them (only needed when the key is new)."""
+        key, read = self.listing(base)
+        return key, lambda: BaseFiles(key, self.contents(read), self.parsed)
+
+    def close(self) -> None:
+        """End the cat-file processes."""
+        try:
+            self.catfile.close()
+        finally:
+            if self.contents_catfile is not None:
+                self.contents_catfile.close()
