@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 import uv
 
 from corpus.errors import WorkspaceError
+from corpus.gitutil import git_text, run_git
 from corpus.interpreters import find_python
 
 # Variables that would point a command at Hindcast's own files or change how Python behaves for it.
@@ -25,6 +28,42 @@ UV_SETUP_ENV = {"UV_PYTHON_DOWNLOADS": "never", "UV_LINK_MODE": "copy", "UV_COMP
                 "UV_NO_PROGRESS": "1"}
 """uv settings of every setup command: never a downloaded interpreter, files copied into the environment (never
 linked to the download cache), bytecode compiled at install (a read-only environment cannot write it later)."""
+
+
+VERSION_VARIABLE = "SETUPTOOLS_SCM_PRETEND_VERSION"
+"""Read by setuptools-scm and hatch-vcs (and so by most projects that take their version from git tags)."""
+_TAG_VERSION = re.compile(r"^[vV]?(\d+(\.\d+)*)$")
+
+
+@functools.lru_cache(maxsize=1024)
+def _base_version(repo: Path, commit: str) -> str | None:
+    tag = run_git(["describe", "--tags", "--abbrev=0", commit], repo, check=False)
+    match = _TAG_VERSION.match(tag.stdout.decode("utf-8", "replace").strip()) if tag.returncode == 0 else None
+    if match is None:
+        return None
+    count = git_text(["rev-list", "--count", f"{tag.stdout.decode().strip()}..{commit}"], repo)
+    return match.group(1) + (f".post1.dev{count}" if count != "0" else "")
+
+
+def version_environment(repo: Path, commit: str) -> dict[str, str]:
+    """The base's version for a setup command: the workspace has no tags (no refs but its one commit), so a project
+    versioned from git tags would install as version 0.1.dev1 and fail every requirement on itself (a test
+    dependency that needs it, `>=3.0`). The nearest tag reachable from the base (history before it, nothing of
+    the future): the tag itself at a tagged base, else a version just after it, e.g. 3.16.1.post1.dev4 four
+    commits later."""
+    version = _base_version(repo, commit)
+    return {VERSION_VARIABLE: version} if version else {}
+
+
+def failure_line(tail: str) -> str:
+    """The line of a failed command's output that says why: its first error line (`error:`, uv's `×`, pip's
+    `ERROR:`) with the output's last line, else the last line; at most 300 characters."""
+    lines = [line.strip() for line in tail.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    marked = next((line for line in lines if line.lower().startswith(("error", "×", "fatal"))), None)
+    text = lines[-1] if marked is None or marked == lines[-1] else f"{marked} … {lines[-1]}"
+    return text if len(text) <= 300 else text[:299] + "…"
 
 
 def uv_binary() -> Path:

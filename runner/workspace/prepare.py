@@ -15,7 +15,15 @@ from corpus.model import Case
 from runner.envs import overlay
 from runner.envs.cache import ENV_DIR as CACHED_ENV_DIR
 from runner.envs.cache import Built, EnvCache
-from runner.envs.environment import UV_SETUP_ENV, base_environment, make_python_env, python_env, uv_binary
+from runner.envs.environment import (
+    UV_SETUP_ENV,
+    base_environment,
+    failure_line,
+    make_python_env,
+    python_env,
+    uv_binary,
+    version_environment,
+)
 from runner.envs.key import env_key
 from runner.process import ProcessResult, run_command
 from runner.sandbox.bwrap import Bind
@@ -79,19 +87,19 @@ def prepare(case: Case, repo: Path, scratch: Path, pristine: Path | None = None,
             and (case.setup.python or case.setup.command)):
         prepared = _from_cache(case, repo, workspace, scratch, confinement, env_cache)
     if prepared is None:
-        prepared = _fresh(case, workspace, scratch, confinement)
+        prepared = _fresh(case, repo, workspace, scratch, confinement)
     return Prepared(prepared.workspace, prepared.env, prepared.setup, prepared.env_dir,
                     round(time.monotonic() - clock, 3), prepared.env_cache)
 
 
-def _fresh(case: Case, workspace: Path, scratch: Path, confinement: Confinement | None) -> Prepared:
+def _fresh(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: Confinement | None) -> Prepared:
     """The environment beside the workspace, and setup run in it."""
     env = base_environment()
     env_dir = None
     if case.setup.python:
         env_dir = scratch / ENV_DIR
         env = make_python_env(case.setup.python, env_dir, env)
-    result = run_setup(case, workspace, env, scratch, confinement, env_dir)
+    result = run_setup(case, repo, workspace, env, scratch, confinement, env_dir)
     return Prepared(workspace, env, result, env_dir)
 
 
@@ -108,7 +116,7 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
         env = base_environment()
         if case.setup.python and env_dir is not None:
             env = make_python_env(case.setup.python, env_dir, env, cache=cache.setup_variables())
-        result = run_setup(case, workspace, env, scratch, confinement, env_dir, cache)
+        result = run_setup(case, repo, workspace, env, scratch, confinement, env_dir, cache)
         ran.append(result)
         if (scratch / "setup.log").is_file():
             shutil.copyfile(scratch / "setup.log", directory / "setup.log")
@@ -128,13 +136,16 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
     return Prepared(workspace, env, None, entry.env_dir, env_cache="hit")
 
 
-def run_setup(case: Case, workspace: Path, env: dict[str, str], scratch: Path, confinement: Confinement | None,
-              env_dir: Path | None, cache: EnvCache | None = None) -> ProcessResult | None:
-    """Run the case's setup command in the workspace (sandboxed when the confinement says so) with uv on PATH;
-    WorkspaceError when it cannot start, times out or fails. With cache, setup gets its download caches."""
+def run_setup(case: Case, repo: Path, workspace: Path, env: dict[str, str], scratch: Path,
+              confinement: Confinement | None, env_dir: Path | None,
+              cache: EnvCache | None = None) -> ProcessResult | None:
+    """Run the case's setup command in the workspace (sandboxed when the confinement says so) with uv on PATH
+    and the base's version from its tags (`version_environment`); WorkspaceError when it cannot start, times out
+    or fails. With cache, setup gets its download caches."""
     if not case.setup.command:
         return None
-    setup_env = {**env, **UV_SETUP_ENV, **(cache.setup_variables() if cache is not None else {})}
+    setup_env = {**version_environment(repo, case.base_commit), **env, **UV_SETUP_ENV,
+                 **(cache.setup_variables() if cache is not None else {})}
     binds = list(Prepared(workspace, env, None, env_dir).env_binds(writable=True))
     if env_dir is None:  # no environment to link uv from: a directory of its own
         tools = scratch / "setup-tools"
@@ -157,6 +168,5 @@ def run_setup(case: Case, workspace: Path, env: dict[str, str], scratch: Path, c
     if result.timed_out:
         raise WorkspaceError(f"setup timed out after {case.setup.timeout}s")
     if result.exit_code != 0:
-        last = result.tail.strip().splitlines()[-1:] or [result.start_error or ""]
-        raise WorkspaceError(f"setup failed (exit {result.exit_code}): {last[0][:200]}")
+        raise WorkspaceError(f"setup failed (exit {result.exit_code}): {failure_line(result.tail)}")
     return result
