@@ -50,6 +50,9 @@ def publish_logs(corpus_root: Path, case_id: str, staged: list[Path]) -> Path | 
     if not staged:
         return None
     target.mkdir(parents=True, exist_ok=True)
+    ignore = corpus_root / KEPT_DIR.parts[0] / ".gitignore"
+    if not ignore.exists():  # a corpus kept in its repository: the logs and workspaces are never committed
+        ignore.write_text("*\n")
     for directory in staged:
         shutil.move(str(directory), str(target / directory.name))
     return target

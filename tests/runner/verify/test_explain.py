@@ -40,6 +40,8 @@ def test_a_grader_that_ran_no_test_is_an_error(tmp_path: Path, command: str, ext
     assert verdict.logs == str(corpus.root / ".hindcast" / "verify" / case.id) == record.logs
     assert sorted(p.name for p in Path(verdict.logs).iterdir()) == ["baseline-1", "oracle-1"]
     assert (Path(verdict.logs) / "oracle-1" / "grader.log").is_file()
+    # A corpus kept inside its repository never commits them.
+    assert (corpus.root / ".hindcast" / ".gitignore").read_text() == "*\n"
 
 
 def test_logs_of_the_unexpected_attempt_are_kept_and_replaced(tmp_path: Path,
