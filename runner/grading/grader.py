@@ -123,7 +123,7 @@ def first_error_line(output: str) -> str:
                     and not line.startswith("E   ")), None)
     detail_at = next((i for i, line in enumerate(lines) if line.startswith("E   ")
                       and (head_at is None or i > head_at)), None)
-    head = lines[head_at].strip() if head_at is not None else ""
+    head = lines[head_at].strip(" =_-") if head_at is not None else ""  # pytest's `___ ERROR collecting x ___`
     detail = lines[detail_at][4:].strip() if detail_at is not None else ""
     if head and detail and detail not in head:
         head = f"{head.rstrip('.')}: {detail}"

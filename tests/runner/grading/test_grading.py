@@ -147,6 +147,11 @@ def test_first_error_line_names_the_error_and_its_exception() -> None:
     assert first_error_line(output) == ("ImportError while loading conftest '/w/tests/conftest.py': "
                                         "ModuleNotFoundError: No module named 'foo'")
     assert first_error_line("==== 1 passed ====\n") == ""
+    collection = ("==== ERRORS ====\n____________ ERROR collecting tests/test_calc.py ____________\n"
+                  "tests/test_calc.py:1: in <module>\n    from calc import mul\n"
+                  "E   ImportError: cannot import name 'mul' from 'calc'\n")
+    assert first_error_line(collection) == ("ERROR collecting tests/test_calc.py: "
+                                            "ImportError: cannot import name 'mul' from 'calc'")
     assert pytest_no_run("make test", 4, output) is None  # exit codes mean pytest's only for pytest
 
 
