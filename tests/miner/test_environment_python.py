@@ -80,6 +80,16 @@ def test_classifiers_keep_the_newest_installed_python_out(tmp_path: Path, python
                       'command: extra "tests" of setup.py, plus pytest')
 
 
+def test_an_extra_set_on_the_extras_mapping_counts(tmp_path: Path, pythons: Installed) -> None:
+    setup_py = ('from setuptools import setup\n\nEXTRAS_REQUIRE = {"docs": ["sphinx"], "tests_no_zope": ["pytest"]}\n'
+                'EXTRAS_REQUIRE["tests"] = EXTRAS_REQUIRE["tests_no_zope"] + ["zope.interface"]\n'
+                'if EXTRAS_REQUIRE["dev"] == []:\n    pass\n'
+                'setup(name="app", extras_require=EXTRAS_REQUIRE)\n')
+    _, command, origin = setup_of(tmp_path, {"setup.py": setup_py}, pythons)
+    assert command == "uv pip install -e '.[tests]' pytest"
+    assert origin[1] == 'command: extra "tests" of setup.py, plus pytest'
+
+
 def test_an_upper_bound_of_requires_python_is_kept(tmp_path: Path, pythons: Installed) -> None:
     python, _, origin = setup_of(tmp_path, {"pyproject.toml": pyproject(">=3.8, <3.12")}, pythons)
     assert python == "3.11"
