@@ -27,7 +27,7 @@ def verdict_json(verdict: CaseVerdict) -> dict[str, Any]:
         "measured": None if measured is None else {
             "command": measured.command, "fail_to_pass": list(measured.fail_to_pass),
             "pass_to_pass": list(measured.pass_to_pass), "failures": measured.failures,
-            "flaky": list(measured.flaky), "written": verdict.written},
+            "flaky": list(measured.flaky), "written": verdict.written, "current": verdict.current},
         "attempts": [attempt_json(a) for a in verdict.attempts],
     }
 
@@ -58,6 +58,8 @@ def measured_line(verdict: CaseVerdict) -> str | None:
         text += f", {len(measured.flaky)} flaky left out"
     if verdict.written:
         return text + "; written to case.yaml"
+    if verdict.current:
+        return text + "; as case.yaml has them"
     return text + ("; proposed (--update writes them)" if verdict.verdict != "ERROR" and measured.fail_to_pass
                    else "")
 

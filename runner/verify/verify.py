@@ -106,6 +106,8 @@ class CaseVerdict:
     """The tests measured on both sides (None without a JUnit report or when an attempt erred)."""
     written: bool = False
     """True when the measured grader was written into the case or candidate."""
+    current: bool = False
+    """True when the case's grader already held what was measured (nothing to write)."""
     logs: str | None = None
     """The directory of the kept logs of its unexpected attempts (or all attempts with --keep)."""
 
@@ -279,7 +281,9 @@ def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], option
     logs = publish_logs(corpus.root, stored.case.id, [Path(a.logs) for a in kept if a.logs])
     shown = tuple(keep_attempt(a, logs) for a in verdict.attempts)
     reason = FEATURE_REASON if feature and not verdict.reason else verdict.reason
+    current = measured is not None and measured.grader(stored.case.grader) == stored.case.grader
     return replace(verdict, reason=reason, attempts=shown, feature=feature, measured=measured, written=written,
+                   current=current,
                    logs=str(logs) if logs else None, case_fingerprint=case_fingerprint(case, stored.files))
 
 

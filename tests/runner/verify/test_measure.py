@@ -19,6 +19,7 @@ from runner.grading.failclosed import FixConfig
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.sandbox.confine import Confinement
 from runner.verify.measure import failure_kind, measuring_command, node_id
+from runner.verify.render import measured_line
 from runner.verify.verify import VerifyOptions, verify
 from runner.workspace.workspace import create_workspace
 from tests.runner.verify.builders import CALC_MUL, JUNIT, PYTEST, TESTS_MUL, build
@@ -51,8 +52,9 @@ def test_candidate_gets_the_measured_lists_and_its_verdict(tmp_path: Path) -> No
     # Verifying again judges the measured grader and changes nothing.
     before = (stored.directory / "case.yaml").read_bytes()
     [again] = verify(corpus, VerifyOptions(kind="candidates", all_cases=True)).verdicts
-    assert (again.verdict, again.written) == ("VALID", False)
+    assert (again.verdict, again.written, again.current) == ("VALID", False, True)
     assert (stored.directory / "case.yaml").read_bytes() == before
+    assert measured_line(again) is not None and measured_line(again).endswith("; as case.yaml has them")
 
 
 def test_case_lists_are_proposed_and_written_only_with_update(tmp_path: Path,
@@ -68,7 +70,8 @@ def test_case_lists_are_proposed_and_written_only_with_update(tmp_path: Path,
     assert run_cli(cli, "runner", ["verify", "--corpus", str(corpus.root), "--json"]) == 0
     [document] = json.loads(capsys.readouterr().out)["verdicts"]
     assert document["measured"] == {"command": WHOLE, "fail_to_pass": list(F2P), "pass_to_pass": list(P2P),
-                                    "failures": {F2P[0]: "assertion"}, "flaky": [], "written": False}
+                                    "failures": {F2P[0]: "assertion"}, "flaky": [], "written": False,
+                                    "current": False}
     assert run_cli(cli, "runner", ["verify", "--corpus", str(corpus.root), "--update"]) == 0
     assert "2 pass-to-pass; written to case.yaml" in capsys.readouterr().out
     stored = corpus.load(case.id)
