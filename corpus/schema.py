@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +120,16 @@ class _Reader:
         return _Reader(self.path, value, f"{self.prefix}{key}.")
 
     def finish(self) -> None:
+        """Reject the first key no field read: every known key at this place has been read by now."""
         for key in self.data:
             if key not in self.seen:
-                raise self.fail(str(key), "unknown field")
+                raise self.fail(str(key), unknown_key_message(str(key), self.seen))
+
+
+def unknown_key_message(key: str, known: Iterable[str]) -> str:
+    """`unknown key 'promt' (did you mean 'prompt'?)`: the nearest known key, when one is close enough."""
+    close = difflib.get_close_matches(key, sorted(known), n=1)
+    return f"unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
 
 
 def _kind(value: Any) -> str:
