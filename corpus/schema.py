@@ -46,6 +46,11 @@ class _Reader:
         self.seen.add(key)
         if key not in self.data or self.data[key] is None:
             if required:
+                # A misspelt required key is reported as the unknown key it is, with the suggestion.
+                typo = difflib.get_close_matches(key, [str(k) for k in self.data if k not in self.seen], n=1,
+                                                 cutoff=0.75)
+                if typo:
+                    raise self.fail(typo[0], unknown_key_message(typo[0], [key]))
                 raise CorpusError(self.path, "missing required field", field=self.prefix + key,
                                   line=line_of(self.data))
             return None
