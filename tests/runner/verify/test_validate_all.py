@@ -70,8 +70,8 @@ def test_oracle_patch_that_does_not_apply_to_its_base(tmp_path: Path, capsys: py
     assert run_cli(cli, "runner", ["validate", "--corpus", str(corpus.root)]) == ExitCode.BAD_INPUT
     lines = capsys.readouterr().err.splitlines()
     assert lines == [
-        f"runner: error: {corpus.root / 'cases' / 'calc-add' / 'oracle.patch'}: does not apply to base "
-        f"{case.base_commit[:10]}: error: patch failed: calc.py:1",
+        (f"runner: error: {corpus.root / 'cases' / 'calc-add' / 'oracle.patch'}: does not apply to base "
+         f"{case.base_commit[:10]}: error: patch failed: calc.py:1"),
         f"runner: error: {corpus.root}: 1 problem found",
     ]
     assert index.read_bytes() == index_before
