@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,11 @@ class _Reader:
         self.seen.add(key)
         if key not in self.data or self.data[key] is None:
             if required:
+                # A misspelt required key is reported as the unknown key it is, with the suggestion.
+                typo = difflib.get_close_matches(key, [str(k) for k in self.data if k not in self.seen], n=1,
+                                                 cutoff=0.75)
+                if typo:
+                    raise self.fail(typo[0], unknown_key_message(typo[0], [key]))
                 raise CorpusError(self.path, "missing required field", field=self.prefix + key,
                                   line=line_of(self.data))
             return None
@@ -118,9 +125,16 @@ class _Reader:
         return _Reader(self.path, value, f"{self.prefix}{key}.")
 
     def finish(self) -> None:
+        """Reject the first key no field read: every known key at this place has been read by now."""
         for key in self.data:
             if key not in self.seen:
-                raise self.fail(str(key), "unknown field")
+                raise self.fail(str(key), unknown_key_message(str(key), self.seen))
+
+
+def unknown_key_message(key: str, known: Iterable[str]) -> str:
+    """`unknown key 'promt' (did you mean 'prompt'?)`: the nearest known key, when one is close enough."""
+    close = difflib.get_close_matches(key, sorted(known), n=1)
+    return f"unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
 
 
 def _kind(value: Any) -> str:

@@ -19,6 +19,7 @@ from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
 from miner.environment import Environment, Inference, languages_of
 from miner.extract import BatchResult, Extraction, Extractor
+from miner.gitdate import check_dates
 from miner.gitlog import History, LogCommit, iter_log
 from miner.groups import Branches, covered_by_known, group_merges, with_branches
 from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
@@ -121,6 +122,7 @@ class Grouping:
 def _check_options(options: ScanOptions) -> None:
     if options.rev and (options.since or options.until):
         raise UsageError("--rev cannot be combined with --since/--until")
+    check_dates(since=options.since, until=options.until)
     if options.max_candidates is not None and options.max_candidates < 0:
         raise UsageError("--max-candidates must be zero or more")
     if options.limits.max_files < 1 or options.limits.max_lines < 1:

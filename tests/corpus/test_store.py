@@ -53,7 +53,7 @@ def test_good_case_loads_with_every_field(tmp_path: Path) -> None:
 
 BAD_CASES = [
     ("malformed yaml", GOOD.replace("tags: [money]", "tags: [money"), "malformed YAML", None),
-    ("unknown field", GOOD + "colour: blue\n", "colour: unknown field", 18),
+    ("unknown field", GOOD + "colour: blue\n", "colour: unknown key 'colour'", 18),
     ("missing title", GOOD.replace("title: Cart total loses cents\n", ""), "title: missing required field", None),
     ("missing grader", GOOD.split("grader:")[0] + "tags: []\n", "grader: missing required field", None),
     ("missing grader command", GOOD.replace("  command: python -m pytest -q tests/test_cart.py\n", ""),

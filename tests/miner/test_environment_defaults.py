@@ -64,7 +64,7 @@ def test_an_empty_default_command_means_none(tmp_path: Path) -> None:
                            "such as 3.1 loses trailing zeros)")),
     ("    python: three\n", "5: defaults.setup.python: expected a version such as 3.8, found 'three'"),
     ("    command: [a, b]\n", "5: defaults.setup.command: expected text, found a list"),
-    ("    timeout: 5\n", "5: defaults.setup.timeout: unknown field"),
+    ("    timeout: 5\n", "5: defaults.setup.timeout: unknown key 'timeout'"),
 ])
 def test_a_bad_default_is_a_one_line_error_naming_corpus_yaml_and_the_field(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], setup: str, message: str) -> None:

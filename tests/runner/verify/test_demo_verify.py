@@ -22,6 +22,7 @@ def test_every_demo_case_is_valid(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "demo" / "corpus", corpus_dir)
     corpus = Corpus.open(corpus_dir)
     summary = validate(corpus, app)
+    assert summary.errors == ()
     assert (summary.cases, summary.active) == (5, 5)
     report = verify(corpus, VerifyOptions(repo=app, jobs=2))
     assert {v.case_id: v.verdict for v in report.verdicts} == dict.fromkeys(corpus.ids(), "VALID")

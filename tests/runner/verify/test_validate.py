@@ -27,7 +27,7 @@ def test_validate_base_commit_not_in_repository(tmp_path: Path, capsys: pytest.C
     err = capsys.readouterr().err
     assert err.startswith(f"runner: error: {corpus.root / 'cases' / 'calc-add' / 'case.yaml'}: base_commit: commit "
                           f"{'2' * 40} is not in the repository")
-    assert err.count("\n") == 1
+    assert err.splitlines()[1:] == [f"runner: error: {corpus.root}: 1 problem found"]
 
 
 def test_validate_repo_that_is_not_git(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -44,7 +44,8 @@ def test_validate_malformed_yaml_one_line(tmp_path: Path, capsys: pytest.Capture
     path.write_text(path.read_text() + "tags: [oops\n")
     assert run_cli(cli, "runner", ["validate", "--corpus", str(corpus.root)]) == ExitCode.BAD_INPUT
     err = capsys.readouterr().err
-    assert err.startswith(f"runner: error: {path}:") and "malformed YAML" in err and err.count("\n") == 1
+    assert err.startswith(f"runner: error: {path}:") and "malformed YAML" in err.splitlines()[0]
+    assert err.splitlines()[1:] == [f"runner: error: {corpus.root}: 1 problem found"]
 
 
 def test_unknown_option_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
