@@ -130,3 +130,19 @@ def test_dry_run_in_a_mode_without_agent(calc_fast: Bench, capsys: pytest.Captur
     code, out, _ = call([*base(calc_fast), "--mode", "oracle", "--dry-run"], capsys)
     assert code == ExitCode.OK and out == "oracle::calc-add #1: no agent (oracle mode)\n"
     assert not calc_fast.results.exists()
+
+
+def test_resuming_a_run_whose_agent_is_gone_is_refused(calc_fast: Bench, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "my-agent"
+    script.write_text(f"#!/bin/sh\nexec {agent('crash')}\n")
+    script.chmod(0o755)
+    code, _, _ = call([*base(calc_fast), "--agent", f"mine={script}"], capsys)
+    assert code == ExitCode.FAILED
+    (run_dir,) = calc_fast.results.iterdir()
+    manifest = (run_dir / "run.json").read_bytes()
+    script.unlink()
+    code, out, err = call([*base(calc_fast), "--resume", str(run_dir)], capsys)
+    assert code == ExitCode.BAD_INPUT and out == "" and err.count("\n") == 1
+    assert f"agent 'mine': {script}: no such file" in err
+    assert (run_dir / "run.json").read_bytes() == manifest and list(calc_fast.results.iterdir()) == [run_dir]
