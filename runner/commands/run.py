@@ -19,7 +19,7 @@ from runner.runs.load import LoadedRun
 from runner.runs.manifest import MODES, Variant
 from runner.runs.result import TrialResult
 from runner.trial.plan import RunOptions, parse_agent
-from runner.trial.run import run
+from runner.trial.run import preview, run
 from runner.verify.record import unverified_warning
 
 
@@ -61,13 +61,16 @@ from runner.verify.record import unverified_warning
 @click.option("--agent-home", "agent_home", multiple=True, type=click.Path(path_type=Path), metavar="PATH",
               help="Copy this file or directory of your home directory into each agent's own HOME, e.g. "
                    "~/.codex or ~/.claude (repeatable); changes stay in the trial.")
+@click.option("--dry-run", is_flag=True,
+              help="Check the options and print the expanded agent command of each variant's first trial; "
+                   "run and write nothing.")
 @env_cache_options
 def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool,
             select_since: str | None, trials: int | None, mode: str | None, agent_command: str | None,
             agents: tuple[str, ...], jobs: int,
             results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
             agent_timeout: float | None, sandbox: str, agent_network: str, agent_binds: tuple[Path, ...],
-            agent_home: tuple[Path, ...], env_cache: Path | None, no_env_cache: bool) -> int:
+            agent_home: tuple[Path, ...], dry_run: bool, env_cache: Path | None, no_env_cache: bool) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -90,6 +93,16 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                          agent_timeout=agent_timeout, repo=repo, sandbox=sandbox,
                          agent_network=agent_network == "host", agent_binds=agent_binds, agent_home=agent_home,
                          env_cache=env_cache_dir(env_cache, no_env_cache))
+    if dry_run:
+        previews = preview(corpus, options)
+        if warning:
+            click.echo(warning, err=True)
+        for p in previews:
+            if p.case_id is None:
+                click.echo(f"{p.variant}: no trial left to run")
+            else:
+                click.echo(f"{p.variant}::{p.case_id} #{p.trial}: {p.command or f'no agent ({p.variant} mode)'}")
+        return ExitCode.OK
     if sys.stdout.isatty():
         loaded = _run_with_bar(corpus, options, warning)
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 
 from runner.grading.grader import NOT_RUNNABLE
 from runner.process import ProcessResult
@@ -12,13 +13,106 @@ from runner.process import ProcessResult
 PLACEHOLDERS = ("workspace", "prompt_file", "case_id", "trial")
 MARKER_VAR = "HINDCAST_TRIAL_MARK"
 
+# A placeholder is {identifier}; `${...}` is the shell's parameter expansion, and inside single quotes (awk, jq,
+# python -c programs) only the known names are placeholders, so other braces there are the program's own.
+_BRACED = re.compile(r"\$?\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# bash builtins and keywords a command may start with; they are never looked up on PATH.
+SHELL_WORDS = frozenset((
+    ".", ":", "[", "[[", "!", "{", "(", "alias", "bg", "bind", "break", "builtin", "caller", "case", "cd",
+    "command", "compgen", "complete", "continue", "coproc", "declare", "dirs", "disown", "echo", "enable", "eval",
+    "exec", "exit", "export", "false", "fc", "fg", "for", "function", "getopts", "hash", "help", "history", "if",
+    "jobs", "kill", "let", "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd", "read", "readarray",
+    "readonly", "return", "select", "set", "shift", "shopt", "source", "suspend", "test", "time", "times", "trap",
+    "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "until", "wait", "while",
+))
+
+
+def _placeholders(template: str) -> list[tuple[int, int, str, str]]:
+    """Every placeholder of template as (start, end, name, quoting), quoting being '', "'" or '"'.
+
+    Known names count everywhere but inside ${...}; other {identifier} forms only outside single quotes.
+    """
+    quote_at: list[str] = []
+    state, escaped = "", False
+    for ch in template:
+        quote_at.append(state)
+        if escaped:
+            escaped = False
+        elif ch == "\\" and state != "'":
+            escaped = True
+        elif ch in "'\"" and state in ("", ch):
+            state = "" if state == ch else ch
+    found = []
+    for m in _BRACED.finditer(template):
+        name, quoting = m.group(1), quote_at[m.start()]
+        if m.group(0).startswith("$") and quoting != "'":
+            continue
+        start = m.start() + (1 if m.group(0).startswith("$") else 0)
+        if name in PLACEHOLDERS or quoting != "'":
+            found.append((start, m.end(), name, quoting))
+    return found
+
 
 def render_command(template: str, values: dict[str, str]) -> str:
-    """Replace {workspace}, {prompt_file}, {case_id} and {trial} by shell-quoted values; other braces stay."""
-    out = template
-    for name in PLACEHOLDERS:
-        out = out.replace("{" + name + "}", shlex.quote(values[name]))
-    return out
+    """Replace {workspace}, {prompt_file}, {case_id} and {trial} by shell-quoted values; other braces stay.
+
+    Inside quotes the quoting is closed around the value, so each value stays one literal piece of the word.
+    """
+    out, last = [], 0
+    for start, end, name, quoting in _placeholders(template):
+        if name not in PLACEHOLDERS:
+            continue
+        out += [template[last:start], f"{quoting}{shlex.quote(values[name])}{quoting}"]
+        last = end
+    return "".join([*out, template[last:]])
+
+
+def command_problem(template: str) -> str | None:
+    """Why an agent command cannot run, found before any trial: an unknown placeholder, an empty or unparsable
+    command, or a first word that is no builtin, no program on PATH and no executable file; None if none.
+
+    A leading VAR=value assignment (or `env VAR=value`) is skipped. A first word that the shell expands ($, `,
+    globs), that holds a placeholder, or that is a relative path (resolved in the trial's workspace) is not
+    checked.
+    """
+    unknown = [name for _, _, name, _ in _placeholders(template) if name not in PLACEHOLDERS]
+    if unknown:
+        return (f"unknown placeholder {{{unknown[0]}}} (the placeholders are "
+                f"{', '.join('{' + p + '}' for p in PLACEHOLDERS)})")
+    if not template.strip():
+        return "the agent command is empty"
+    # A value with "$" in it: a word holding a placeholder is never looked up.
+    lexer = shlex.shlex(render_command(template, dict.fromkeys(PLACEHOLDERS, "$value")), posix=True,
+                        punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError as exc:
+        return f"the agent command cannot be parsed: {exc}"
+    while words and _ASSIGNMENT.match(words[0]):
+        words.pop(0)
+    if words[:1] == ["env"]:
+        words.pop(0)
+        while words and _ASSIGNMENT.match(words[0]):
+            words.pop(0)
+        if not words or words[0].startswith("-"):
+            return None
+    if not words:
+        return "the agent command only sets variables: no command to run"
+    return _program_problem(words[0])
+
+
+def _program_problem(word: str) -> str | None:
+    if word in SHELL_WORDS or any(c in word for c in "$`*?[") or word[0] in "(;&|<>":
+        return None
+    if "/" not in word:
+        return None if shutil.which(word) else f"{word!r} is not a program on PATH"
+    if not os.path.isabs(word):
+        return None
+    if not os.path.isfile(word):
+        return f"{word}: no such file" if not os.path.exists(word) else f"{word}: not a file"
+    return None if os.access(word, os.X_OK) else f"{word}: not executable"
 
 
 def mentions(value: str, path: str) -> bool:

@@ -12,6 +12,7 @@ from runner.runs.digests import TrialId, audit_run
 from runner.runs.load import load_run
 from runner.runs.manifest import MODES, VARIANT_NAME, RunConfig, Variant, read_manifest
 from runner.runs.result import RESULT_FILE, parse_trial, trial_path
+from runner.trial.agent import command_problem
 from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT, SavedAttempt, TrialSpec
 
 DEFAULT_AGENT_TIMEOUT = 1800.0
@@ -77,6 +78,14 @@ def check_variant(variant: Variant) -> Variant:
     return variant
 
 
+def check_commands(variants: tuple[Variant, ...]) -> None:
+    """Refuse (UsageError) the first agent command that could not run, before any trial starts."""
+    for variant in variants:
+        problem = command_problem(variant.command) if variant.command is not None else None
+        if problem:
+            raise UsageError(f"agent {variant.name!r}: {problem}")
+
+
 def new_config(options: RunOptions, stored: dict[str, StoredCase]) -> RunConfig:
     """The configuration of a new run, checked."""
     mode = options.mode or "agent"
@@ -104,6 +113,7 @@ def new_config(options: RunOptions, stored: dict[str, StoredCase]) -> RunConfig:
         names = [check_variant(v).name for v in options.variants]
         if len(set(names)) != len(names):
             raise UsageError(f"variant {next(n for n in names if names.count(n) > 1)!r} is given twice")
+        check_commands(options.variants)
         return RunConfig(mode, trials, options.variants, cases, timeout, options.jobs)
     if mode in ("baseline", "oracle"):
         return RunConfig(mode, trials, (Variant(mode, None),), cases, timeout, options.jobs)
@@ -145,6 +155,8 @@ def resume_config(recorded: RunConfig, options: RunOptions, stored: dict[str, St
         if getattr(recorded, key) != value:
             raise UsageError(f"--resume {run_dir}: the run was made with a different {key.replace('_', ' ')} "
                              f"({_show(getattr(recorded, key))} vs {_show(value)}); start a new run")
+    if recorded.mode == "agent":
+        check_commands(recorded.variants)
     return recorded
 
 

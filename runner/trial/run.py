@@ -9,7 +9,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,14 +30,18 @@ from runner.runs.manifest import (
 )
 from runner.runs.result import TrialResult
 from runner.runs.runtime import runtime_info
-from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
+from runner.sandbox.bwrap import WORKSPACE
+from runner.sandbox.confine import PROMPT_FILE, Confinement, check_confinement, harness_dirs, hidden_paths
+from runner.trial.agent import render_command
 from runner.trial.assets import AssetCache
 from runner.trial.plan import RunOptions, new_config, plan_trials, resume_config, source_trials
 from runner.trial.trial import (
+    TASK_DIR_NAME,
     TrialContext,
     TrialSpec,
     run_trial,
 )
+from runner.workspace.prepare import WORKSPACE_DIR
 
 Progress = Callable[[int, int, TrialResult], None]
 
@@ -54,10 +58,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     Bad input raises UsageError before anything is written. announce(run_dir, trials to run) is called once
     the run directory exists; progress(done, total, result) after every trial.
     """
-    if options.jobs < 1 or (options.trials is not None and options.trials < 1):
-        raise UsageError("--jobs and --trials must be at least 1")
-    if options.agent_timeout is not None and options.agent_timeout <= 0:
-        raise UsageError("--agent-timeout must be positive")
+    _check_numbers(options)
     repo = open_repository(corpus.repo_path(options.repo))
     results_dir = options.results_dir or corpus.root / RESULTS_DIR
     # No variable of the agent's environment may name these; the sandbox also never shows the scratch root
@@ -105,6 +106,65 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         if env_cache is not None:
             env_cache.close()
     return load_run(run_dir)
+
+
+def _check_numbers(options: RunOptions) -> None:
+    if options.jobs < 1 or (options.trials is not None and options.trials < 1):
+        raise UsageError("--jobs and --trials must be at least 1")
+    if options.agent_timeout is not None and options.agent_timeout <= 0:
+        raise UsageError("--agent-timeout must be positive")
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What the first trial of one variant would run (`runner run --dry-run`)."""
+
+    variant: str
+    """The variant's name."""
+    case_id: str | None
+    """The case of its first trial; None when the variant has no trial left to run."""
+    trial: int
+    """The number of that trial (0 when there is none)."""
+    command: str | None
+    """The agent command with its placeholders filled as that trial would have them; None in a mode without agent."""
+
+
+def preview(corpus: Corpus, options: RunOptions) -> tuple[Preview, ...]:
+    """The first trial of each variant and its expanded agent command, checked like a run but with nothing run
+    or written (UsageError on bad input).
+
+    Inside the sandbox the placeholders are the paths the agent sees; on the host the trial's scratch directory
+    gets a random name, shown as XXXXXXXX.
+    """
+    _check_numbers(options)
+    stored = {s.case.id: s for s in corpus.load_all("cases")}
+    if options.resume is not None:
+        config = resume_config(read_manifest(options.resume).config, options, stored, options.resume)
+    else:
+        config = new_config(options, stored)
+    missing = [c for c in config.cases if c not in stored]
+    if missing:
+        raise UsageError(f"case {missing[0]!r} is not in the corpus {corpus.root}")
+    saved = source_trials(config) if config.mode == "regrade" else {}
+    plan = plan_trials(config, stored, saved, options.resume)
+    previews = []
+    for variant in config.variants:
+        first = next((s for s in plan if s.variant == variant.name), None)
+        if first is None:
+            previews.append(Preview(variant.name, None, 0, None))
+            continue
+        command = None
+        if first.command is not None:
+            case_id = first.stored.case.id
+            if options.sandbox == "none":
+                scratch = Path(options.scratch_root or tempfile.gettempdir()) / f"hindcast-{case_id}-XXXXXXXX"
+                places = {"workspace": str(scratch / WORKSPACE_DIR),
+                          "prompt_file": str(scratch / TASK_DIR_NAME / "prompt.md")}
+            else:
+                places = {"workspace": WORKSPACE, "prompt_file": PROMPT_FILE}
+            command = render_command(first.command, {**places, "case_id": case_id, "trial": str(first.trial)})
+        previews.append(Preview(variant.name, first.stored.case.id, first.trial, command))
+    return tuple(previews)
 
 
 def _clean_staging(run_dir: Path) -> None:

@@ -111,7 +111,8 @@ def test_hanging_agent_is_killed_with_every_grandchild(calc_fast: Bench, sandbox
 
 
 def test_agent_that_cannot_start_is_an_error(calc_fast: Bench) -> None:
-    loaded = calc_fast.run(variants=variants(missing="no-such-agent-xyz {workspace}", fixer=agent("fix")))
+    # A relative program is looked up in the trial's workspace, so only the trial can find it missing.
+    loaded = calc_fast.run(variants=variants(missing="./no-such-agent-xyz {workspace}", fixer=agent("fix")))
     by = {t.variant: t for t in loaded.trials}
     assert by["missing"].outcome == "error"
     assert by["missing"].reason.startswith("agent command could not start (exit 127)")
