@@ -371,7 +371,7 @@ def advisory_findings(rows: Sequence[Row], test: DropTest, options: CompareOptio
     elif drop_points > options.tolerance_points:
         found.append(Finding("WARN", "advisory-tolerance", (
             f"advisory cases fell {drop_points:.1f} pp (tolerance {options.tolerance_points:g} pp), not significant "
-            f"with {test.paired.n} cases: {_keys(worse)} (rule advisory-tolerance)")))
+            f"with {test.paired.n} case{'' if test.paired.n == 1 else 's'}: {_keys(worse)} (rule advisory-tolerance)")))
     regressed = [r for r in advisory if r.regression]
     if regressed:
         found.append(Finding("WARN", "advisory-regression", (
