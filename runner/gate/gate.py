@@ -15,6 +15,11 @@ were made on different dataset fingerprints without ``allow_dataset_change``. Ot
 and warns on a drop over the tolerance that the test could not call significant, on a rise of the mean cost per
 trial above the limit, and on a rise of a variant's error rate: errored trials leave every pass rate, so a
 candidate that turns failures into errors would otherwise look better (``runner.gate.summary.ErrorRate.rose``).
+
+Advisory cases never block, but they never read as a clean PASS when they got worse: among advisory cases the gate
+warns on a significant drop (the same test, ``advisory-drop``), on a drop over the tolerance the test could not call
+significant (``advisory-tolerance``) and on any case that passed every baseline trial and not every candidate trial
+(``advisory-regression``). Comparing a run with itself (the same run id) warns too (``same-run``): it shows nothing.
 """
 
 from __future__ import annotations
@@ -70,7 +75,7 @@ class Finding:
     """BLOCK or WARN."""
     rule: str
     """refused, significant-drop, critical-regression, missing-case, quarantine, underpowered-drop, cost,
-    error-rate."""
+    error-rate, advisory-drop, advisory-tolerance, advisory-regression, same-run."""
     message: str
     """One line for a person."""
 
@@ -197,7 +202,9 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
         findings = refusals
     else:
         findings = [*statistical_findings(test, options), *critical_findings(rows), *missing_findings(rows),
-                    *quarantine_findings(quarantine, cases), *warning_findings(test, power, summary, options)]
+                    *quarantine_findings(quarantine, cases), *same_run_findings(baseline, candidate),
+                    *warning_findings(test, power, summary, options),
+                    *advisory_findings(rows, advisory_test, options)]
         findings.sort(key=lambda f: f.level != "BLOCK")
     return CompareReport(baseline, candidate, keyed_by, tuple(rows), summary, test, advisory_test, power,
                          tuple(findings), quarantine, options, today, refused=bool(refusals))
@@ -330,4 +337,44 @@ def warning_findings(test: DropTest, power: PowerNote, summary: Summary,
                 f"{rate.baseline_trials} trials) to {rate.candidate_rate * 100:.1f}% ({rate.candidate_errors} of "
                 f"{rate.candidate_trials}): errored trials leave the pass rates, so failures turned errors look "
                 f"like passes; resume the candidate run to run them again")))
+    return found
+
+
+def _keys(rows: Sequence[Row]) -> str:
+    keys = [r.key for r in rows]
+    return ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+
+
+def same_run_findings(baseline: RunTrials, candidate: RunTrials) -> list[Finding]:
+    """Baseline and candidate are the same run: whatever it says, the comparison shows nothing."""
+    if baseline.run_id != candidate.run_id:
+        return []
+    return [Finding("WARN", "same-run", (
+        f"baseline and candidate are the same run {baseline.run_id}: the comparison shows nothing (rule same-run)"))]
+
+
+def advisory_findings(rows: Sequence[Row], test: DropTest, options: CompareOptions) -> list[Finding]:
+    """Advisory cases that got worse: a significant drop, a drop over the tolerance, per-case regressions."""
+    advisory = [r for r in rows if r.advisory]
+    worse = [r for r in advisory if r.regression or r.declined]
+    found = []
+    drop_points = -test.paired.mean_difference * 100.0 if test.paired.n else 0.0
+    if test.blocked:
+        parts = []
+        if test.t_blocks:
+            parts.append(f"interval [{test.paired.ci_low * 100:+.1f}, {test.paired.ci_high * 100:+.1f}] pp below 0")
+        if test.mcnemar_blocks:
+            parts.append(f"exact McNemar p = {test.mcnemar.p_value:.4g} < {test.component_alpha:g}")
+        found.append(Finding("WARN", "advisory-drop", (
+            f"significant drop over {test.paired.n} advisory cases ({drop_points:.1f} pp; {'; '.join(parts)}): "
+            f"{_keys(worse)}; advisory cases never block (rule advisory-drop)")))
+    elif drop_points > options.tolerance_points:
+        found.append(Finding("WARN", "advisory-tolerance", (
+            f"advisory cases fell {drop_points:.1f} pp (tolerance {options.tolerance_points:g} pp), not significant "
+            f"with {test.paired.n} case{'' if test.paired.n == 1 else 's'}: {_keys(worse)} (rule advisory-tolerance)")))
+    regressed = [r for r in advisory if r.regression]
+    if regressed:
+        found.append(Finding("WARN", "advisory-regression", (
+            f"{len(regressed)} advisory case{'' if len(regressed) == 1 else 's'} passed every baseline trial and "
+            f"not every candidate trial: {_keys(regressed)} (rule advisory-regression)")))
     return found

@@ -76,8 +76,13 @@ def test_report_leads_with_regressions(runs: Path, capsys: pytest.CaptureFixture
     assert "  cost: $3.0000 -> $3.0000; per trial $0.1000 -> $0.1000 (+0.0%) over 30/30 trials" in lines
     assert "  exact McNemar (one-sided): 1 regression, 1 fix, p = 0.75" in lines
     assert any(line.startswith("  power: 4 blocking cases x 5 trials") for line in lines)
-    assert lines[-2:] == ["BLOCK: 1 blocking case of the baseline missing from the candidate: refund",
-                          "verdict: BLOCK (exit 4)"]
+    assert lines[-4:] == [
+        "BLOCK: 1 blocking case of the baseline missing from the candidate: refund",
+        ("WARN: advisory cases fell 60.0 pp (tolerance 2 pp), not significant with 1 case: docs "
+        "(rule advisory-tolerance)"),
+        ("WARN: 1 advisory case passed every baseline trial and not every candidate trial: docs "
+        "(rule advisory-regression)"),
+        "verdict: BLOCK (exit 4)"]
 
 
 def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -87,8 +92,10 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
                          "regressions", "declined", "fixes", "new", "missing", "quarantined", "summary", "test",
                          "advisory_test", "power", "options"}
     assert (data["verdict"], data["exit_code"], data["refused"]) == ("BLOCK", 4, False)
-    assert data["findings"] == [{"level": "BLOCK", "rule": "missing-case",
-                                 "message": "1 blocking case of the baseline missing from the candidate: refund"}]
+    assert data["findings"][0] == {"level": "BLOCK", "rule": "missing-case",
+                                   "message": "1 blocking case of the baseline missing from the candidate: refund"}
+    assert [(f["level"], f["rule"]) for f in data["findings"][1:]] == [
+        ("WARN", "advisory-tolerance"), ("WARN", "advisory-regression")]
     assert [r["key"] for r in data["regressions"]] == ["cart", "docs"]
     assert data["regressions"][0] == {
         "key": "cart", "case_id": "cart", "policy": "blocking", "critical": False, "blocking": True,

@@ -112,7 +112,8 @@ def test_advisory_cases_never_block(tmp_path: Path) -> None:
     base = {case: ALL_PASS for case in kinds}
     cand = {case: ("fffff" if case.startswith("adv") else ALL_PASS) for case in kinds}
     report = gate(tmp_path, base, cand, kinds)
-    assert report.verdict == "PASS" and len(report.regressions()) == 8
+    assert report.verdict == "WARN" and len(report.regressions()) == 8
+    assert rules(report) == [("WARN", "advisory-drop"), ("WARN", "advisory-regression")]
     assert report.advisory_test.blocked and not report.test.blocked
     assert report.summary.advisory.points == -100.0 and report.summary.blocking.cases == 2
 
@@ -124,7 +125,8 @@ def test_case_no_longer_in_corpus_is_advisory(tmp_path: Path) -> None:
     report = gate(tmp_path, base, cand, {**kinds, "old": "deprecated"})
     labels = {r.key: r.info.label() for r in report.rows}
     assert labels["gone"] == "advisory: not in corpus" and labels["old"] == "advisory: deprecated"
-    assert report.verdict == "PASS"
+    assert report.verdict == "WARN" and report.test.paired.n == 3
+    assert rules(report) == [("WARN", "advisory-tolerance"), ("WARN", "advisory-regression")]
 
 
 def test_underpowered_drop_warns(tmp_path: Path) -> None:
@@ -361,5 +363,6 @@ def test_corpus_without_cases_treats_everything_as_advisory(tmp_path: Path) -> N
     cand = write_run(tmp_path / "runs", "cand", {"a": "fffff"})
     report = evaluate(load_trials(base), load_trials(cand), case_index(Corpus.open(tmp_path / "evals")),
                       Quarantine(), CompareOptions(today=TODAY))
-    assert report.verdict == "PASS" and report.power.cases == 0
+    assert report.verdict == "WARN" and report.power.cases == 0
+    assert ("WARN", "advisory-regression") in rules(report) and report.test.paired.n == 0
     assert "no drop can be detected (the test needs at least 2 cases)" in report.power.text()
