@@ -234,33 +234,41 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
         return run_trial(spec, ctx, assets.get(spec.stored))
 
     ledger = DigestLedger(run_dir)
-    futures: list[Future[TrialResult | None]] = [pool.submit(one, spec) for spec in plan]
+    # Trials are handed to the pool only as workers free up, so a run that stops starts nothing more.
+    queue = iter(plan)
+    futures: list[Future[TrialResult | None]] = []
+    pending: set[Future[TrialResult | None]] = set()
+
+    def start() -> None:
+        spec = next(queue, None)
+        if spec is not None:
+            futures.append(future := pool.submit(one, spec))
+            pending.add(future)
+
     done = 0
     errors: list[str] = []
     why: str | None = None
     try:
-        pending = set(futures)
+        for _ in range(options.jobs):
+            start()
         while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            pending.difference_update(finished)
             for future in finished:
-                if future.cancelled():
-                    continue
                 result = future.result()
                 done += 1
                 if result is not None:
                     ledger.record(result)
                 if progress and result is not None:
                     progress(done, len(plan), result)
-                if result is None or why is not None:
-                    continue
-                if result.outcome == "error":
-                    errors.append(result.reason)
-                why = stop_reason(errors, done, options.max_errors)
-                if why is not None:
-                    for later in futures:
-                        later.cancel()
-                    if stopped:
+                if result is not None and why is None:
+                    if result.outcome == "error":
+                        errors.append(result.reason)
+                    why = stop_reason(errors, done, options.max_errors)
+                    if why is not None and stopped:
                         stopped(why)
+                if why is None:
+                    start()
     except BaseException:
         cancel.set()
         for future in futures:
