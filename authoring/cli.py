@@ -16,12 +16,12 @@ from authoring.gitinfo import base_probe, patch_id, source_repo
 from authoring.lint import lint_corpus
 from authoring.queue import SORTS, arrange, read_queue
 from corpus import Corpus, HindcastError
-from corpus.cli_support import CONTEXT, corpus_option, entry
+from corpus.cli_support import CONTEXT, corpus_option, entry, version_option
 from corpus.layout import Kind
 
 
 @click.group(context_settings=CONTEXT)
-@click.version_option(package_name="hindcast")
+@version_option("authoring")
 def cli() -> None:
     """Turn the miner's candidates into cases: review them, approve or reject them, lint the prompts."""
 

@@ -12,7 +12,15 @@ import click
 from corpus.errors import ExitCode, HindcastError
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
-"""click context settings of every command group: `-h` is `--help`."""
+"""click context settings of every command group: `-h` is `--help` (subcommands inherit it)."""
+
+
+def version_option(prog: str) -> Callable[[Any], Any]:
+    """`--version` printing `<prog> <hindcast version>` and exiting 0."""
+    from corpus import __version__
+
+    return click.version_option(__version__, "--version", prog_name=prog, message="%(prog)s %(version)s",
+                                help="Show the version and exit.")
 
 
 def corpus_option(help: str = "Corpus directory.") -> Callable[[Any], Any]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from corpus.cli_support import entry
+from corpus.cli_support import CONTEXT, entry, version_option
 from corpus.errors import UsageError
 from corpus.store import CONFIG, Corpus
 from miner.scan import Progress, ScanOptions, ScanResult, scan
@@ -18,7 +18,8 @@ from miner.score import SizeLimits
 TOP = 10
 
 
-@click.group()
+@click.group(context_settings=CONTEXT)
+@version_option("miner")
 def cli() -> None:
     """Propose eval cases from a repository's fix commits."""
 

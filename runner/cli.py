@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from corpus.cli_support import CONTEXT, entry
+from corpus.cli_support import CONTEXT, entry, version_option
 from runner.commands.compare import compare_command
 from runner.commands.env import env_group
 from runner.commands.flakes import flakes_command
@@ -19,7 +19,7 @@ COMMANDS = (validate_command, verify_command, run_command, report_command, compa
 
 
 @click.group(context_settings=CONTEXT)
-@click.version_option(package_name="hindcast")
+@version_option("runner")
 def cli() -> None:
     """Validate the corpus, prove its cases, run agents on them and compare runs."""
 

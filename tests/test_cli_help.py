@@ -35,3 +35,38 @@ def test_command_has_help(name: str, command: click.Command) -> None:
         if isinstance(param, click.Option) and not param.hidden:
             assert param.help or param.is_flag and param.name in ("help", "version"), \
                 f"{name} {param.opts[0]} has no help text"
+
+
+def _run(module_name: str, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    from corpus.cli_support import run_cli
+
+    module = importlib.import_module(module_name)
+    code = run_cli(module.cli, module_name.split(".")[0], argv)
+    return code, capsys.readouterr().out
+
+
+def _argvs() -> list[tuple[str, list[str]]]:
+    out = []
+    for module_name in TOOLS:
+        module = importlib.import_module(module_name)
+        for name, _ in commands(module.cli, module_name.split(".")[0]):
+            out.append((module_name, name.split()[1:]))
+    return out
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+@pytest.mark.parametrize(("module_name", "argv"), _argvs(), ids=[" ".join([m.split(".")[0], *a]) for m, a in _argvs()])
+def test_short_and_long_help(module_name: str, argv: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(module_name, [*argv, flag], capsys)
+    assert code == 0
+    assert out.startswith("Usage: ")
+    assert " ".join([module_name.split(".")[0], *argv]) in out.splitlines()[0]
+
+
+@pytest.mark.parametrize("module_name", TOOLS)
+def test_version(module_name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from corpus import __version__
+
+    code, out = _run(module_name, ["--version"], capsys)
+    assert code == 0
+    assert out == f"{module_name.split('.')[0]} {__version__}\n"

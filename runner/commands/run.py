@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -25,8 +26,8 @@ from runner.verify.record import unverified_warning
 
 @click.command("run", help=(
     "Score coding agents: k trials per case in isolated workspaces, graded after the agent stops.\n\n"
-    f"Exits {ExitCode.OK:d} when every trial was scored, {ExitCode.FAILED:d} when some ended in error (resume the "
-    f"run to retry them), {ExitCode.BAD_INPUT:d} on bad input, {ExitCode.INTERRUPTED:d} when interrupted (the run "
+    f"Exits {ExitCode.OK:d} when every trial was scored, {ExitCode.FAILED:d} when some ended in error or the run "
+    "stopped early because of errors (resume the run to retry them), {ExitCode.BAD_INPUT:d} on bad input, {ExitCode.INTERRUPTED:d} when interrupted (the run "
     "stays resumable)."))
 @corpus_option()
 @repo_option()
@@ -61,6 +62,9 @@ from runner.verify.record import unverified_warning
 @click.option("--agent-home", "agent_home", multiple=True, type=click.Path(path_type=Path), metavar="PATH",
               help="Copy this file or directory of your home directory into each agent's own HOME, e.g. "
                    "~/.codex or ~/.claude (repeatable); changes stay in the trial.")
+@click.option("--max-errors", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Stop starting trials once N have ended in error; 0 never stops [default: stop when the first "
+                   "five to finish all errored with the same reason]. The run stays resumable.")
 @click.option("--dry-run", is_flag=True,
               help="Check the options and print the expanded agent command of each variant's first trial; "
                    "run and write nothing.")
@@ -70,7 +74,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
             agents: tuple[str, ...], jobs: int,
             results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
             agent_timeout: float | None, sandbox: str, agent_network: str, agent_binds: tuple[Path, ...],
-            agent_home: tuple[Path, ...], dry_run: bool, env_cache: Path | None, no_env_cache: bool) -> int:
+            agent_home: tuple[Path, ...], max_errors: int | None, dry_run: bool, env_cache: Path | None, no_env_cache: bool) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -92,7 +96,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                          jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
                          agent_timeout=agent_timeout, repo=repo, sandbox=sandbox,
                          agent_network=agent_network == "host", agent_binds=agent_binds, agent_home=agent_home,
-                         env_cache=env_cache_dir(env_cache, no_env_cache))
+                         env_cache=env_cache_dir(env_cache, no_env_cache), max_errors=max_errors)
     if dry_run:
         previews = preview(corpus, options)
         if warning:
@@ -103,8 +107,9 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
             else:
                 click.echo(f"{p.variant}::{p.case_id} #{p.trial}: {p.command or f'no agent ({p.variant} mode)'}")
         return ExitCode.OK
+    why: list[str] = []
     if sys.stdout.isatty():
-        loaded = _run_with_bar(corpus, options, warning)
+        loaded = _run_with_bar(corpus, options, warning, why.append)
     else:
 
         def announce(run_dir: Path, total: int) -> None:
@@ -112,9 +117,11 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                 click.echo(warning, err=True)
             click.echo(f"run {run_dir}: {total} trial(s)", err=True)
 
-        loaded = run(corpus, options, progress=_print_line, announce=announce)
+        loaded = run(corpus, options, progress=_print_line, announce=announce, stopped=why.append)
+    for reason in why:
+        click.echo(f"stopped: {reason}", err=True)
     print_report(loaded)
-    return ExitCode.FAILED if any(t.outcome == "error" for t in loaded.trials) else ExitCode.OK
+    return ExitCode.FAILED if why or any(t.outcome == "error" for t in loaded.trials) else ExitCode.OK
 
 
 def _print_line(done: int, total: int, result: TrialResult) -> None:
@@ -122,7 +129,8 @@ def _print_line(done: int, total: int, result: TrialResult) -> None:
                f"({result.reason})", err=True)
 
 
-def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None) -> LoadedRun:
+def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None,
+                  stopped: Callable[[str], None]) -> LoadedRun:
     console = Console(highlight=False)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[last]}"), console=console) as bar:
@@ -137,4 +145,4 @@ def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None) -> L
             bar.update(task, completed=done, last=f"{result.variant}::{result.case_id} #{result.trial} "
                                                  f"{result.outcome}")
 
-        return run(corpus, options, progress=progress, announce=announce)
+        return run(corpus, options, progress=progress, announce=announce, stopped=stopped)

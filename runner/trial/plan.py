@@ -60,6 +60,9 @@ class RunOptions:
     """Files of the real HOME copied into each agent's HOME (--agent-home)."""
     env_cache: Path | None = None
     """The environment cache directory (--env-cache); None runs every trial's setup afresh."""
+    max_errors: int | None = None
+    """Stop starting trials once this many ended in error (0: never); None: once the first five to finish all
+    errored with the same reason (--max-errors)."""
 
 
 def parse_agent(spec: str) -> Variant:

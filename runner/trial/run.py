@@ -7,6 +7,7 @@ import secrets
 import shutil
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
@@ -44,6 +45,8 @@ from runner.trial.trial import (
 from runner.workspace.prepare import WORKSPACE_DIR
 
 Progress = Callable[[int, int, TrialResult], None]
+DEFAULT_ERROR_STREAK = 5
+"""Without --max-errors, a run stops when this many first trials to finish all errored with one reason."""
 
 
 def new_run_id() -> str:
@@ -52,11 +55,14 @@ def new_run_id() -> str:
 
 
 def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
-        announce: Callable[[Path, int], None] | None = None) -> LoadedRun:
+        announce: Callable[[Path, int], None] | None = None,
+        stopped: Callable[[str], None] | None = None) -> LoadedRun:
     """Run (or resume) a run and return it as read back from disk.
 
     Bad input raises UsageError before anything is written. announce(run_dir, trials to run) is called once
-    the run directory exists; progress(done, total, result) after every trial.
+    the run directory exists; progress(done, total, result) after every trial. When too many trials end in
+    error (options.max_errors, see stop_reason) no new trial starts, running ones finish, the run stays
+    resumable like an interrupted one and stopped(why) is called once.
     """
     _check_numbers(options)
     repo = open_repository(corpus.repo_path(options.repo))
@@ -101,7 +107,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     hidden = hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
     try:
         _execute(plan, repo, run_dir, config, options, hidden, corpus.config.test_globs, progress, confinement,
-                 env_cache)
+                 env_cache, stopped)
     finally:
         if env_cache is not None:
             env_cache.close()
@@ -113,6 +119,23 @@ def _check_numbers(options: RunOptions) -> None:
         raise UsageError("--jobs and --trials must be at least 1")
     if options.agent_timeout is not None and options.agent_timeout <= 0:
         raise UsageError("--agent-timeout must be positive")
+    if options.max_errors is not None and options.max_errors < 0:
+        raise UsageError("--max-errors must be 0 (no limit) or more")
+
+
+def stop_reason(errors: list[str], finished: int, max_errors: int | None) -> str | None:
+    """Why a run stops starting trials, given the reasons of its trials ended in error so far and how many
+    trials finished; None: go on.
+
+    max_errors None: stop when the first DEFAULT_ERROR_STREAK trials to finish all errored with one reason (a
+    broken setup, not a flaky trial); 0: never stop; N: stop at the Nth error, naming the commonest reason.
+    """
+    if max_errors is None:
+        streak = finished == DEFAULT_ERROR_STREAK and len(errors) == finished and len(set(errors)) == 1
+        return f"{finished} trials ended in error: {errors[0]}" if streak else None
+    if max_errors == 0 or len(errors) < max_errors:
+        return None
+    return f"{len(errors)} trials ended in error: {Counter(errors).most_common(1)[0][0]}"
 
 
 @dataclass(frozen=True)
@@ -185,8 +208,10 @@ def _create_run(results_dir: Path, manifest: RunManifest) -> Path:
 
 def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,
              hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None,
-             confinement: Confinement, env_cache: EnvCache | None = None) -> None:
-    """Run the planned trials, jobs at a time; on any interruption every running command is killed."""
+             confinement: Confinement, env_cache: EnvCache | None = None,
+             stopped: Callable[[str], None] | None = None) -> None:
+    """Run the planned trials, jobs at a time; on any interruption every running command is killed; when
+    stop_reason says so, trials not yet started are dropped and running ones finish."""
     if not plan:
         return
     if options.scratch_root is not None:
@@ -209,12 +234,26 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
         return run_trial(spec, ctx, assets.get(spec.stored))
 
     ledger = DigestLedger(run_dir)
-    futures: list[Future[TrialResult | None]] = [pool.submit(one, spec) for spec in plan]
+    # Trials are handed to the pool only as workers free up, so a run that stops starts nothing more.
+    queue = iter(plan)
+    futures: list[Future[TrialResult | None]] = []
+    pending: set[Future[TrialResult | None]] = set()
+
+    def start() -> None:
+        spec = next(queue, None)
+        if spec is not None:
+            futures.append(future := pool.submit(one, spec))
+            pending.add(future)
+
     done = 0
+    errors: list[str] = []
+    why: str | None = None
     try:
-        pending = set(futures)
+        for _ in range(options.jobs):
+            start()
         while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            pending.difference_update(finished)
             for future in finished:
                 result = future.result()
                 done += 1
@@ -222,6 +261,14 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
                     ledger.record(result)
                 if progress and result is not None:
                     progress(done, len(plan), result)
+                if result is not None and why is None:
+                    if result.outcome == "error":
+                        errors.append(result.reason)
+                    why = stop_reason(errors, done, options.max_errors)
+                    if why is not None and stopped:
+                        stopped(why)
+                if why is None:
+                    start()
     except BaseException:
         cancel.set()
         for future in futures:
