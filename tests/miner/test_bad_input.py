@@ -14,15 +14,7 @@ from corpus.errors import ExitCode
 from miner.cli import cli
 from miner.scan import ScanOptions, scan
 from tests.testing.gitrepo import DAY, GitRepo, git_env, git_init
-from tests.testing.minerrepos import SRC, TEST, changed_paths, tree_after_oracle
-
-
-def small_repo(path: Path) -> GitRepo:
-    repo = git_init(path)
-    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
-    repo.commit({"app/__init__.py": SRC.replace("x\n", "x + 0\n"),
-                 "tests/test_app.py": TEST + "\n\ndef test_g():\n    assert f(2) == 2\n"}, "Fix f for two")
-    return repo
+from tests.testing.minerrepos import SRC, TEST, changed_paths, small_fix, tree_after_oracle
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -55,7 +47,7 @@ def test_empty_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_bare_repository_scans_like_its_work_tree(tmp_path: Path) -> None:
-    repo = small_repo(tmp_path / "repo")
+    repo = small_fix(tmp_path / "repo")
     bare = tmp_path / "bare.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(repo.path), str(bare)], env=git_env(), check=True)
     from_tree = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "a"))
@@ -65,7 +57,7 @@ def test_bare_repository_scans_like_its_work_tree(tmp_path: Path) -> None:
 
 
 def test_shallow_clone_warns_that_history_is_cut(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repo = small_repo(tmp_path / "repo")
+    repo = small_fix(tmp_path / "repo")
     repo.commit({"app/__init__.py": SRC.replace("x\n", "x * 1\n"),
                  "tests/test_app.py": TEST + "\n\ndef test_h():\n    assert f(3) == 3\n"}, "Fix f for three")
     shallow = tmp_path / "shallow"
@@ -161,7 +153,7 @@ def test_submodule_changes_are_left_out_and_counted(tmp_path: Path) -> None:
 
 
 def test_bad_revision_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repo = small_repo(tmp_path / "repo")
+    repo = small_fix(tmp_path / "repo")
     code, _, err = run(["scan", "--repo", str(repo.path), "--corpus", str(tmp_path / "evals"), "--rev",
                         "no-such-branch"], capsys)
     assert code == ExitCode.BAD_INPUT
@@ -175,7 +167,7 @@ def test_bad_revision_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     (["--max-candidates", "-1"], "--max-candidates must be zero or more"),
 ])
 def test_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
-    repo = small_repo(tmp_path / "repo")
+    repo = small_fix(tmp_path / "repo")
     code, _, err = run(["scan", "--repo", str(repo.path), "--corpus", str(tmp_path / "evals"), *extra], capsys)
     assert code == ExitCode.BAD_INPUT
     assert err.startswith(f"miner: error: {message}")
@@ -183,7 +175,7 @@ def test_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: 
 
 
 def test_corpus_path_that_is_not_a_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repo = small_repo(tmp_path / "repo")
+    repo = small_fix(tmp_path / "repo")
     other = tmp_path / "other"
     other.mkdir()
     (other / "notes.txt").write_text("mine\n")

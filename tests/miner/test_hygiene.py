@@ -12,28 +12,13 @@ from corpus.store import Corpus
 from corpus.yamlio import load_yaml
 from miner import extract
 from miner.scan import ScanOptions, scan
-from tests.testing.gitrepo import GitRepo, git_init
-from tests.testing.minerrepos import SRC, TEST
-
-
-def fix(repo: GitRepo, number: int, message: str | None = None) -> str:
-    """A small fix commit touching one source and one test file."""
-    return repo.commit({
-        f"app/m{number}.py": f"def f{number}(x):\n    return x + {number}\n",
-        f"tests/test_m{number}.py": f"def test_f{number}():\n    assert {number}\n",
-    }, message or f"Fix bug {number}")
-
-
-def base_repo(path: Path) -> GitRepo:
-    repo = git_init(path)
-    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
-    return repo
+from tests.testing.minerrepos import base_repo, numbered_fix
 
 
 def test_rescanning_with_full_proposes_nothing_twice(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
-    fix(repo, 1)
-    fix(repo, 2)
+    numbered_fix(repo, 1)
+    numbered_fix(repo, 2)
     evals = tmp_path / "evals"
     first = scan(ScanOptions(repo=repo.path, corpus=evals))
     assert len(first.candidates) == 2
@@ -45,7 +30,7 @@ def test_rescanning_with_full_proposes_nothing_twice(tmp_path: Path) -> None:
 
 def test_approved_and_rejected_fixes_are_skipped(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
-    approved, rejected = fix(repo, 1), fix(repo, 2)
+    approved, rejected = numbered_fix(repo, 1), numbered_fix(repo, 2)
     evals = tmp_path / "evals"
     result = scan(ScanOptions(repo=repo.path, corpus=evals))
     corpus = Corpus.open(evals)
@@ -64,7 +49,7 @@ def test_approved_and_rejected_fixes_are_skipped(tmp_path: Path) -> None:
 def test_cherry_pick_in_one_scan_is_proposed_once(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
     repo.git("checkout", "-q", "-b", "release")
-    original = fix(repo, 1, "Fix crash in f1")
+    original = numbered_fix(repo, 1, "Fix crash in f1")
     repo.git("checkout", "-q", "main")
     repo.commit({"README.md": "x\n"}, "Docs")
     repo.clock += 86400
@@ -80,7 +65,7 @@ def test_cherry_pick_in_one_scan_is_proposed_once(tmp_path: Path) -> None:
 def test_cherry_pick_of_a_corpus_fix_is_skipped_by_patch_id(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
     repo.git("checkout", "-q", "-b", "release")
-    original = fix(repo, 1, "Fix crash in f1")
+    original = numbered_fix(repo, 1, "Fix crash in f1")
     repo.git("checkout", "-q", "main")
     evals = tmp_path / "evals"
     first = scan(ScanOptions(repo=repo.path, corpus=evals, rev="release"))
@@ -95,7 +80,7 @@ def test_cherry_pick_of_a_corpus_fix_is_skipped_by_patch_id(tmp_path: Path) -> N
 def test_rejected_patch_id_catches_a_rebased_copy(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
     repo.git("checkout", "-q", "-b", "topic")
-    original = fix(repo, 1, "Fix crash in f1")
+    original = numbered_fix(repo, 1, "Fix crash in f1")
     repo.git("checkout", "-q", "main")
     evals = tmp_path / "evals"
     first = scan(ScanOptions(repo=repo.path, corpus=evals, rev="topic"))
@@ -113,14 +98,14 @@ def test_rejected_patch_id_catches_a_rebased_copy(tmp_path: Path) -> None:
 
 def test_incremental_scan_covers_only_new_commits(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
-    fix(repo, 1)
+    numbered_fix(repo, 1)
     evals = tmp_path / "evals"
     first = scan(ScanOptions(repo=repo.path, corpus=evals))
     assert first.stats.commits_scanned == 2
     state = load_yaml(evals / STATE_FILE)
     assert state["repositories"][str(repo.path.resolve())]["tip"] == repo.head()
-    fix(repo, 2)
-    newest = fix(repo, 3)
+    numbered_fix(repo, 2)
+    newest = numbered_fix(repo, 3)
     second = scan(ScanOptions(repo=repo.path, corpus=evals))
     assert second.stats.commits_scanned == 2
     assert len(second.candidates) == 2
@@ -134,7 +119,7 @@ def test_incremental_scan_covers_only_new_commits(tmp_path: Path) -> None:
 
 def test_restricted_scans_do_not_move_the_tip(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
-    fix(repo, 1)
+    numbered_fix(repo, 1)
     evals = tmp_path / "evals"
     scan(ScanOptions(repo=repo.path, corpus=evals, until="2024-01-01"))
     assert not (evals / STATE_FILE).exists()
@@ -144,7 +129,7 @@ def test_restricted_scans_do_not_move_the_tip(tmp_path: Path) -> None:
 
 def test_a_vanished_tip_means_a_full_scan_with_a_warning(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
-    fix(repo, 1)
+    numbered_fix(repo, 1)
     evals = tmp_path / "evals"
     scan(ScanOptions(repo=repo.path, corpus=evals))
     state = evals / STATE_FILE
@@ -157,7 +142,7 @@ def test_a_vanished_tip_means_a_full_scan_with_a_warning(tmp_path: Path) -> None
 def test_a_merge_of_one_fix_commit_is_the_same_fix(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
     repo.git("checkout", "-q", "-b", "topic")
-    original = fix(repo, 1, "Fix crash in f1")
+    original = numbered_fix(repo, 1, "Fix crash in f1")
     repo.git("checkout", "-q", "main")
     repo.clock += 86400
     repo.git("merge", "-q", "--no-ff", "topic", "-m", "Merge pull request #1 from dev/topic")
@@ -171,7 +156,7 @@ def test_a_merge_repeating_a_commits_diff_on_a_moved_base_is_never_extracted(tmp
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     repo = base_repo(tmp_path / "repo")
     repo.git("checkout", "-q", "-b", "topic")
-    original = fix(repo, 1, "Fix crash in f1")
+    original = numbered_fix(repo, 1, "Fix crash in f1")
     repo.git("checkout", "-q", "main")
     repo.commit({"docs/notes.md": "main moved on\n"}, "Notes")  # the merge's base tree is no longer the fix's
     repo.clock += 86400

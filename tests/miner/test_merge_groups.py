@@ -11,28 +11,14 @@ from corpus.store import Corpus
 from miner.gitbatch import rev_list_branch
 from miner.gitlog import History, iter_log
 from miner.scan import ScanOptions, scan
-from tests.testing.gitrepo import GitRepo, git_init
-from tests.testing.minerrepos import SRC, TEST, merge_no_ff
-
-
-def fix(repo: GitRepo, number: int, message: str | None = None) -> str:
-    """A fix touching one source and one test file."""
-    return repo.commit({
-        f"app/m{number}.py": f"def f{number}(x):\n    return x + {number}\n",
-        f"tests/test_m{number}.py": f"def test_f{number}():\n    assert {number}\n",
-    }, message or f"Fix bug {number}")
-
-
-def base_repo(path: Path) -> GitRepo:
-    repo = git_init(path)
-    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
-    return repo
+from tests.testing.gitrepo import GitRepo
+from tests.testing.minerrepos import base_repo, merge_no_ff, numbered_fix
 
 
 def pull_request(repo: GitRepo, branch: str = "topic", number: int = 1) -> tuple[str, str, str]:
     """A branch with a qualifying fix and a follow-up to it, merged with a merge commit: (fix, follow-up, merge)."""
     repo.git("checkout", "-q", "-b", branch)
-    first = fix(repo, number, f"Fix crash in f{number}")
+    first = numbered_fix(repo, number, f"Fix crash in f{number}")
     follow = repo.commit({f"app/m{number}.py": f"def f{number}(x):\n    return (x or 0) + {number}\n"},
                          f"Handle None in f{number}")
     repo.git("checkout", "-q", "main")
@@ -67,7 +53,7 @@ def test_without_merges_the_branch_commit_is_the_candidate(tmp_path: Path) -> No
 def test_a_merge_over_the_size_limits_leaves_the_branch_commit_a_candidate(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
     repo.git("checkout", "-q", "-b", "topic")
-    first = fix(repo, 1, "Fix crash in f1")
+    first = numbered_fix(repo, 1, "Fix crash in f1")
     repo.commit({f"app/gen/m{index}.py": f"X = {index}\n" for index in range(60)}, "Generate modules")
     repo.git("checkout", "-q", "main")
     merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic")
@@ -80,7 +66,7 @@ def test_a_merge_over_the_size_limits_leaves_the_branch_commit_a_candidate(tmp_p
 def test_a_merge_over_the_line_limit_leaves_the_branch_commit_a_candidate(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
     repo.git("checkout", "-q", "-b", "topic")
-    first = fix(repo, 1, "Fix crash in f1")
+    first = numbered_fix(repo, 1, "Fix crash in f1")
     repo.commit({"app/big.py": "".join(f"X{i} = {i}\n" for i in range(40)),
                  "tests/test_big.py": "".join(f"Y{i} = {i}\n" for i in range(40))}, "Add tables")
     repo.git("checkout", "-q", "main")
@@ -129,7 +115,7 @@ def test_an_approved_or_pending_merge_keeps_its_branch_commits_out(tmp_path: Pat
 def test_a_merge_holding_a_rejected_commit_is_not_proposed(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
     repo.git("checkout", "-q", "-b", "topic")
-    first = fix(repo, 1, "Fix crash in f1")
+    first = numbered_fix(repo, 1, "Fix crash in f1")
     repo.commit({"app/m1.py": "def f1(x):\n    return (x or 0) + 1\n"}, "Handle None in f1")
     evals = tmp_path / "evals"
     early = scan(ScanOptions(repo=repo.path, corpus=evals, rev="topic"))
@@ -150,10 +136,10 @@ def test_a_release_merge_of_merged_pull_requests_leaves_the_pull_requests(tmp_pa
     repo.git("checkout", "-q", "-b", "develop")
     repo.commit({"docs/develop.md": "develop\n"}, "Start develop")
     repo.git("checkout", "-q", "-b", "topic")
-    first = fix(repo, 1, "Fix crash in f1")
+    first = numbered_fix(repo, 1, "Fix crash in f1")
     follow = repo.commit({"app/m1.py": "def f1(x):\n    return (x or 0) + 1\n"}, "Handle None in f1")
     repo.git("checkout", "-q", "develop")
-    direct = fix(repo, 2, "Fix crash in f2")
+    direct = numbered_fix(repo, 2, "Fix crash in f2")
     inner = merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic")
     repo.git("checkout", "-q", "main")
     merge_no_ff(repo, "develop", "Merge branch 'develop'")
@@ -168,9 +154,9 @@ def test_a_release_merge_of_merged_pull_requests_leaves_the_pull_requests(tmp_pa
 def test_a_merge_of_main_into_the_branch_stays_inside_the_pull_request(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
     repo.git("checkout", "-q", "-b", "topic")
-    first = fix(repo, 1, "Fix crash in f1")
+    first = numbered_fix(repo, 1, "Fix crash in f1")
     repo.git("checkout", "-q", "main")
-    elsewhere = fix(repo, 2, "Fix crash in f2")
+    elsewhere = numbered_fix(repo, 2, "Fix crash in f2")
     repo.git("checkout", "-q", "topic")
     sync = merge_no_ff(repo, "main", "Merge branch 'main' into topic")
     follow = repo.commit({"app/m1.py": "def f1(x):\n    return (x or 0) + 1\n",
@@ -188,14 +174,14 @@ def test_the_history_walk_agrees_with_git(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
     pull_request(repo, "one", 1)
     repo.git("checkout", "-q", "-b", "two")
-    fix(repo, 2)
+    numbered_fix(repo, 2)
     repo.git("checkout", "-q", "main")
-    fix(repo, 3)
+    numbered_fix(repo, 3)
     repo.git("checkout", "-q", "two")
     merge_no_ff(repo, "main", "Merge branch 'main' into two")
-    fix(repo, 4)
+    numbered_fix(repo, 4)
     repo.git("checkout", "-q", "-b", "three", "main")
-    fix(repo, 5)
+    numbered_fix(repo, 5)
     repo.git("checkout", "-q", "main")
     merge_no_ff(repo, "two", "Merge branch 'two'")
     merge_no_ff(repo, "three", "Merge branch 'three'")

@@ -9,21 +9,11 @@ import pytest
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
 from miner.cli import cli
-from tests.testing.gitrepo import GitRepo, git_init
-from tests.testing.minerrepos import SRC, TEST
-
-
-def fix_repo(path: Path) -> GitRepo:
-    """Two commits on 2024-01-02 and 2024-01-03, the second a fix with its test."""
-    repo = git_init(path)
-    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
-    repo.commit({"app/__init__.py": SRC.replace("x\n", "x + 0\n"),
-                 "tests/test_app.py": TEST + "\n\ndef test_g():\n    assert f(2) == 2\n"}, "Fix f for two")
-    return repo
+from tests.testing.minerrepos import small_fix
 
 
 def scan(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str, str]:
-    repo = fix_repo(tmp_path / "repo")
+    repo = small_fix(tmp_path / "repo")
     code = run_cli(cli, "miner", ["scan", "--repo", str(repo.path), "--corpus", str(tmp_path / "evals"), *extra])
     captured = capsys.readouterr()
     return code, captured.out, captured.err

@@ -210,6 +210,29 @@ def one_fix_repo(path: Path) -> tuple[Path, str]:
     return repo.path, fix
 
 
+def base_repo(path: Path) -> GitRepo:
+    """One commit: the one-function source and its test."""
+    repo = git_init(path)
+    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST}, "Initial")
+    return repo
+
+
+def small_fix(path: Path) -> GitRepo:
+    """base_repo, then a fix of f with a new test ("Fix f for two")."""
+    repo = base_repo(path)
+    repo.commit({"app/__init__.py": SRC.replace("x\n", "x + 0\n"),
+                 "tests/test_app.py": TEST + "\n\ndef test_g():\n    assert f(2) == 2\n"}, "Fix f for two")
+    return repo
+
+
+def numbered_fix(repo: GitRepo, number: int, message: str | None = None) -> str:
+    """A small fix commit touching one source and one test file of their own; the sha."""
+    return repo.commit({
+        f"app/m{number}.py": f"def f{number}(x):\n    return x + {number}\n",
+        f"tests/test_m{number}.py": f"def test_f{number}():\n    assert {number}\n",
+    }, message or f"Fix bug {number}")
+
+
 def merge_no_ff(repo: GitRepo, branch: str, message: str) -> str:
     """Merge branch into the checked-out branch with a merge commit, a day after the last commit; the sha."""
     repo.clock += 86400
