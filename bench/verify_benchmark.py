@@ -28,22 +28,20 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from corpus import Corpus
+
 MINER = [sys.executable, "-c", "from miner.cli import main; main()"]
 RUNNER = [sys.executable, "-c", "from runner.cli import main; main()"]
 
 
 def best_candidates(corpus: Path, count: int) -> list[str]:
     """Ids of the best-scored candidates (score, then the newest fix)."""
-    scored = []
-    for case_file in (corpus / "candidates").glob("*/case.yaml"):
-        text = case_file.read_text()
-        score = next((float(line.split(":", 1)[1]) for line in text.splitlines()
-                      if line.strip().startswith("score:")), 0.0)
-        authored = next((line.split(":", 1)[1].strip() for line in text.splitlines()
-                         if line.strip().startswith("authored:")), "")
-        scored.append((-score, "".join(reversed(authored)), case_file.parent.name))
-    scored.sort()
-    return [name for _, _, name in scored[:count]]
+    stored = Corpus.open(corpus).load_all("candidates")
+    cases = sorted((s.case for s in stored), key=lambda c: (c.mined.authored or "") if c.mined else "", reverse=True)
+    cases.sort(key=lambda c: -(c.mined.score if c.mined else 0.0))  # stable: the newest first within a score
+    return [case.id for case in cases[:count]]
 
 
 def verify(corpus: Path, ids: list[str], cache: Path, jobs: int, scratch: Path) -> tuple[float, dict]:

@@ -37,11 +37,12 @@ _TAG_VERSION = re.compile(r"^[vV]?(\d+(\.\d+)*)$")
 
 @functools.lru_cache(maxsize=1024)
 def _base_version(repo: Path, commit: str) -> str | None:
-    tag = run_git(["describe", "--tags", "--abbrev=0", commit], repo, check=False)
-    match = _TAG_VERSION.match(tag.stdout.decode("utf-8", "replace").strip()) if tag.returncode == 0 else None
+    described = run_git(["describe", "--tags", "--abbrev=0", commit], repo, check=False)
+    tag = described.stdout.decode("utf-8", "replace").strip() if described.returncode == 0 else ""
+    match = _TAG_VERSION.match(tag)
     if match is None:
         return None
-    count = git_text(["rev-list", "--count", f"{tag.stdout.decode().strip()}..{commit}"], repo)
+    count = git_text(["rev-list", "--count", f"{tag}..{commit}"], repo)
     return match.group(1) + (f".post1.dev{count}" if count != "0" else "")
 
 
