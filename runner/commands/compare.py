@@ -6,20 +6,25 @@ from pathlib import Path
 
 import click
 
-from corpus.cli_support import corpus_option
 from corpus.store import Corpus
-from runner.commands.options import GATE_CORPUS_HELP, exits, json_option
+from runner.commands.options import RUN_HELP, exits, json_option, recorded_corpus_option, run_dir
 from runner.gate.gate import CompareOptions, evaluate
-from runner.gate.pairing import case_index, load_trials
+from runner.gate.pairing import load_trials, only_variant, policy_for
 from runner.gate.quarantine import Quarantine, load_quarantine
 from runner.gate.render import compare_json, render_compare
 
 
 @click.command("compare", help="Gate a candidate run against a baseline: "
-               + exits(OK="PASS", WARN="WARN", BAD_INPUT="bad input", BLOCK="BLOCK") + ".")
-@click.option("--baseline", type=click.Path(path_type=Path), required=True, help="The baseline run directory.")
-@click.option("--candidate", type=click.Path(path_type=Path), required=True, help="The candidate run directory.")
-@corpus_option(GATE_CORPUS_HELP)
+               + exits(OK="PASS", WARN="WARN", BAD_INPUT="bad input", BLOCK="BLOCK") + ".\n\nRUN: " + RUN_HELP)
+@click.option("--baseline", type=click.Path(path_type=Path), required=True, metavar="RUN",
+              help="The baseline run.")
+@click.option("--candidate", type=click.Path(path_type=Path), required=True, metavar="RUN",
+              help="The candidate run (may be the baseline's own directory with two variants).")
+@click.option("--baseline-variant", metavar="NAME", default=None,
+              help="Compare only this variant of the baseline run, by case.")
+@click.option("--candidate-variant", metavar="NAME", default=None,
+              help="Compare only this variant of the candidate run, by case.")
+@recorded_corpus_option
 @click.option("--quarantine", "quarantine_file", type=click.Path(path_type=Path), default=None,
               help="Quarantine YAML file (case, reason, owner, expiry per entry).")
 @click.option("--alpha", type=float, default=0.05, show_default=True,
@@ -30,11 +35,19 @@ from runner.gate.render import compare_json, render_compare
               help="Percent rise of the mean cost per trial above which the gate warns.")
 @click.option("--allow-dataset-change", is_flag=True, help="Compare runs made on different dataset fingerprints.")
 @json_option
-def compare_command(baseline: Path, candidate: Path, corpus_dir: Path, quarantine_file: Path | None, alpha: float,
-                    tolerance: float, max_cost_increase: float, allow_dataset_change: bool, as_json: bool) -> int:
+def compare_command(baseline: Path, candidate: Path, baseline_variant: str | None, candidate_variant: str | None,
+                    corpus_dir: Path | None, quarantine_file: Path | None, alpha: float, tolerance: float,
+                    max_cost_increase: float, allow_dataset_change: bool, as_json: bool) -> int:
     options = CompareOptions(alpha=alpha, tolerance_points=tolerance, max_cost_increase_pct=max_cost_increase,
                              allow_dataset_change=allow_dataset_change)
-    report = evaluate(load_trials(baseline), load_trials(candidate), case_index(Corpus.open(corpus_dir)),
-                      load_quarantine(quarantine_file) if quarantine_file else Quarantine(), options)
+    base = load_trials(run_dir(baseline, corpus_dir))
+    cand = load_trials(run_dir(candidate, corpus_dir))
+    if baseline_variant is not None:
+        base = only_variant(base, baseline_variant, "--baseline-variant")
+    if candidate_variant is not None:
+        cand = only_variant(cand, candidate_variant, "--candidate-variant")
+    cases, source = policy_for(Corpus.open(corpus_dir) if corpus_dir is not None else None, cand, base)
+    report = evaluate(base, cand, cases, load_quarantine(quarantine_file) if quarantine_file else Quarantine(),
+                      options, policy_source=source)
     click.echo(compare_json(report) if as_json else "\n".join(render_compare(report)))
     return report.exit_code

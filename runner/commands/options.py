@@ -10,9 +10,20 @@ import click
 
 from corpus.errors import ExitCode
 from runner.envs.cache import default_cache_dir
+from runner.runs.find import default_results, resolve_run
 
 GATE_CORPUS_HELP = "Corpus directory (case policy and criticality)."
-"""--corpus help of the commands that read case policy and criticality (compare, flakes, select)."""
+"""--corpus help of the commands that read case policy and criticality from a corpus (select)."""
+
+RUN_HELP = ("A run directory, `latest` (the newest run) or a run's --name, bare (looked up in the --corpus "
+            "results) or after a results directory (results/latest).")
+"""How a run argument can be written (``runner.runs.find.resolve_run``)."""
+
+recorded_corpus_option = click.option(
+    "--corpus", "corpus_dir", type=click.Path(path_type=Path), default=None,
+    help="Apply this corpus's case policy and criticality as they are today instead of what the runs recorded; "
+         "also where a bare `latest` or run name is looked up [default: ./evals].")
+"""`--corpus` of the commands that judge runs from their own records (compare, flakes, triage)."""
 
 sandbox_option = click.option(
     "--sandbox", type=click.Choice(["bwrap", "none"]), default="bwrap", show_default=True,
@@ -40,6 +51,11 @@ def env_cache_dir(env_cache: Path | None, no_env_cache: bool) -> Path | None:
             raise click.UsageError("use either --env-cache DIR or --no-env-cache, not both")
         return None
     return env_cache if env_cache is not None else default_cache_dir()
+
+
+def run_dir(argument: Path, corpus_dir: Path | None) -> Path:
+    """The run directory a run argument names (``runner.runs.find.resolve_run``)."""
+    return resolve_run(argument, default_results(corpus_dir))
 
 
 def exits(**meanings: str) -> str:

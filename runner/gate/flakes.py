@@ -67,6 +67,8 @@ class FlakesReport:
     """Every case of the run, sorted by key."""
     short: tuple[str, ...]
     """Keys with fewer than MIN_TRIALS non-error trials (a refusal)."""
+    policy_source: str = "the corpus"
+    """Where criticality came from: the run's record, or a corpus as it is today."""
 
     @property
     def flaky(self) -> list[CaseFlakiness]:
@@ -81,7 +83,8 @@ class FlakesReport:
         return ExitCode.WARN if self.flaky else ExitCode.OK
 
 
-def detect_flakes(run: RunTrials, cases: Mapping[str, CaseInfo], options: FlakesOptions) -> FlakesReport:
+def detect_flakes(run: RunTrials, cases: Mapping[str, CaseInfo], options: FlakesOptions,
+                  policy_source: str = "the corpus") -> FlakesReport:
     """Classify every case of a run."""
     single = len(run.variants) == 1
     found: list[CaseFlakiness] = []
@@ -98,7 +101,7 @@ def detect_flakes(run: RunTrials, cases: Mapping[str, CaseInfo], options: Flakes
         ))
     found.sort(key=lambda c: c.key)
     short = tuple(c.key for c in found if c.tally.scored < MIN_TRIALS)
-    return FlakesReport(run, options.k, tuple(found), short)
+    return FlakesReport(run, options.k, tuple(found), short, policy_source)
 
 
 def quarantine_stubs(report: FlakesReport) -> list[Stub]:

@@ -150,6 +150,8 @@ class CompareReport:
     """The day expiry was judged against."""
     refused: bool = field(default=False)
     """The gate refused to judge (too few trials, or a dataset change)."""
+    policy_source: str = "the corpus"
+    """Where policy and criticality came from: the runs' records, or a corpus as it is today."""
 
     @property
     def verdict(self) -> Verdict:
@@ -188,7 +190,7 @@ class CompareReport:
 
 
 def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, CaseInfo],
-             quarantine: Quarantine, options: CompareOptions) -> CompareReport:
+             quarantine: Quarantine, options: CompareOptions, policy_source: str = "the corpus") -> CompareReport:
     """Compare two runs and decide."""
     today = options.today or date.today()
     keyed_by, rows = pair_runs(baseline, candidate, cases, quarantine, today)
@@ -207,7 +209,8 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
                     *advisory_findings(rows, advisory_test, options)]
         findings.sort(key=lambda f: f.level != "BLOCK")
     return CompareReport(baseline, candidate, keyed_by, tuple(rows), summary, test, advisory_test, power,
-                         tuple(findings), quarantine, options, today, refused=bool(refusals))
+                         tuple(findings), quarantine, options, today, refused=bool(refusals),
+                         policy_source=policy_source)
 
 
 def _drop_test(rows: Sequence[Row], alpha: float) -> DropTest:
@@ -347,10 +350,10 @@ def _keys(rows: Sequence[Row]) -> str:
 
 def same_run_findings(baseline: RunTrials, candidate: RunTrials) -> list[Finding]:
     """Baseline and candidate are the same run: whatever it says, the comparison shows nothing."""
-    if baseline.run_id != candidate.run_id:
+    if baseline.run_id != candidate.run_id or baseline.selected != candidate.selected:
         return []
     return [Finding("WARN", "same-run", (
-        f"baseline and candidate are the same run {baseline.run_id}: the comparison shows nothing (rule same-run)"))]
+        f"baseline and candidate are the same run {baseline.label}: the comparison shows nothing (rule same-run)"))]
 
 
 def advisory_findings(rows: Sequence[Row], test: DropTest, options: CompareOptions) -> list[Finding]:

@@ -10,14 +10,19 @@ regression and fix lists and for McNemar, when every non-error trial passed: ``r
 ``rule="all"`` (the pass^k view; the simulation in ``bench/gate_simulation.py`` shows it sees declines that a
 majority rule averages away).
 
-Policy. Policy and criticality come from the corpus as it is now. A case that is not an active case of the
-corpus (deleted or deprecated) is advisory; a critical case is blocking whatever its policy says.
+Policy. Policy and criticality come from what the runs recorded when they started (the candidate's record first,
+then the baseline's), so two runs can be compared from their directories alone; with --corpus they come from the
+corpus as it is now. A case that is not an active case (deleted or deprecated) is advisory; a critical case is
+blocking whatever its policy says.
+
+Variants. --baseline-variant and --candidate-variant reduce a run to one of its variants, so two variants of one
+matrix run, or one variant of each of two runs, compare by case.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Literal
@@ -28,6 +33,7 @@ from corpus.store import Corpus
 from runner.gate.quarantine import Quarantine, QuarantineEntry
 from runner.runs.aggregate import Aggregate, cell_aggregate
 from runner.runs.load import LoadedRun, load_run
+from runner.runs.manifest import CaseMeta
 from runner.runs.result import TrialResult
 
 MIN_TRIALS = 3
@@ -46,6 +52,31 @@ class RunTrials:
     """The run's variants as its manifest lists them."""
     trials: Mapping[tuple[str, str], tuple[TrialResult, ...]]
     """Trials by (variant, case id), each sorted by trial number; a case without any trial is absent."""
+    directory: Path | None = None
+    """The run directory."""
+    name: str | None = None
+    """The run's --name."""
+    cases_meta: Mapping[str, CaseMeta] = field(default_factory=dict)
+    """Title, owner, policy and criticality of each case as recorded when the run started."""
+    records_meta: bool = False
+    """The run recorded its cases' policy (runs made by an older Hindcast did not)."""
+    mode: str = "agent"
+    """The run's mode."""
+    selected: str | None = None
+    """The variant --baseline-variant/--candidate-variant picked; None when the whole run is compared."""
+
+    @property
+    def label(self) -> str:
+        """The run id, with the variant when the run was reduced to one of several: ``<id>:<variant>``."""
+        return self.run_id if self.selected is None else f"{self.run_id}:{self.selected}"
+
+
+def only_variant(run: RunTrials, name: str, flag: str) -> RunTrials:
+    """The run reduced to one variant; UsageError naming the flag when the run has no such variant."""
+    if name not in run.variants:
+        raise UsageError(f"{flag} {name}: run {run.run_id} has no variant {name!r} (it has {', '.join(run.variants)})")
+    trials = {key: records for key, records in run.trials.items() if key[0] == name}
+    return replace(run, variants=(name,), trials=trials, selected=name)
 
 
 def from_loaded(run: LoadedRun) -> RunTrials:
@@ -56,7 +87,9 @@ def from_loaded(run: LoadedRun) -> RunTrials:
     manifest = run.manifest
     return RunTrials(manifest.run_id, manifest.dataset_fingerprint,
                      tuple(v.name for v in manifest.config.variants),
-                     {key: tuple(sorted(records, key=lambda r: r.trial)) for key, records in trials.items()})
+                     {key: tuple(sorted(records, key=lambda r: r.trial)) for key, records in trials.items()},
+                     run.directory, manifest.name, manifest.cases_meta, bool(manifest.cases_meta),
+                     manifest.config.mode)
 
 
 def load_trials(run_dir: Path) -> RunTrials:
@@ -99,6 +132,22 @@ class CaseInfo:
 ABSENT = CaseInfo("advisory", False, "absent")
 
 
+def recorded_index(*runs: RunTrials) -> dict[str, CaseInfo]:
+    """Policy and criticality as the runs recorded them, the first run's record winning; UsageError when a run
+    recorded none (made by an older Hindcast: pass --corpus)."""
+    index: dict[str, CaseInfo] = {}
+    for run in runs:
+        if not run.records_meta:
+            raise UsageError(f"run {run.run_id} does not record its cases' policy (made by an older Hindcast); "
+                             f"pass --corpus to apply the corpus's")
+        for case_id, meta in run.cases_meta.items():
+            if case_id not in index:
+                active = meta.status == "active"
+                index[case_id] = CaseInfo(meta.policy if active else "advisory",  # type: ignore[arg-type]
+                                          meta.critical and active, "active" if active else "deprecated")
+    return index
+
+
 def case_index(corpus: Corpus) -> dict[str, CaseInfo]:
     """Policy and criticality of every case in the corpus; deprecated cases are advisory and never critical."""
     index: dict[str, CaseInfo] = {}
@@ -109,6 +158,14 @@ def case_index(corpus: Corpus) -> dict[str, CaseInfo]:
         else:
             index[case.id] = CaseInfo("advisory", False, "deprecated")
     return index
+
+
+def policy_for(corpus: Corpus | None, *runs: RunTrials) -> tuple[dict[str, CaseInfo], str]:
+    """Policy and criticality by case, and where they came from: a corpus as it is today when one is given,
+    else what the runs recorded (the first run's record winning)."""
+    if corpus is not None:
+        return case_index(corpus), f"the corpus {corpus.root} as it is today (--corpus)"
+    return recorded_index(*runs), "as the runs recorded them when they started"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from runner.gate.flakes import FlakesReport
 from runner.gate.gate import CompareReport
-from runner.gate.pairing import MIN_TRIALS, Row
+from runner.gate.pairing import MIN_TRIALS, Row, RunTrials
 from runner.gate.stats import DropTest
 from runner.gate.summary import Spend
 from runner.runs.aggregate import Aggregate
@@ -41,6 +41,10 @@ def _side(label: str, tally: Aggregate) -> str:
     return f"{text}: {tally.reason}" if tally.reason and not tally.passed else text
 
 
+def _run_label(run: RunTrials) -> str:
+    return f"{run.label} [{run.name}]" if run.name else run.label
+
+
 def _row_block(row: Row) -> list[str]:
     lines = [f"  {row.key}  [{row.info.label()}]"]
     if row.baseline is not None:
@@ -70,9 +74,9 @@ def _spend_line(name: str, pair: tuple[Spend | None, Spend | None], unit: str, d
 def render_compare(report: CompareReport) -> list[str]:
     """The text report: regressions first, then the other lists, the summary, the gate and the verdict."""
     base, cand = report.baseline, report.candidate
-    header = (f"baseline {base.run_id} ({', '.join(base.variants)}) vs candidate {cand.run_id} "
+    header = (f"baseline {_run_label(base)} ({', '.join(base.variants)}) vs candidate {_run_label(cand)} "
               f"({', '.join(cand.variants)}), compared by {report.keyed_by}")
-    lines = [header, ""]
+    lines = [header, f"policy and criticality: {report.policy_source}", ""]
     sections = [("Regressions", report.regressions()), ("Lower pass rate", report.declined()),
                 ("Fixes", report.fixes()), ("New cases", report.new()),
                 ("Missing from candidate", report.missing())]
@@ -158,11 +162,8 @@ def compare_document(report: CompareReport) -> dict[str, Any]:
     return {
         "verdict": report.verdict, "exit_code": report.exit_code, "refused": report.refused,
         "findings": [{"level": f.level, "rule": f.rule, "message": f.message} for f in report.findings],
-        "baseline": {"run_id": report.baseline.run_id, "dataset_fingerprint": report.baseline.dataset_fingerprint,
-                     "variants": list(report.baseline.variants)},
-        "candidate": {"run_id": report.candidate.run_id,
-                      "dataset_fingerprint": report.candidate.dataset_fingerprint,
-                      "variants": list(report.candidate.variants)},
+        "baseline": _run_document(report.baseline), "candidate": _run_document(report.candidate),
+        "policy_source": report.policy_source,
         "keyed_by": report.keyed_by,
         **{name: [row(r) for r in rows] for name, rows in (
             ("regressions", report.regressions()), ("declined", report.declined()), ("fixes", report.fixes()),
@@ -192,6 +193,11 @@ def compare_document(report: CompareReport) -> dict[str, Any]:
     }
 
 
+def _run_document(run: RunTrials) -> dict[str, Any]:
+    return {"run_id": run.run_id, "name": run.name, "directory": str(run.directory) if run.directory else None,
+            "dataset_fingerprint": run.dataset_fingerprint, "variants": list(run.variants), "variant": run.selected}
+
+
 def compare_json(report: CompareReport) -> str:
     """compare_document as indented JSON text."""
     return json.dumps(compare_document(report), indent=2, sort_keys=True)
@@ -211,7 +217,7 @@ def render_flakes(report: FlakesReport) -> list[str]:
     width = max([len(c.key) for c in report.cases] + [4])
     header = (f"{'CASE':<{width}}  {'CLASS':<11}  {'PASSED':>7}  {'ERR':>3}  {'RATE':>4}  {'WILSON 95%':<10}  "
               f"{f'PASS@{k}':>6}  {f'PASS^{k}':>6}  NOTE")
-    lines = [header]
+    lines = [f"run {_run_label(report.run)}; criticality: {report.policy_source}", header]
     for c in report.cases:
         t = c.tally
         rate = f"{t.rate:.0%}" if t.scored else "-"
@@ -236,6 +242,8 @@ def flakes_document(report: FlakesReport) -> dict[str, Any]:
     """The report as a JSON-ready mapping."""
     return {
         "run_id": report.run.run_id,
+        "name": report.run.name,
+        "policy_source": report.policy_source,
         "k": report.k,
         "exit_code": report.exit_code,
         "refused": list(report.short),

@@ -57,6 +57,32 @@ class RunConfig:
 
 
 @dataclass(frozen=True)
+class CaseMeta:
+    """What a run keeps of a selected case when it starts, so the run can be judged without the corpus."""
+
+    title: str
+    """The case's one-line label."""
+    owner: str | None
+    """Who answers for the case (the corpus default when the case names nobody)."""
+    policy: str
+    """advisory or blocking."""
+    critical: bool
+    """Blocks on any regression and is never quarantined."""
+    status: str = "active"
+    """active or deprecated."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a run came from: the corpus and repository it ran on, as absolute paths."""
+
+    corpus: str
+    """The corpus directory."""
+    repo: str
+    """The source repository the workspaces were made from."""
+
+
+@dataclass(frozen=True)
 class RunManifest:
     """run.json: identity, fingerprints and configuration of a run."""
 
@@ -74,6 +100,14 @@ class RunManifest:
     """One entry per resume: when, and the runtime it resumed with."""
     digests: dict[str, str] = field(default_factory=dict)
     """sha256 hex of each recorded trial's result.json, by variant/case/trial (``runner.runs.digests``)."""
+    name: str | None = None
+    """The label given with ``runner run --name`` (not unique: the newest run of a name is the one it names)."""
+    origin: Origin | None = None
+    """The corpus and repository of the run; None in runs made before runs recorded it."""
+    cases_meta: dict[str, CaseMeta] = field(default_factory=dict)
+    """Title, owner, policy and criticality of every case as the corpus said when the run started."""
+    triage: dict[str, Any] | None = None
+    """A triage run: the baseline and candidate run ids and paths it reruns the regressions of."""
 
 
 def load_object(text: str, path: Path) -> dict[str, Any]:
@@ -111,9 +145,18 @@ def read_manifest(run_dir: Path) -> RunManifest:
         bad = next((k for k, v in digests.items() if not isinstance(v, str) or not DIGEST.match(v)), None)
         if bad is not None:
             raise ValueError(f"digests: {bad!r} is not a sha256 hex digest")
+        origin = Origin(**data["origin"]) if data.get("origin") else None
+        meta = {case: CaseMeta(**m) for case, m in (data.get("cases_meta") or {}).items()}
+        name = data.get("name")
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"name: {name!r} is not a string")
+        triage = data.get("triage")
+        if triage is not None and not isinstance(triage, dict):
+            raise ValueError(f"triage: {triage!r} is not an object")
         return RunManifest(run_id=data["run_id"], created=data["created"],
                            dataset_fingerprint=data["dataset_fingerprint"], runtime=dict(data["runtime"]),
-                           config=config, resumed=tuple(data.get("resumed") or ()), digests=digests)
+                           config=config, resumed=tuple(data.get("resumed") or ()), digests=digests,
+                           name=name, origin=origin, cases_meta=meta, triage=triage)
     except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"{path}: not a run manifest ({exc.__class__.__name__}: {exc})") from None
 

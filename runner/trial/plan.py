@@ -10,7 +10,7 @@ from corpus import StoredCase
 from corpus.errors import UsageError
 from runner.runs.digests import TrialId, audit_run
 from runner.runs.load import load_run
-from runner.runs.manifest import MODES, VARIANT_NAME, RunConfig, Variant, read_manifest
+from runner.runs.manifest import MODES, VARIANT_NAME, CaseMeta, RunConfig, Variant, read_manifest
 from runner.runs.result import RESULT_FILE, parse_trial, trial_path
 from runner.trial.agent import command_problem
 from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT, SavedAttempt, TrialSpec
@@ -63,6 +63,10 @@ class RunOptions:
     max_errors: int | None = None
     """Stop starting trials once this many ended in error (0: never); None: once the first five to finish all
     errored with the same reason (--max-errors)."""
+    name: str | None = None
+    """A label for a new run (--name); a resumed run keeps its own."""
+    triage: dict[str, Any] | None = None
+    """A triage run: what it reruns (recorded in run.json)."""
 
 
 def parse_agent(spec: str) -> Variant:
@@ -71,6 +75,22 @@ def parse_agent(spec: str) -> Variant:
     if not sep or not command.strip():
         raise UsageError(f"--agent {spec!r}: expected NAME=COMMAND")
     return check_variant(Variant(name.strip(), command))
+
+
+def check_run_name(name: str) -> str:
+    """A run name: the characters of a variant name, and not a word that names runs otherwise (latest)."""
+    if not VARIANT_NAME.match(name) or name == "latest":
+        raise UsageError(f"--name {name!r}: use up to 64 letters, digits, '.', '_' or '-' (and not 'latest')")
+    return name
+
+
+def case_meta(stored: dict[str, StoredCase], cases: tuple[str, ...], default_owner: str | None) -> dict[str, CaseMeta]:
+    """What run.json keeps of each selected case: title, owner, policy, criticality and status."""
+    meta = {}
+    for case_id in cases:
+        case = stored[case_id].case
+        meta[case_id] = CaseMeta(case.title, case.owner or default_owner, case.policy, case.critical, case.status)
+    return meta
 
 
 def check_variant(variant: Variant) -> Variant:

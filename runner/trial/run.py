@@ -24,6 +24,7 @@ from runner.process import kill_running
 from runner.runs.digests import DigestLedger, forget_trials
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.manifest import (
+    Origin,
     RunConfig,
     RunManifest,
     read_manifest,
@@ -35,7 +36,15 @@ from runner.sandbox.bwrap import WORKSPACE
 from runner.sandbox.confine import PROMPT_FILE, Confinement, check_confinement, harness_dirs, hidden_paths
 from runner.trial.agent import render_command
 from runner.trial.assets import AssetCache
-from runner.trial.plan import RunOptions, new_config, plan_trials, resume_config, source_trials
+from runner.trial.plan import (
+    RunOptions,
+    case_meta,
+    check_run_name,
+    new_config,
+    plan_trials,
+    resume_config,
+    source_trials,
+)
 from runner.trial.trial import (
     TASK_DIR_NAME,
     TrialContext,
@@ -88,10 +97,17 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
                              f"start a new run")
     else:
         config = new_config(options, stored_all)
-        manifest = RunManifest(new_run_id(), _now(), dataset, runtime_info(config, sandbox), config)
     missing = [c for c in config.cases if c not in stored_all]
     if missing:
         raise UsageError(f"case {missing[0]!r} is not in the corpus {corpus.root}")
+    if options.resume is None:
+        name = check_run_name(options.name) if options.name is not None else None
+        manifest = RunManifest(new_run_id(), _now(), dataset, runtime_info(config, sandbox), config, name=name,
+                               origin=Origin(str(corpus.root.resolve()), str(repo.resolve())),
+                               cases_meta=case_meta(stored_all, config.cases, corpus.config.defaults.owner),
+                               triage=options.triage)
+    elif options.name is not None and options.name != manifest.name:
+        raise UsageError(f"--name {options.name}: a resumed run keeps its name ({manifest.name or 'none'})")
     saved = source_trials(config) if config.mode == "regrade" else {}
     if options.resume is not None:
         plan = plan_trials(config, stored_all, saved, run_dir)

@@ -18,18 +18,20 @@ REASON = {"pass": "grader passed", "fail": "grader: 1 test failed", "error": "gr
 
 def write_run(root: Path, run_id: str, cells: Mapping[str, str], *, fingerprint: str = FINGERPRINT,
               reasons: Mapping[str, str] | None = None, cost_usd: float | None = None,
-              tokens: int | None = None, duration: float = 10.0, variants: tuple[str, ...] = ()) -> Path:
+              tokens: int | None = None, duration: float = 10.0, variants: tuple[str, ...] = (),
+              kinds: Mapping[str, str] | None = None, name: str | None = None,
+              created: str = "2024-06-01T00:00:00+00:00") -> Path:
     """Write run.json and one result.json per trial; return the run directory.
 
     cells maps "case" (variant "default") or "variant::case" to one letter per trial: p pass, f fail, e error,
     "." a trial without a result. reasons overrides the fail/error reason per key. Trial t of a cell lasts
-    duration + t seconds.
+    duration + t seconds. kinds (as for write_corpus) makes the run record its cases' policy, as runs do.
     """
     run_dir = root / run_id
     parsed = {key: (key.split("::", 1) if "::" in key else ("default", key)) for key in cells}
     names = list(variants) or list(dict.fromkeys(variant for variant, _ in parsed.values()))
     manifest = {
-        "format": 2, "run_id": run_id, "created": "2024-06-01T00:00:00+00:00",
+        "format": 2, "run_id": run_id, "created": created, "name": name,
         "dataset_fingerprint": fingerprint,
         "runtime": {"hindcast": "0.1.0", "python": "3.11", "os": "linux", "git": "2.43"},
         "config": {"mode": "agent", "trials": max(len(v) for v in cells.values()),
@@ -37,6 +39,11 @@ def write_run(root: Path, run_id: str, cells: Mapping[str, str], *, fingerprint:
                    "cases": sorted({case for _, case in parsed.values()}), "agent_timeout": 600, "jobs": 1},
         "digests": {},
     }
+    if kinds is not None:
+        manifest["cases_meta"] = {case: {
+            "title": f"{case} title", "owner": "ada", "policy": "blocking" if kind == "blocking" else "advisory",
+            "critical": kind == "critical", "status": "deprecated" if kind == "deprecated" else "active"}
+            for case, kind in kinds.items()}
     run_dir.mkdir(parents=True)
     (run_dir / "run.json").write_text(json.dumps(manifest, indent=2))
     for key, letters in cells.items():

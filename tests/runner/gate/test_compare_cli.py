@@ -37,8 +37,9 @@ def compare(root: Path, *extra: str) -> int:
 def test_report_leads_with_regressions(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert compare(runs, "--quarantine", str(runs / "q.yaml")) == 4
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:34] == [
+    assert lines[:35] == [
         "baseline base (default) vs candidate cand (default), compared by case",
+        f"policy and criticality: the corpus {runs / 'evals'} as it is today (--corpus)",
         "",
         "Regressions (2):",
         "  cart  [blocking]",
@@ -90,7 +91,7 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"verdict", "exit_code", "refused", "findings", "baseline", "candidate", "keyed_by",
                          "regressions", "declined", "fixes", "new", "missing", "quarantined", "summary", "test",
-                         "advisory_test", "power", "options"}
+                         "advisory_test", "power", "options", "policy_source"}
     assert (data["verdict"], data["exit_code"], data["refused"]) == ("BLOCK", 4, False)
     assert data["findings"][0] == {"level": "BLOCK", "rule": "missing-case",
                                    "message": "1 blocking case of the baseline missing from the candidate: refund"}
@@ -184,7 +185,8 @@ def test_bad_input_exits_3(runs: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert capsys.readouterr().err == "runner: error: Missing option '--candidate'.\n"
     assert run_cli(cli, "runner", ["compare", "--baseline", str(runs / "nowhere"), "--candidate",
                                    str(runs / "runs" / "cand"), "--corpus", str(runs / "evals")]) == 3
-    assert capsys.readouterr().err == f"runner: error: {runs / 'nowhere'}: not a run directory (no run.json)\n"
+    assert capsys.readouterr().err == (f"runner: error: {runs / 'nowhere'}: not a run directory (nor the --name of "
+                                       f"a run in {runs})\n")
     assert compare(runs, "--quarantine", str(runs / "missing.yaml")) == 3
     assert capsys.readouterr().err == f"runner: error: {runs / 'missing.yaml'}: file not found\n"
     (runs / "bad.yaml").write_text("quarantine: {case: a}\n")

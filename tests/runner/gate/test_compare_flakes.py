@@ -51,6 +51,7 @@ def test_labels_and_estimators(root: Path) -> None:
 def test_text_report_and_exit_2(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert flakes(root, "mixed") == 2
     assert capsys.readouterr().out.splitlines() == [
+        f"run mixed; criticality: the corpus {root / 'evals'} as it is today (--corpus)",
         "CASE   CLASS         PASSED  ERR  RATE  WILSON 95%  PASS@3  PASS^3  NOTE",
         "cart   FLAKY            3/5    0   60%  23%-88%      1.000   0.100  quarantine candidate",
         "docs   STABLE_FAIL      0/5    0    0%  0%-43%       0.000   0.000",

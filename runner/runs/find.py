@@ -1,0 +1,85 @@
+"""Finding runs: the runs of a results directory, newest first, and what a run argument names (a directory,
+``latest``, or a run's --name), and the corpus a run was made on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus.errors import HindcastError, UsageError
+from corpus.layout import RESULTS_DIR
+from runner.runs.manifest import RUN_FILE, RunManifest, read_manifest
+
+LATEST = "latest"
+"""The word that names the newest run of a results directory."""
+
+
+@dataclass(frozen=True)
+class FoundRun:
+    """A directory of a results directory holding run.json, with its manifest (None when unreadable)."""
+
+    directory: Path
+    """The run directory."""
+    manifest: RunManifest | None
+    """run.json; None when it cannot be read."""
+    problem: str | None = None
+    """Why run.json cannot be read."""
+
+
+def runs_in(results_dir: Path) -> list[FoundRun]:
+    """Every run directory of results_dir, newest first (by creation time, then id); unreadable ones last."""
+    if not results_dir.is_dir():
+        raise UsageError(f"{results_dir}: no such results directory")
+    found: list[FoundRun] = []
+    for child in results_dir.iterdir():
+        if child.name.startswith(".") or not (child / RUN_FILE).is_file():
+            continue
+        try:
+            found.append(FoundRun(child, read_manifest(child)))
+        except HindcastError as exc:
+            found.append(FoundRun(child, None, exc.message))
+    readable = sorted((f for f in found if f.manifest is not None),
+                      key=lambda f: (f.manifest.created, f.manifest.run_id), reverse=True)  # type: ignore[union-attr]
+    return readable + sorted((f for f in found if f.manifest is None), key=lambda f: f.directory.name)
+
+
+def default_results(corpus_dir: Path | None) -> Path:
+    """Where a bare ``latest`` or run name is looked up: the results directory of --corpus (default ./evals)."""
+    return (corpus_dir or Path("evals")) / RESULTS_DIR
+
+
+def resolve_run(argument: Path, results_dir: Path) -> Path:
+    """The run directory an argument names.
+
+    An existing directory is itself. Otherwise the last component is ``latest`` (the newest run) or a run name
+    given with --name (the newest run of that name), looked up in the directory before it, or in results_dir
+    when the argument is the bare word. UsageError when nothing matches.
+    """
+    if argument.is_dir():
+        return argument
+    word = argument.name
+    where = argument.parent if argument.parent != Path(".") or str(argument).startswith(".") else results_dir
+    if word != LATEST and (argument.exists() or not where.is_dir()):
+        raise UsageError(f"{argument}: not a run directory")
+    if not where.is_dir():
+        raise UsageError(f"{argument}: no results directory {where} to find the {word} run in")
+    runs = [f for f in runs_in(where) if f.manifest is not None]
+    if word != LATEST:
+        runs = [f for f in runs if f.manifest is not None and f.manifest.name == word]
+        if not runs:
+            raise UsageError(f"{argument}: not a run directory (nor the --name of a run in {where})")
+    if not runs:
+        raise UsageError(f"{argument}: {where} holds no run")
+    return runs[0].directory
+
+
+def recorded_origin(run_dir: Path) -> tuple[Path, Path]:
+    """The corpus and repository a run recorded; UsageError when it recorded none or the corpus is gone."""
+    origin = read_manifest(run_dir).origin
+    if origin is None:
+        raise UsageError(f"{run_dir}: the run does not record its corpus (made by an older Hindcast); pass --corpus")
+    corpus = Path(origin.corpus)
+    if not corpus.is_dir():
+        raise UsageError(f"{run_dir}: the run was made on the corpus {corpus}, which no longer exists; "
+                         f"pass --corpus")
+    return corpus, Path(origin.repo)
