@@ -10,12 +10,13 @@ from runner.commands.env import env_group
 from runner.commands.flakes import flakes_command
 from runner.commands.report import report_command
 from runner.commands.run import run_command
+from runner.commands.runs import runs_command
 from runner.commands.select import select_command
 from runner.commands.validate import validate_command
 from runner.commands.verify import verify_command
 
-COMMANDS = (validate_command, verify_command, run_command, report_command, compare_command, flakes_command, select_command,
-            env_group)
+COMMANDS = (validate_command, verify_command, run_command, runs_command, report_command, compare_command,
+            flakes_command, select_command, env_group)
 
 
 @click.group(context_settings=CONTEXT)

@@ -6,18 +6,23 @@ from pathlib import Path
 
 import click
 
+from runner.commands.options import run_dir
 from runner.report.report import print_report, report_json, write_html
 from runner.runs.load import load_run
 
 
 @click.command("report")
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run", type=click.Path(path_type=Path), metavar="RUN")
+@click.option("--corpus", "corpus_dir", type=click.Path(path_type=Path), default=None,
+              help="Where a bare `latest` or run name is looked up [default: ./evals].")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of the table.")
 @click.option("--html", "html_file", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="Also write a self-contained HTML page with links to every trial's artifacts.")
-def report_command(run_dir: Path, as_json: bool, html_file: Path | None) -> None:
-    """Show a run: pass rate, pass@k, pass^k and errors per case and variant, recomputed from the trials."""
-    loaded = load_run(run_dir)
+def report_command(run: Path, corpus_dir: Path | None, as_json: bool, html_file: Path | None) -> None:
+    """Show a run: pass rate, pass@k, pass^k and errors per case and variant, recomputed from the trials.
+
+    RUN is a run directory, `latest` (the newest run) or a run's --name, bare or after a results directory."""
+    loaded = load_run(run_dir(run, corpus_dir))
     if html_file is not None:
         write_html(loaded, html_file)
     if as_json:

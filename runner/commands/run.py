@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -14,8 +16,10 @@ from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
 from runner.commands.options import env_cache_dir, env_cache_options, sandbox_option
+from runner.envs.cache import default_cache_dir
 from runner.gate.select import changed_since, select_cases
 from runner.report.report import print_report
+from runner.runs.find import default_results, recorded_origin, resolve_run
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import MODES, Variant
 from runner.runs.result import TrialResult
@@ -46,10 +50,14 @@ from runner.verify.record import unverified_warning
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Trials run at once.")
 @click.option("--results-dir", type=click.Path(path_type=Path), default=None,
               help="Where run directories are made [default: CORPUS/results].")
-@click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="RUN_DIR",
-              help="Complete a run: only its missing and errored trials run.")
-@click.option("--patch-from", type=click.Path(path_type=Path), default=None, metavar="RUN_DIR",
+@click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="RUN",
+              help="Complete a run (a directory, `latest` or a run's --name): only its missing and errored trials "
+                   "run, on the corpus and repository the run recorded unless --corpus/--repo say otherwise.")
+@click.option("--patch-from", type=click.Path(path_type=Path), default=None, metavar="RUN",
               help="regrade: the run whose candidate patches are graded again.")
+@click.option("--name", metavar="LABEL", default=None,
+              help="Name the new run (e.g. nightly, gpt-5-prompt-b): `runner runs` shows it, and wherever a run is "
+                   "expected the name stands for the newest run of that name.")
 @click.option("--keep", is_flag=True, help="Keep each trial's workspace (for debugging a trial).")
 @click.option("--agent-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
               help="Seconds before the agent's whole process group is killed [default: 1800].")
@@ -74,7 +82,8 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
             agents: tuple[str, ...], jobs: int,
             results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
             agent_timeout: float | None, sandbox: str, agent_network: str, agent_binds: tuple[Path, ...],
-            agent_home: tuple[Path, ...], max_errors: int | None, dry_run: bool, env_cache: Path | None, no_env_cache: bool) -> int:
+            agent_home: tuple[Path, ...], max_errors: int | None, dry_run: bool, env_cache: Path | None,
+            no_env_cache: bool, name: str | None) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -82,6 +91,17 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
         variants = (Variant("default", agent_command),)
     elif agents:
         variants = tuple(parse_agent(spec) for spec in agents)
+    lookup = results_dir if results_dir is not None else default_results(corpus_dir)
+    if patch_from is not None and mode == "regrade":
+        patch_from = resolve_run(patch_from, lookup)
+    if resume is not None:
+        resume = resolve_run(resume, lookup)
+        recorded_corpus, recorded_repo = recorded_origin(resume)
+        source = click.get_current_context().get_parameter_source
+        if source("corpus_dir") is ParameterSource.DEFAULT:
+            corpus_dir = recorded_corpus
+        if repo is None:
+            repo = recorded_repo
     corpus = Corpus.open(corpus_dir)
     if select_since is not None:
         if case_ids or all_cases or resume is not None:
@@ -96,7 +116,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                          jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
                          agent_timeout=agent_timeout, repo=repo, sandbox=sandbox,
                          agent_network=agent_network == "host", agent_binds=agent_binds, agent_home=agent_home,
-                         env_cache=env_cache_dir(env_cache, no_env_cache), max_errors=max_errors)
+                         env_cache=env_cache_dir(env_cache, no_env_cache), max_errors=max_errors, name=name)
     if dry_run:
         previews = preview(corpus, options)
         if warning:
@@ -108,20 +128,53 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                 click.echo(f"{p.variant}::{p.case_id} #{p.trial}: {p.command or f'no agent ({p.variant} mode)'}")
         return ExitCode.OK
     why: list[str] = []
-    if sys.stdout.isatty():
-        loaded = _run_with_bar(corpus, options, warning, why.append)
-    else:
+    made: list[Path] = []
+    try:
+        if sys.stdout.isatty():
+            loaded = _run_with_bar(corpus, options, warning, why.append, made.append)
+        else:
 
-        def announce(run_dir: Path, total: int) -> None:
-            if warning:
-                click.echo(warning, err=True)
-            click.echo(f"run {run_dir}: {total} trial(s)", err=True)
+            def announce(run_dir: Path, total: int) -> None:
+                made.append(run_dir)
+                if warning:
+                    click.echo(warning, err=True)
+                click.echo(f"run {run_dir}: {total} trial(s)", err=True)
 
-        loaded = run(corpus, options, progress=_print_line, announce=announce, stopped=why.append)
+            loaded = run(corpus, options, progress=_print_line, announce=announce, stopped=why.append)
+    except KeyboardInterrupt:
+        if not made:
+            raise
+        click.echo(f"runner: interrupted; the run stays resumable: {resume_command(made[0], options)}", err=True)
+        return ExitCode.INTERRUPTED
     for reason in why:
-        click.echo(f"stopped: {reason}", err=True)
+        click.echo(f"stopped: {reason}; resume with: {resume_command(loaded.directory, options)}", err=True)
     print_report(loaded)
     return ExitCode.FAILED if why or any(t.outcome == "error" for t in loaded.trials) else ExitCode.OK
+
+
+def resume_command(run_dir: Path, options: RunOptions) -> str:
+    """The `runner run --resume` command line that completes run_dir with the options this run used that run.json
+    does not record (the corpus, repository, cases, mode, trials and agents it does)."""
+    words = ["runner", "run", "--resume", str(run_dir.absolute())]
+    if options.jobs != 1:
+        words += ["--jobs", str(options.jobs)]
+    if options.sandbox != "bwrap":
+        words += ["--sandbox", options.sandbox]
+    if not options.agent_network:
+        words += ["--agent-network", "none"]
+    for path in options.agent_binds:
+        words += ["--agent-bind", str(path)]
+    for path in options.agent_home:
+        words += ["--agent-home", str(path)]
+    if options.env_cache is None:
+        words.append("--no-env-cache")
+    elif options.env_cache != default_cache_dir():
+        words += ["--env-cache", str(options.env_cache)]
+    if options.keep:
+        words.append("--keep")
+    if options.max_errors is not None:
+        words += ["--max-errors", str(options.max_errors)]
+    return shlex.join(words)
 
 
 def _print_line(done: int, total: int, result: TrialResult) -> None:
@@ -130,13 +183,14 @@ def _print_line(done: int, total: int, result: TrialResult) -> None:
 
 
 def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None,
-                  stopped: Callable[[str], None]) -> LoadedRun:
+                  stopped: Callable[[str], None], made: Callable[[Path], None]) -> LoadedRun:
     console = Console(highlight=False)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[last]}"), console=console) as bar:
         task = bar.add_task("trials", total=None, last="")
 
         def announce(run_dir: Path, total: int) -> None:
+            made(run_dir)
             if warning:
                 bar.console.print(warning, markup=False)
             bar.update(task, total=total, description=f"run {run_dir.name}")

@@ -18,6 +18,7 @@ from jinja2 import Environment, PackageLoader
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from corpus.fsutil import atomic_write_text
 from runner.runs.aggregate import Aggregate
@@ -65,15 +66,49 @@ def sandbox_text(runtime: dict[str, Any]) -> str:
     return text
 
 
+MODE_NOTES = {
+    "baseline": "mode baseline: no agent ran and the grader judged the broken base as it is, so a pass means the "
+                "case is broken (its grader passes without the fix)",
+    "oracle": "mode oracle: the known fix was applied, so a fail means the case is broken (its grader rejects "
+              "the fix)",
+}
+"""What a pass or a fail means in the modes without an agent."""
+
+
+def run_notes(run: LoadedRun) -> list[str]:
+    """What a reader must know before reading the figures: an INCOMPLETE banner with the missing count, and
+    what a pass means in a mode without an agent. Every report format shows them first."""
+    notes = []
+    planned = run.manifest.config.trials * len(run.manifest.config.cases) * len(run.manifest.config.variants)
+    if run.missing:
+        notes.append(f"INCOMPLETE: {run.missing} of {planned} planned trials missing; complete the run with "
+                     f"`runner run --resume {run.directory}`")
+    if run.manifest.config.mode in MODE_NOTES:
+        notes.append(MODE_NOTES[run.manifest.config.mode])
+    return notes
+
+
+def case_label(run: LoadedRun, case_id: str) -> str:
+    """The case id, with its title and policy as the run recorded them (just the id for older runs)."""
+    meta = run.manifest.cases_meta.get(case_id)
+    if meta is None:
+        return case_id
+    policy = "blocking, critical" if meta.critical else meta.policy
+    return f"{case_id} [{policy}]\n{meta.title}"
+
+
 def render_table(run: LoadedRun, console: Console | None = None) -> str:
     """The terminal report: a cases x variants grid, then one line per variant; returns the text printed."""
     buffer = io.StringIO()
     out = console or Console(file=buffer, width=160, color_system=None, highlight=False)
     manifest, config = run.manifest, run.manifest.config
     k = common_k(run)
-    out.print(f"run {manifest.run_id}  mode {config.mode}  {config.trials} trial(s) per case  "
+    for note in run_notes(run):
+        out.print(note, style="bold", markup=False, soft_wrap=True)
+    named = f" [{manifest.name}]" if manifest.name else ""
+    out.print(f"run {manifest.run_id}{named}  mode {config.mode}  {config.trials} trial(s) per case  "
               f"dataset {manifest.dataset_fingerprint[:12]}  runtime {manifest.runtime.get('fingerprint', '')[:12]}  "
-              f"sandbox {sandbox_text(manifest.runtime)}")
+              f"sandbox {sandbox_text(manifest.runtime)}", markup=False)
     grid = Table(title=None, show_lines=True)
     grid.add_column("case", no_wrap=True)
     names = [v.name for v in config.variants]
@@ -81,7 +116,7 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
         grid.add_column(name, no_wrap=True)
     cells = {(c.variant, c.case_id): c for c in run.cells}
     for case_id in config.cases:
-        grid.add_row(case_id, *(_cell_text(cells[(name, case_id)], k) for name in names))
+        grid.add_row(Text(case_label(run, case_id)), *(_cell_text(cells[(name, case_id)], k) for name in names))
     out.print(grid)
     totals = Table(box=box.SIMPLE, pad_edge=False)
     for column in ("variant", "trials", "pass", "fail", "err", "miss", "rate", "wilson95",
@@ -125,6 +160,10 @@ def report_document(run: LoadedRun) -> dict[str, Any]:
     manifest = run.manifest
     return {
         "run_id": manifest.run_id,
+        "name": manifest.name,
+        "notes": run_notes(run),
+        "origin": asdict(manifest.origin) if manifest.origin else None,
+        "cases_meta": {case: asdict(meta) for case, meta in manifest.cases_meta.items()},
         "directory": str(run.directory),
         "created": manifest.created,
         "dataset_fingerprint": manifest.dataset_fingerprint,

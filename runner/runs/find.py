@@ -83,3 +83,47 @@ def recorded_origin(run_dir: Path) -> tuple[Path, Path]:
         raise UsageError(f"{run_dir}: the run was made on the corpus {corpus}, which no longer exists; "
                          f"pass --corpus")
     return corpus, Path(origin.repo)
+
+
+@dataclass(frozen=True)
+class RunListing:
+    """One line of `runner runs`: a run's identity and what it measured, or why it cannot be read."""
+
+    directory: Path
+    """The run directory."""
+    manifest: RunManifest | None
+    """run.json; None when unreadable."""
+    pass_rates: tuple[tuple[str, float | None], ...] = ()
+    """Per variant, passes / scored trials (None: nothing scored)."""
+    recorded: int = 0
+    """Trials recorded."""
+    planned: int = 0
+    """Trials planned: trials x cases x variants."""
+    errors: int = 0
+    """Recorded trials that ended in error."""
+    problem: str | None = None
+    """Why the run cannot be read (run.json unreadable, or a trial that does not match it)."""
+
+
+def list_runs(results_dir: Path) -> list[RunListing]:
+    """Every run of results_dir, newest first, each read and audited like `runner report` reads it."""
+    from runner.runs.load import load_run
+
+    listed: list[RunListing] = []
+    for found in runs_in(results_dir):
+        manifest = found.manifest
+        if manifest is None:
+            listed.append(RunListing(found.directory, None, problem=found.problem))
+            continue
+        config = manifest.config
+        planned = config.trials * len(config.cases) * len(config.variants)
+        try:
+            loaded = load_run(found.directory)
+        except (HindcastError, OSError) as exc:
+            problem = exc.message if isinstance(exc, HindcastError) else f"cannot read: {exc.strerror}"
+            listed.append(RunListing(found.directory, manifest, planned=planned, problem=problem))
+            continue
+        rates = tuple((v.variant, v.passes / v.scored if v.scored else None) for v in loaded.variants)
+        listed.append(RunListing(found.directory, manifest, rates, len(loaded.trials), planned,
+                                 sum(1 for t in loaded.trials if t.outcome == "error")))
+    return listed

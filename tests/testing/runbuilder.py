@@ -20,7 +20,7 @@ def write_run(root: Path, run_id: str, cells: Mapping[str, str], *, fingerprint:
               reasons: Mapping[str, str] | None = None, cost_usd: float | None = None,
               tokens: int | None = None, duration: float = 10.0, variants: tuple[str, ...] = (),
               kinds: Mapping[str, str] | None = None, name: str | None = None,
-              created: str = "2024-06-01T00:00:00+00:00") -> Path:
+              created: str = "2024-06-01T00:00:00+00:00", mode: str = "agent") -> Path:
     """Write run.json and one result.json per trial; return the run directory.
 
     cells maps "case" (variant "default") or "variant::case" to one letter per trial: p pass, f fail, e error,
@@ -34,7 +34,7 @@ def write_run(root: Path, run_id: str, cells: Mapping[str, str], *, fingerprint:
         "format": 2, "run_id": run_id, "created": created, "name": name,
         "dataset_fingerprint": fingerprint,
         "runtime": {"hindcast": "0.1.0", "python": "3.11", "os": "linux", "git": "2.43"},
-        "config": {"mode": "agent", "trials": max(len(v) for v in cells.values()),
+        "config": {"mode": mode, "trials": max(len(v) for v in cells.values()),
                    "variants": [{"name": n, "command": f"agent-{n} {{workspace}}"} for n in names],
                    "cases": sorted({case for _, case in parsed.values()}), "agent_timeout": 600, "jobs": 1},
         "digests": {},

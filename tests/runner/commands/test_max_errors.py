@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -38,17 +39,25 @@ def stop_lines(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith("stopped: ")]
 
 
-def test_default_stops_after_five_with_one_reason_and_resumes(broken: Bench,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_default_stops_after_five_with_one_reason_and_resumes(broken: Bench, capsys: pytest.CaptureFixture[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     code, err = call(broken, capsys, "--trials", str(TRIALS))
     loaded = load_run(run_dir(broken))
     assert code == ExitCode.FAILED
     assert len(loaded.trials) == 5 and loaded.missing == TRIALS - 5
     reasons = {t.reason for t in loaded.trials}
     assert {t.outcome for t in loaded.trials} == {"error"} and len(reasons) == 1
-    assert stop_lines(err) == [f"stopped: 5 trials ended in error: {reasons.pop()}"]
-    assert "setup failed (exit 3)" in stop_lines(err)[0]
-    code, err = call(broken, capsys, "--resume", str(run_dir(broken)), "--max-errors", "0")
+    (line,) = stop_lines(err)
+    stop, resume = line.split("; resume with: ")
+    assert stop == f"stopped: 5 trials ended in error: {reasons.pop()}" and "setup failed (exit 3)" in stop
+    words = shlex.split(resume)
+    assert words[:4] == ["runner", "run", "--resume", str(run_dir(broken).absolute())]
+    # The printed command works as given from any directory: the run recorded its corpus and repository.
+    elsewhere = broken.corpus.root.parent / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code = run_cli(cli, "runner", [*words[1:], "--max-errors", "0"])
+    err = capsys.readouterr().err
     resumed = load_run(run_dir(broken))
     assert code == ExitCode.FAILED and stop_lines(err) == []
     assert len(resumed.trials) == TRIALS and resumed.missing == 0 and len(resumed.manifest.resumed) == 1

@@ -63,4 +63,5 @@ def test_report_json_html_and_a_missing_run(tmp_path: Path, capsys: pytest.Captu
     code, out, _ = call(["report", str(run_dir), "--html", str(tmp_path / "r.html")], capsys)
     assert code == 0 and "1/2 passed" in out and (tmp_path / "r.html").read_text().startswith("<!doctype html>")
     code, out, err = call(["report", str(tmp_path / "nope")], capsys)
-    assert code == ExitCode.BAD_INPUT and err == f"runner: error: {tmp_path / 'nope'}: not a run directory (no run.json)\n"
+    assert code == ExitCode.BAD_INPUT and err == (
+        f"runner: error: {tmp_path / 'nope'}: not a run directory (nor the --name of a run in {tmp_path})\n")

@@ -137,8 +137,12 @@ def test_ctrl_c_stops_every_agent_and_leaves_a_resumable_run(calc_fast: Bench, s
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
-    assert proc.returncode == 130 and err.strip().endswith("runner: interrupted")
+    (run_dir,) = [p for p in calc_fast.results.iterdir() if not p.name.startswith(".")]
+    last = err.strip().splitlines()[-1]
+    assert proc.returncode == 130 and last.startswith("runner: interrupted; the run stays resumable: runner run ")
+    resume = shlex.split(last.split(": ", 2)[2])
+    assert resume[2:4] == ["--resume", str(run_dir.absolute())]
+    assert ("--sandbox" in resume) == (sandbox == "none")
     time.sleep(0.2)
     assert processes_with(token) == []
-    (run_dir,) = [p for p in calc_fast.results.iterdir() if not p.name.startswith(".")]
     assert load_run(run_dir).missing == 1 and not list(run_dir.glob("*/*/[0-9]*"))
