@@ -12,11 +12,12 @@ from runner.commands.report import report_command
 from runner.commands.run import run_command
 from runner.commands.runs import runs_command
 from runner.commands.select import select_command
+from runner.commands.triage import triage_command
 from runner.commands.validate import validate_command
 from runner.commands.verify import verify_command
 
 COMMANDS = (validate_command, verify_command, run_command, runs_command, report_command, compare_command,
-            flakes_command, select_command, env_group)
+            flakes_command, triage_command, select_command, env_group)
 
 
 @click.group(context_settings=CONTEXT)

@@ -12,6 +12,7 @@ from runner.gate.gate import CompareOptions, evaluate
 from runner.gate.pairing import load_trials, only_variant, policy_for
 from runner.gate.quarantine import Quarantine, load_quarantine
 from runner.gate.render import compare_json, render_compare
+from runner.gate.triage import find_triage
 
 
 @click.command("compare", help="Gate a candidate run against a baseline: "
@@ -49,5 +50,6 @@ def compare_command(baseline: Path, candidate: Path, baseline_variant: str | Non
     cases, source = policy_for(Corpus.open(corpus_dir) if corpus_dir is not None else None, cand, base)
     report = evaluate(base, cand, cases, load_quarantine(quarantine_file) if quarantine_file else Quarantine(),
                       options, policy_source=source)
-    click.echo(compare_json(report) if as_json else "\n".join(render_compare(report)))
+    triage = find_triage(report)
+    click.echo(compare_json(report, triage) if as_json else "\n".join(render_compare(report, triage)))
     return report.exit_code

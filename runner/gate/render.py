@@ -11,6 +11,7 @@ from runner.gate.gate import CompareReport
 from runner.gate.pairing import MIN_TRIALS, Row, RunTrials
 from runner.gate.stats import DropTest
 from runner.gate.summary import Spend
+from runner.gate.triage import Triage
 from runner.runs.aggregate import Aggregate
 
 # --------------------------------------------------------------------------------------------------------
@@ -71,12 +72,16 @@ def _spend_line(name: str, pair: tuple[Spend | None, Spend | None], unit: str, d
     return line
 
 
-def render_compare(report: CompareReport) -> list[str]:
-    """The text report: regressions first, then the other lists, the summary, the gate and the verdict."""
+def render_compare(report: CompareReport, triage: Triage | None = None) -> list[str]:
+    """The text report: regressions first (with their triage labels when a triage exists), then the other lists,
+    the summary, the gate and the verdict."""
     base, cand = report.baseline, report.candidate
     header = (f"baseline {_run_label(base)} ({', '.join(base.variants)}) vs candidate {_run_label(cand)} "
               f"({', '.join(cand.variants)}), compared by {report.keyed_by}")
-    lines = [header, f"policy and criticality: {report.policy_source}", ""]
+    lines = [header, f"policy and criticality: {report.policy_source}"]
+    if triage is not None:
+        lines.append(f"triage: run {triage.run_id} ({triage.directory})")
+    lines.append("")
     sections = [("Regressions", report.regressions()), ("Lower pass rate", report.declined()),
                 ("Fixes", report.fixes()), ("New cases", report.new()),
                 ("Missing from candidate", report.missing())]
@@ -84,6 +89,9 @@ def render_compare(report: CompareReport) -> list[str]:
         lines.append(f"{title} ({len(rows)}):")
         for row in rows:
             lines.extend(_row_block(row))
+            label = triage.labels.get(row.key) if triage is not None and row.regression else None
+            if label is not None:
+                lines.append(f"    triage:    {label.text()}")
     quarantined = report.quarantined()
     expired = [e for e in report.quarantine.entries if e.expired(report.today)]
     if quarantined or expired:
@@ -139,12 +147,14 @@ def _number(value: float) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else value
 
 
-def compare_document(report: CompareReport) -> dict[str, Any]:
+def compare_document(report: CompareReport, triage: Triage | None = None) -> dict[str, Any]:
     """The report as a JSON-ready mapping (stable keys; NaN and infinities become null)."""
 
     def row(r: Row) -> dict[str, Any]:
         entry = r.quarantined_by
-        return {"key": r.key, "case_id": r.case_id, "policy": r.info.policy, "critical": r.info.critical,
+        label = triage.labels.get(r.key) if triage is not None and r.regression else None
+        return {"key": r.key, "triage": None if label is None else {
+                    "label": label.label, "passes": label.passes, "fails": label.fails, "errors": label.errors}, "case_id": r.case_id, "policy": r.info.policy, "critical": r.info.critical,
                 "blocking": r.info.blocking, "corpus_status": r.info.status,
                 "baseline": _tally_json(r.baseline), "candidate": _tally_json(r.candidate),
                 "quarantined_by": None if entry is None else entry.case}
@@ -164,6 +174,7 @@ def compare_document(report: CompareReport) -> dict[str, Any]:
         "findings": [{"level": f.level, "rule": f.rule, "message": f.message} for f in report.findings],
         "baseline": _run_document(report.baseline), "candidate": _run_document(report.candidate),
         "policy_source": report.policy_source,
+        "triage": None if triage is None else {"run_id": triage.run_id, "directory": str(triage.directory)},
         "keyed_by": report.keyed_by,
         **{name: [row(r) for r in rows] for name, rows in (
             ("regressions", report.regressions()), ("declined", report.declined()), ("fixes", report.fixes()),
@@ -198,9 +209,9 @@ def _run_document(run: RunTrials) -> dict[str, Any]:
             "dataset_fingerprint": run.dataset_fingerprint, "variants": list(run.variants), "variant": run.selected}
 
 
-def compare_json(report: CompareReport) -> str:
+def compare_json(report: CompareReport, triage: Triage | None = None) -> str:
     """compare_document as indented JSON text."""
-    return json.dumps(compare_document(report), indent=2, sort_keys=True)
+    return json.dumps(compare_document(report, triage), indent=2, sort_keys=True)
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -51,7 +51,8 @@ def default_results(corpus_dir: Path | None) -> Path:
 def resolve_run(argument: Path, results_dir: Path) -> Path:
     """The run directory an argument names.
 
-    An existing directory is itself. Otherwise the last component is ``latest`` (the newest run) or a run name
+    An existing directory is itself. Otherwise the last component is ``latest`` (the newest run that is not a
+    triage run) or a run name
     given with --name (the newest run of that name), looked up in the directory before it, or in results_dir
     when the argument is the bare word. UsageError when nothing matches.
     """
@@ -64,7 +65,9 @@ def resolve_run(argument: Path, results_dir: Path) -> Path:
     if not where.is_dir():
         raise UsageError(f"{argument}: no results directory {where} to find the {word} run in")
     runs = [f for f in runs_in(where) if f.manifest is not None]
-    if word != LATEST:
+    if word == LATEST:  # a triage run reruns another run's regressions: it is never what "the latest run" means
+        runs = [f for f in runs if f.manifest is not None and f.manifest.triage is None]
+    else:
         runs = [f for f in runs if f.manifest is not None and f.manifest.name == word]
         if not runs:
             raise UsageError(f"{argument}: not a run directory (nor the --name of a run in {where})")

@@ -12,7 +12,7 @@ import pytest
 from runner.cli import cli
 
 ROOT = Path(__file__).resolve().parents[3]
-COMMAND_MODULES = ["compare", "env", "flakes", "report", "run", "runs", "select", "validate", "verify"]
+COMMAND_MODULES = ["compare", "env", "flakes", "report", "run", "runs", "select", "triage", "validate", "verify"]
 
 
 def test_every_command_is_wired() -> None:

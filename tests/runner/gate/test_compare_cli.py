@@ -91,7 +91,7 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"verdict", "exit_code", "refused", "findings", "baseline", "candidate", "keyed_by",
                          "regressions", "declined", "fixes", "new", "missing", "quarantined", "summary", "test",
-                         "advisory_test", "power", "options", "policy_source"}
+                         "advisory_test", "power", "options", "policy_source", "triage"}
     assert (data["verdict"], data["exit_code"], data["refused"]) == ("BLOCK", 4, False)
     assert data["findings"][0] == {"level": "BLOCK", "rule": "missing-case",
                                    "message": "1 blocking case of the baseline missing from the candidate: refund"}
@@ -99,7 +99,7 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
         ("WARN", "advisory-tolerance"), ("WARN", "advisory-regression")]
     assert [r["key"] for r in data["regressions"]] == ["cart", "docs"]
     assert data["regressions"][0] == {
-        "key": "cart", "case_id": "cart", "policy": "blocking", "critical": False, "blocking": True,
+        "key": "cart", "triage": None, "case_id": "cart", "policy": "blocking", "critical": False, "blocking": True,
         "corpus_status": "active", "quarantined_by": None,
         "baseline": {"passes": 5, "fails": 0, "errors": 0, "passed": True, "rate": 1.0, "reason": ""},
         "candidate": {"passes": 4, "fails": 1, "errors": 0, "passed": False, "rate": 0.8,
