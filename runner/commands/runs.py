@@ -48,7 +48,8 @@ def _row(listing: RunListing) -> tuple[str, ...]:
         trials += f" ({listing.errors} err)"
     rates = " ".join(f"{name} {_rate(rate)}" for name, rate in listing.pass_rates) if listing.problem is None else "-"
     dataset = m.dataset_fingerprint[:12] + (f"  unreadable: {listing.problem}" if listing.problem else "")
-    return (listing.directory.name, m.name or "-", m.created[:16].replace("T", " "), config.mode,
+    name = (m.name or "") + (" (triage)" if m.triage is not None else "")
+    return (listing.directory.name, name.strip() or "-", m.created[:16].replace("T", " "), config.mode,
             ",".join(v.name for v in config.variants), str(len(config.cases)), trials, rates, dataset)
 
 
@@ -59,5 +60,6 @@ def _document(listing: RunListing) -> dict[str, Any]:
         doc.update(run_id=m.run_id, name=m.name, created=m.created, mode=m.config.mode,
                    variants=[v.name for v in m.config.variants], cases=len(m.config.cases),
                    trials_recorded=listing.recorded, trials_planned=listing.planned, errors=listing.errors,
-                   pass_rate=dict(listing.pass_rates), dataset_fingerprint=m.dataset_fingerprint)
+                   pass_rate=dict(listing.pass_rates), dataset_fingerprint=m.dataset_fingerprint,
+                   triage=m.triage)
     return doc

@@ -54,6 +54,9 @@ def test_triage_labels_reproduced_and_flaky_and_compare_shows_them(tmp_path: Pat
     assert manifest.triage is not None and manifest.triage["candidate"]["run_id"] == candidate.name
     assert (manifest.config.trials, manifest.config.cases) == (4, ("calc-add",))
     assert {v.name: v.command for v in manifest.config.variants} == {"noop": NOOP, "late": LATE}
+    code, out, _ = call(capsys, "runs", str(bench.results))
+    assert [line.split()[:2] for line in out.splitlines()[1:]] == [[triage_dir.name, "(triage)"],
+                                                                   [candidate.name, "cand"], [baseline.name, "base"]]
     assert manifest.runtime["sandbox"]["binds"] == [str(p) for p in bench.options().agent_binds]
     # compare finds the triage beside the candidate; latest is still the candidate, not the triage run
     code, out, _ = call(capsys, "compare", "--baseline", str(bench.results / "base"), "--candidate",
