@@ -1,0 +1,1 @@
+"""What an agent did in a trial, read from its machine-readable transcript: tool calls, tokens, cost, turns."""

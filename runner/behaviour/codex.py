@@ -1,0 +1,168 @@
+"""Codex CLI ``codex exec --json``: thread/turn/item events (the current ThreadEvent form, the short-lived
+``item_type`` form), and the older ``{"id", "msg"}`` protocol events.
+
+Usage on ``turn.completed`` (and legacy ``token_count``) is the thread's running total, so the record takes the
+last total, never a sum; input counts cached and cache-write tokens inside it, output counts reasoning inside it.
+The stream shows no model calls (``llm_calls`` None) and no cost. A stream without ``turn.completed`` or
+``turn.failed`` (legacy: ``task_complete``) was cut off: partial.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from runner.behaviour.jsonl import integer, mapping, read_lines
+from runner.behaviour.record import Behaviour, CallStatus, Status, Tokens, ToolCall
+from runner.behaviour.shell import unwrap
+
+TOOL_ITEMS = {"command_execution": "shell", "file_change": "edit", "mcp_tool_call": "mcp",
+              "web_search": "web_search", "collab_tool_call": "subagent"}
+MESSAGE_ITEMS = {"agent_message", "assistant_message"}
+
+
+def _tokens(usage: dict[str, Any]) -> Tokens:
+    total_in, cached = integer(usage.get("input_tokens")), integer(usage.get("cached_input_tokens"))
+    written = integer(usage.get("cache_write_input_tokens"))
+    uncached = None if total_in is None else total_in - (cached or 0) - (written or 0)
+    return Tokens(uncached, cached, written, integer(usage.get("output_tokens")),
+                  integer(usage.get("reasoning_output_tokens")))
+
+
+def _call(item: dict[str, Any], kind: str, finished: bool) -> ToolCall:
+    item_type = item.get("type") or item.get("item_type") or ""
+    status_word = item.get("status")
+    exit_code = integer(item.get("exit_code"))
+    status: CallStatus
+    if not finished:
+        status = "interrupted"
+    elif status_word in ("failed", "declined") or item.get("error") or (exit_code not in (None, 0)):
+        status = "error"
+    elif status_word == "completed" or exit_code == 0:
+        status = "ok"
+    else:
+        status = "unknown"
+    if kind == "shell":
+        command = item.get("command")
+        text = unwrap(command) if isinstance(command, (str, list)) else None
+        return ToolCall("shell", item_type, {"command": command}, text, exit_code, status)
+    if kind == "mcp":
+        raw = f"{item.get('server', '')}.{item.get('tool', '')}"
+        args = mapping(item.get("arguments"))
+        return ToolCall("mcp", raw, args, None, None, status)
+    if kind == "edit":
+        return ToolCall("edit", item_type, {"changes": item.get("changes") or []}, None, None, status)
+    if kind == "web_search":
+        return ToolCall("web_search", item_type, {"query": item.get("query")}, None, None, status)
+    return ToolCall("subagent", item_type, {"tool": item.get("tool")}, None, None, status)
+
+
+def parse_codex(text: str) -> Behaviour:
+    """The record of a ``codex exec --json`` stream (either form)."""
+    lines = read_lines(text)
+    if any("msg" in o and isinstance(o.get("msg"), dict) for o in lines.objects[:20]):
+        return _parse_legacy(text)
+    session = None
+    turns = 0
+    ended = False
+    usage: dict[str, Any] | None = None
+    items: dict[str, tuple[int, dict[str, Any], bool]] = {}  # id -> (first position, last seen, finished)
+    order: list[tuple[int, Literal["text", "tool"], str]] = []
+    final = None
+    for position, event in enumerate(lines.objects, start=1):
+        kind = event.get("type")
+        if kind == "thread.started":
+            session = event.get("thread_id") or session
+        elif kind == "session.created":
+            session = event.get("session_id") or session
+        elif kind == "turn.started":
+            turns += 1
+        elif kind in ("turn.completed", "turn.failed"):
+            ended = True
+            if isinstance(event.get("usage"), dict):
+                usage = event["usage"]  # the thread's running total: the last one is the whole
+        elif kind in ("item.started", "item.updated", "item.completed") and isinstance(event.get("item"), dict):
+            item = event["item"]
+            item_type = item.get("type") or item.get("item_type")
+            item_id = str(item.get("id") or f"#{position}")
+            done = kind == "item.completed"
+            if item_type in MESSAGE_ITEMS and done:
+                final = item.get("text") if isinstance(item.get("text"), str) else final
+                order.append((position, "text", item_id))
+            elif item_type in TOOL_ITEMS:
+                first = items[item_id][0] if item_id in items else position
+                if item_id not in items:
+                    order.append((position, "tool", item_id))
+                was_done = items[item_id][2] if item_id in items else False
+                items[item_id] = (first, item, was_done or done)
+    calls = tuple(_call(items[i][1], TOOL_ITEMS[str(items[i][1].get("type") or items[i][1].get("item_type"))],
+                        items[i][2]) for _, what, i in order if what == "tool")
+    timeline = tuple(what for _, what, _ in order)
+    status: Status = "parsed"
+    reason = ""
+    if not ended:
+        status, reason = "partial", "the stream ended before turn.completed (cut off or killed)"
+    elif lines.skipped:
+        status, reason = "partial", f"{lines.skipped} line(s) were not JSON"
+    return Behaviour("codex", status, reason, session, None, turns or None, calls,
+                     _tokens(usage) if usage else Tokens(), None, "none", final, timeline, (), lines.skipped)
+
+
+def _parse_legacy(text: str) -> Behaviour:
+    lines = read_lines(text)
+    session = None
+    turns = 0
+    ended = False
+    usage: dict[str, Any] | None = None
+    calls: dict[str, dict[str, Any]] = {}
+    order: list[tuple[Literal["text", "tool"], str]] = []
+    final = None
+    for number, event in enumerate(lines.objects):
+        msg = event.get("msg")
+        if not isinstance(msg, dict):
+            continue
+        kind = msg.get("type")
+        call_id = str(msg.get("call_id") or f"#{number}")
+        if kind == "session_configured":
+            session = msg.get("session_id") or session
+        elif kind == "task_started":
+            turns += 1
+        elif kind == "exec_command_begin":
+            calls[call_id] = {"kind": "shell", "command": msg.get("command"), "done": False}
+            order.append(("tool", call_id))
+        elif kind == "exec_command_end" and call_id in calls:
+            calls[call_id].update(done=True, exit_code=integer(msg.get("exit_code")))
+        elif kind == "patch_apply_begin":
+            calls[call_id] = {"kind": "edit", "changes": msg.get("changes"), "done": False}
+            order.append(("tool", call_id))
+        elif kind == "patch_apply_end" and call_id in calls:
+            calls[call_id].update(done=True, exit_code=0 if msg.get("success", True) else 1)
+        elif kind == "agent_message":
+            final = msg.get("message") if isinstance(msg.get("message"), str) else final
+            order.append(("text", call_id))
+        elif kind == "token_count":
+            info = msg.get("info")
+            total = info.get("total_token_usage") if isinstance(info, dict) else msg
+            if isinstance(total, dict) and integer(total.get("input_tokens")) is not None:
+                usage = total  # a running total, re-emitted unchanged at times: the last is the whole
+        elif kind == "task_complete":
+            ended = True
+            final = msg.get("last_agent_message") if isinstance(msg.get("last_agent_message"), str) else final
+    tool_calls = []
+    for what, call_id in order:
+        if what != "tool":
+            continue
+        call = calls[call_id]
+        exit_code = call.get("exit_code")
+        status: CallStatus = ("interrupted" if not call["done"] else "ok" if exit_code in (0, None) else "error")
+        if call["kind"] == "shell":
+            command = call.get("command")
+            shell_text = unwrap(command) if isinstance(command, (str, list)) else None
+            tool_calls.append(ToolCall("shell", "exec_command", {"command": command}, shell_text, exit_code, status))
+        else:
+            tool_calls.append(ToolCall("edit", "apply_patch", {"changes": call.get("changes")}, None, None, status))
+    status_word, reason = ("parsed", "")
+    if not ended:
+        status_word, reason = "partial", "the stream ended before task_complete (cut off or killed)"
+    return Behaviour("codex", status_word, reason, session, None, turns or None, tuple(tool_calls),  # type: ignore[arg-type]
+                     _tokens(usage) if usage else Tokens(), None, "none", final, tuple(w for w, _ in order), (),
+                     lines.skipped)

@@ -1,0 +1,242 @@
+"""Gemini CLI (``--output-format stream-json`` and ``json``), opencode ``run --format json``, and the generic JSONL
+of one ``{"tool": ..., "args": {...}}`` object per line."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Literal
+
+from runner.behaviour.jsonl import integer, mapping, number, read_lines, tool_kind
+from runner.behaviour.record import Behaviour, CallStatus, Tokens, ToolCall
+from runner.behaviour.shell import unwrap
+
+
+def _shell(kind: str, args: dict[str, Any]) -> str | None:
+    command = args.get("command", args.get("cmd"))
+    return unwrap(command) if kind == "shell" and isinstance(command, (str, list)) else None
+
+
+def _ended(lines_skipped: int, terminal: bool, what: str) -> tuple[str, str]:
+    if not terminal:
+        return "partial", f"the stream ended before {what} (cut off or killed)"
+    if lines_skipped:
+        return "partial", f"{lines_skipped} line(s) were not JSON"
+    return "parsed", ""
+
+
+def parse_gemini_stream(text: str) -> Behaviour:
+    """Gemini CLI stream-json: ``input_tokens`` counts cached tokens inside it (``input`` is the rest);
+    ``output_tokens`` excludes thoughts, which this format does not report (reasoning None, not estimated).
+    Model calls: runs of assistant text or tool calls between tool results."""
+    lines = read_lines(text)
+    session = None
+    uses: dict[str, dict[str, Any]] = {}
+    results: dict[str, dict[str, Any]] = {}
+    order: list[tuple[Literal["text", "tool"], str]] = []
+    final_parts: list[str] = []
+    result: dict[str, Any] | None = None
+    calls_made = 0
+    in_call = False
+    for number_, event in enumerate(lines.objects):
+        kind = event.get("type")
+        if kind == "init":
+            session = event.get("session_id") or session
+        elif kind == "message" and event.get("role") == "assistant":
+            if not order or order[-1][0] != "text":
+                order.append(("text", str(number_)))
+                final_parts = []
+            final_parts.append(str(event.get("content") or ""))
+            if not in_call:
+                calls_made, in_call = calls_made + 1, True
+        elif kind == "tool_use":
+            tool_id = str(event.get("tool_id") or number_)
+            uses[tool_id] = event
+            order.append(("tool", tool_id))
+            if not in_call:
+                calls_made, in_call = calls_made + 1, True
+        elif kind == "tool_result":
+            results[str(event.get("tool_id"))] = event
+            in_call = False
+        elif kind == "result":
+            result = event
+    calls = []
+    for what, key in order:
+        if what == "tool":
+            use = uses[key]
+            raw = str(use.get("tool_name") or "")
+            args = mapping(use.get("parameters"))
+            answered = results.get(key)
+            status: CallStatus = ("interrupted" if answered is None
+                                  else "ok" if answered.get("status") == "success" else "error")
+            kind_name = tool_kind(raw)
+            calls.append(ToolCall(kind_name, raw, args, _shell(kind_name, args), None, status))
+    tokens = Tokens()
+    stats = result.get("stats") if result else None
+    if isinstance(stats, dict):
+        prompt, cached = integer(stats.get("input_tokens")), integer(stats.get("cached"))
+        uncached = integer(stats.get("input"))
+        if uncached is None and prompt is not None:
+            uncached = prompt - (cached or 0)
+        tokens = Tokens(uncached, cached, None, integer(stats.get("output_tokens")), None)
+    status_word, reason = _ended(lines.skipped, result is not None, "its result line")
+    final = "".join(final_parts) if order and order[-1][0] == "text" else None
+    return Behaviour("gemini", status_word, reason, session, calls_made or None, None, tuple(calls),  # type: ignore[arg-type]
+                     tokens, None, "none", final, tuple(w for w, _ in order), (), lines.skipped)
+
+
+def parse_gemini_json(text: str) -> Behaviour:
+    """Gemini CLI ``--output-format json``: one object at the end. Model calls from ``api.totalRequests``;
+    prompt tokens include cached ones; output is candidates plus thoughts. Tool calls are only counted by name,
+    without order or arguments."""
+    data = json.loads(text)
+    stats = mapping(data.get("stats"))
+    requests = prompt = cached = candidates = thoughts = 0
+    for model in (stats.get("models") or {}).values():
+        if not isinstance(model, dict):
+            continue
+        requests += integer((model.get("api") or {}).get("totalRequests")) or 0
+        tok = model.get("tokens") or {}
+        prompt += integer(tok.get("prompt")) or 0
+        cached += integer(tok.get("cached")) or 0
+        candidates += integer(tok.get("candidates")) or 0
+        thoughts += integer(tok.get("thoughts")) or 0
+    calls: list[ToolCall] = []
+    for raw, entry in sorted(((stats.get("tools") or {}).get("byName") or {}).items()):
+        kind_name = tool_kind(raw)
+        count = integer((entry or {}).get("count")) or 0
+        calls.extend(ToolCall(kind_name, raw) for _ in range(count))
+    tokens = Tokens(prompt - cached, cached, None, candidates + thoughts, thoughts) if stats.get("models") else Tokens()
+    response = data.get("response") if isinstance(data.get("response"), str) else None
+    return Behaviour("gemini-json", "parsed", "tool calls counted by name only (no order, arguments or commands)",
+                     data.get("session_id"), requests or None, None, tuple(calls), tokens, None, "none", response)
+
+
+def _ms(value: Any) -> float | None:
+    return float(value) / 1000 if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def parse_opencode(text: str) -> Behaviour:
+    """opencode ``run --format json``: one ``step_finish`` per model call with its tokens (input excludes cache
+    reads and writes, output excludes reasoning: normalized output is output + reasoning) and its cost, which
+    opencode computes from its price catalog (0 means an unknown price: no cost)."""
+    lines = read_lines(text)
+    session = None
+    calls: list[ToolCall] = []
+    order: list[Literal["text", "tool"]] = []
+    steps = 0
+    sums = {"input": 0, "output": 0, "reasoning": 0, "read": 0, "write": 0}
+    cost = 0.0
+    final = None
+    terminal = False
+    started: float | None = None
+    seconds: list[float] = []
+    for event in lines.objects:
+        session = event.get("sessionID") or session
+        part = mapping(event.get("part"))
+        kind = event.get("type")
+        if kind == "step_start":
+            started = _ms(event.get("timestamp"))
+        elif kind == "tool_use":
+            raw = str(part.get("tool") or "")
+            state = mapping(part.get("state"))
+            args = mapping(state.get("input"))
+            meta = mapping(state.get("metadata"))
+            exit_code = integer(meta.get("exit"))
+            status: CallStatus = ("error" if state.get("status") == "error" or exit_code not in (None, 0)
+                                  else "ok" if state.get("status") == "completed" else "unknown")
+            kind_name = tool_kind(raw)
+            calls.append(ToolCall(kind_name, raw, args, _shell(kind_name, args), exit_code, status))
+            order.append("tool")
+        elif kind == "text":
+            final = part.get("text") if isinstance(part.get("text"), str) else final
+            order.append("text")
+        elif kind == "step_finish":
+            steps += 1
+            tokens = mapping(part.get("tokens"))
+            cache = mapping(tokens.get("cache"))
+            for key, value in (("input", tokens.get("input")), ("output", tokens.get("output")),
+                               ("reasoning", tokens.get("reasoning")), ("read", cache.get("read")),
+                               ("write", cache.get("write"))):
+                sums[key] += integer(value) or 0
+            cost += number(part.get("cost")) or 0.0
+            end = _ms(event.get("timestamp"))
+            if started is not None and end is not None:
+                seconds.append(end - started)
+            started = None
+            terminal = terminal or part.get("reason") == "stop"
+        elif kind == "done":
+            terminal = True
+    status_word, reason = _ended(lines.skipped, terminal, "its last step")
+    tokens_record = (Tokens(sums["input"], sums["read"], sums["write"], sums["output"] + sums["reasoning"],
+                            sums["reasoning"]) if steps else Tokens())
+    return Behaviour("opencode", status_word, reason, session, steps or None, None, tuple(calls),  # type: ignore[arg-type]
+                     tokens_record, cost or None, "agent" if cost else "none", final, tuple(order), tuple(seconds),
+                     lines.skipped)
+
+
+def _when(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
+def parse_generic(text: str) -> Behaviour:
+    """One JSON object per line: ``{"tool", "args"}`` (or ``name``/``arguments``) with optional ``exit_code``,
+    ``turn``, ``ts_start``/``ts_end``, ``usage`` (this call's tokens: summed) and ``cost_usd`` (summed);
+    ``{"type": "final", "message"}``; ``{"type": "usage", ...}`` (the whole trial's tokens and cost: it wins).
+    Model calls: distinct ``turn`` values when lines carry them."""
+    lines = read_lines(text)
+    calls: list[ToolCall] = []
+    order: list[Literal["text", "tool"]] = []
+    turns: dict[Any, tuple[float | None, float | None]] = {}
+    sums = {"input": 0, "cache_read": 0, "cache_write": 0, "output": 0, "reasoning": 0}
+    seen_usage = False
+    cost: float | None = None
+    total: dict[str, Any] | None = None
+    final = None
+    session = None
+    for event in lines.objects:
+        session = event.get("session_id") or session
+        if event.get("type") == "final":
+            final = event.get("message") if isinstance(event.get("message"), str) else final
+            order.append("text")
+            continue
+        if event.get("type") == "usage":
+            total = event
+            continue
+        raw = event.get("tool", event.get("name"))
+        if not isinstance(raw, str):
+            continue
+        args = event.get("args", event.get("arguments"))
+        args = args if isinstance(args, dict) else {}
+        exit_code = integer(event.get("exit_code"))
+        kind_name = tool_kind(raw)
+        status: CallStatus = "unknown" if exit_code is None else "ok" if exit_code == 0 else "error"
+        calls.append(ToolCall(kind_name, raw, args, _shell(kind_name, args), exit_code, status))
+        order.append("tool")
+        if "turn" in event:
+            begin, end = turns.get(event["turn"], (None, None))
+            start, stop = _when(event.get("ts_start")), _when(event.get("ts_end"))
+            turns[event["turn"]] = (start if begin is None else min(begin, start or begin),
+                                    stop if end is None else max(end, stop or end))
+        if isinstance(event.get("usage"), dict):
+            seen_usage = True
+            for key in sums:
+                sums[key] += integer(event["usage"].get(key)) or 0
+        if number(event.get("cost_usd")) is not None:
+            cost = (cost or 0.0) + (number(event.get("cost_usd")) or 0.0)
+    tokens = Tokens(**{k: v for k, v in sums.items()}) if seen_usage else Tokens()
+    if total is not None:
+        tokens = Tokens(*(integer(total.get(k)) for k in ("input", "cache_read", "cache_write", "output", "reasoning")))
+        cost = number(total.get("cost_usd")) if "cost_usd" in total else cost
+    seconds = tuple(end - start for start, end in turns.values() if start is not None and end is not None)
+    status_word, reason = _ended(lines.skipped, True, "")
+    return Behaviour("generic", status_word, reason, session, len(turns) or None, None, tuple(calls),  # type: ignore[arg-type]
+                     tokens, cost, "agent" if cost is not None else "none", final, tuple(order), seconds,
+                     lines.skipped)

@@ -1,0 +1,77 @@
+"""Choosing a transcript's format (given, or detected from its first lines) and reading it into a Behaviour; a
+transcript that cannot be read is an ``unparsed`` record with the reason, never an error of the trial."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from runner.behaviour.claude import parse_claude
+from runner.behaviour.codex import parse_codex
+from runner.behaviour.jsonl import read_lines
+from runner.behaviour.others import parse_gemini_json, parse_gemini_stream, parse_generic, parse_opencode
+from runner.behaviour.record import Behaviour, unparsed
+
+PARSERS: dict[str, Callable[[str], Behaviour]] = {
+    "codex": parse_codex, "claude": parse_claude, "gemini": parse_gemini_stream, "gemini-json": parse_gemini_json,
+    "opencode": parse_opencode, "generic": parse_generic,
+}
+FORMATS = (*PARSERS, "none", "auto")
+"""What --transcript-format accepts: a format, none (plain text) or auto (detect it)."""
+
+
+def _looks(obj: dict[str, Any]) -> str | None:
+    kind = obj.get("type")
+    if isinstance(kind, str) and (kind in ("thread.started", "turn.started", "turn.completed", "turn.failed",
+                                           "session.created") or kind.startswith("item.")):
+        return "codex"
+    if isinstance(obj.get("msg"), dict) or ("model" in obj and "workdir" in obj):
+        return "codex"
+    if "sessionID" in obj and isinstance(obj.get("part"), dict):
+        return "opencode"
+    if kind == "system" and obj.get("subtype") == "init" and "session_id" in obj:
+        return "claude"
+    if kind in ("assistant", "user") and isinstance(obj.get("message"), dict):
+        return "claude"
+    if kind == "result" and ("total_cost_usd" in obj or "num_turns" in obj or "subtype" in obj):
+        return "claude"
+    if kind == "init" and "model" in obj:
+        return "gemini"
+    if kind in ("message", "tool_use", "tool_result") and ("role" in obj or "tool_id" in obj):
+        return "gemini"
+    if isinstance(obj.get("tool", obj.get("name")), str) and isinstance(obj.get("args", obj.get("arguments")), dict):
+        return "generic"
+    return None
+
+
+def detect(text: str) -> str:
+    """The format of a transcript from its first JSON lines; ``none`` when nothing matches."""
+    stripped = text.strip()
+    if stripped.startswith("{") and "\n" not in stripped:
+        try:
+            whole = json.loads(stripped)
+        except ValueError:
+            whole = None
+        if isinstance(whole, dict) and ("response" in whole or "stats" in whole) and "type" not in whole:
+            return "gemini-json"
+    for obj in read_lines(text).objects[:10]:
+        found = _looks(obj)
+        if found is not None:
+            return found
+    return "none"
+
+
+def parse(text: str, format: str = "auto") -> Behaviour:
+    """The behaviour record of a transcript in a format (``auto``: detected)."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown transcript format {format!r}")
+    chosen = detect(text) if format == "auto" else format
+    if chosen == "none":
+        return Behaviour("none", "none", "plain text: no machine-readable transcript")
+    if chosen != "gemini-json" and not read_lines(text).objects:
+        return unparsed(chosen, f"no JSON lines in the transcript (expected {chosen})")
+    try:
+        return PARSERS[chosen](text)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        return unparsed(chosen, f"{exc.__class__.__name__}: {exc}")

@@ -1,0 +1,91 @@
+"""The behaviour record of one trial: one normalized shape whatever the agent's transcript format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Status = Literal["parsed", "partial", "unparsed", "none"]
+CostSource = Literal["agent", "price_table", "none"]
+ToolKind = Literal["shell", "edit", "read", "search", "web_fetch", "web_search", "subagent", "mcp", "other"]
+CallStatus = Literal["ok", "error", "interrupted", "unknown"]
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Tokens in disjoint buckets (None: the transcript does not say)."""
+
+    input: int | None = None
+    """Prompt tokens neither read from nor written to a cache."""
+    cache_read: int | None = None
+    """Prompt tokens read from a cache."""
+    cache_write: int | None = None
+    """Prompt tokens written to a cache."""
+    output: int | None = None
+    """Generated tokens, reasoning included."""
+    reasoning: int | None = None
+    """The reasoning part of output (informational: already in output)."""
+
+    @property
+    def total(self) -> int | None:
+        """input + cache_read + cache_write + output, counting an unknown bucket as 0; None when all are unknown."""
+        parts = (self.input, self.cache_read, self.cache_write, self.output)
+        return None if all(p is None for p in parts) else sum(p or 0 for p in parts)
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call, in the order the agent made it."""
+
+    name: ToolKind
+    """What kind of call it is, the same word for every agent."""
+    raw_name: str
+    """The agent's own name for the tool (Bash, command_execution, run_shell_command, ...)."""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """Its arguments as the transcript gives them."""
+    command: str | None = None
+    """The shell command, a wrapper like ``bash -lc '...'`` removed; None for a call that is not a shell command."""
+    exit_code: int | None = None
+    """The command's exit code when the transcript gives it."""
+    status: CallStatus = "unknown"
+    """ok, error, interrupted (started, never finished) or unknown."""
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """What the transcript says the agent did."""
+
+    format: str
+    """The transcript format read (codex, claude, gemini, gemini-json, opencode, generic) or none."""
+    status: Status
+    """parsed; partial (the stream ended before its last event, or had lines that are not JSON); unparsed (the
+    transcript could not be read as its format: every metric that needs it is None); none (plain text)."""
+    reason: str = ""
+    """Why the record is partial or unparsed."""
+    session_id: str | None = None
+    """The agent's session or thread id."""
+    llm_calls: int | None = None
+    """Model calls, counted from the stream where it shows them."""
+    agent_turns: int | None = None
+    """The agent's own turn count as it reports it (not comparable across agents)."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """Every tool call in order."""
+    tokens: Tokens = field(default_factory=Tokens)
+    """Tokens in disjoint buckets."""
+    cost_usd: float | None = None
+    """Cost in US dollars."""
+    cost_source: CostSource = "none"
+    """agent (reported by the agent), price_table (computed from the user's prices) or none."""
+    final_message: str | None = None
+    """The agent's last message."""
+    timeline: tuple[Literal["text", "tool"], ...] = ()
+    """The order of the agent's text messages and tool calls, for streaks of tool calls without text."""
+    turn_seconds: tuple[float, ...] = ()
+    """Wall time of each model call or turn, when the stream has timestamps."""
+    skipped_lines: int = 0
+    """Lines that were not JSON (a cut-off last line included)."""
+
+
+def unparsed(format: str, reason: str) -> Behaviour:
+    """A record for a transcript that could not be read: every metric that needs it is None."""
+    return Behaviour(format, "unparsed", reason)

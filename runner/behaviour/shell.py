@@ -1,0 +1,146 @@
+"""Shell commands as agents run them: wrappers removed, split into chain segments, and sorted into the kinds the
+behaviour metrics count. A quote-aware token scan (the standard library's shlex), not a shell parser; the rules
+are data so results stay reproducible."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Sequence
+
+SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+SHELL_FLAGS = frozenset({"-c", "-lc", "-ic", "-cl", "-li", "-il"})
+SEPARATORS = frozenset({";", "&&", "||", "|", "&", "|&", "\n"})
+HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+SEARCH_PROGRAMS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "ls", "tree", "locate"})
+NETWORK_PROGRAMS = frozenset({"curl", "wget", "ssh", "scp", "sftp", "nc", "ncat", "telnet", "rsync", "ftp", "http"})
+NETWORK_SUBCOMMANDS = {
+    "pip": {"install", "download"}, "pip3": {"install", "download"}, "npm": {"install", "i", "ci", "add"},
+    "yarn": {"add", "install"}, "pnpm": {"add", "install", "i"}, "apt-get": {"install", "update"},
+    "apt": {"install", "update"}, "git": {"clone", "fetch", "pull", "push", "ls-remote"},
+    "go": {"get", "install"}, "cargo": {"install", "fetch"}, "gem": {"install"}, "uv": {"pip", "add", "sync"},
+}
+EDIT_PROGRAMS = frozenset({"tee", "patch", "truncate"})
+
+
+def unwrap(command: str | Sequence[str]) -> str:
+    """The command a shell wrapper runs: ``bash -lc 'ls -a'`` and ``["bash", "-lc", "ls -a"]`` are ``ls -a``.
+    Anything else is returned as it is (an argv joined with shell quoting)."""
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            return command
+        if len(argv) == 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in SHELL_FLAGS:
+            return argv[2]
+        return command
+    argv = list(command)
+    if len(argv) >= 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in SHELL_FLAGS:
+        return argv[2]
+    return shlex.join(argv)
+
+
+def _without_heredocs(command: str) -> str:
+    """The command with every heredoc body removed (its lines are data, not commands)."""
+    lines = command.split("\n")
+    kept: list[str] = []
+    ending: list[str] = []
+    for line in lines:
+        if ending:
+            if line.strip() == ending[0]:
+                ending.pop(0)
+            continue
+        kept.append(line)
+        ending.extend(match.group(2) for match in HEREDOC.finditer(line))
+    return "\n".join(kept)
+
+
+def segments(command: str) -> list[list[str]]:
+    """The simple commands of a chain, split at ``;``, ``&&``, ``||``, ``|``, ``&`` and newlines outside quotes and
+    heredocs; each is its words with their quotes kept. An unbalanced quote makes the whole command one segment."""
+    text = _without_heredocs(command)
+    lexer = shlex.shlex(text, posix=False, punctuation_chars=";&|\n")
+    lexer.whitespace = " \t\r"
+    lexer.whitespace_split = True
+    found: list[list[str]] = []
+    words: list[str] = []
+    try:
+        for token in lexer:
+            if token in SEPARATORS or (token and set(token) <= set(";&|\n")):
+                if words:
+                    found.append(words)
+                words = []
+            else:
+                words.append(token)
+    except ValueError:
+        return [text.split()] if text.split() else []
+    if words:
+        found.append(words)
+    return found
+
+
+def _bare(word: str) -> str:
+    return word.strip("'\"")
+
+
+def program(words: list[str]) -> str:
+    """The program a segment runs: the first word after variable assignments and ``env``/``sudo``, basename."""
+    rest = list(words)
+    while rest and (ASSIGNMENT.match(rest[0]) or _bare(rest[0]) in ("env", "sudo", "command", "exec", "time")):
+        rest = rest[1:]
+    return os.path.basename(_bare(rest[0])) if rest else ""
+
+
+def _args(words: list[str]) -> list[str]:
+    rest = list(words)
+    while rest and (ASSIGNMENT.match(rest[0]) or _bare(rest[0]) in ("env", "sudo", "command", "exec", "time")):
+        rest = rest[1:]
+    return [_bare(w) for w in rest[1:]]
+
+
+def has_assignment(words: list[str]) -> bool:
+    """The segment sets an environment variable: ``X=1 cmd``, ``env X=1 cmd`` or ``export X=1``."""
+    if words and ASSIGNMENT.match(words[0]):
+        return True
+    return bool(words) and _bare(words[0]) in ("env", "export") and any(ASSIGNMENT.match(w) for w in words[1:])
+
+
+def is_network(words: list[str]) -> bool:
+    """The segment reaches the network: curl, wget, ssh, ...; package installs; git clone/fetch/pull/push."""
+    name, args = program(words), _args(words)
+    if name in NETWORK_PROGRAMS:
+        return True
+    if name in ("python", "python3") and args[:2] in (["-m", "pip"],):
+        return len(args) > 2 and args[2] in NETWORK_SUBCOMMANDS["pip"]
+    wanted = NETWORK_SUBCOMMANDS.get(name)
+    return wanted is not None and any(a in wanted for a in args[:2])
+
+
+def is_search(words: list[str]) -> bool:
+    """The segment searches or lists files: grep, rg, find, ls, ..."""
+    return program(words) in SEARCH_PROGRAMS
+
+
+def is_shell_edit(words: list[str]) -> bool:
+    """The segment writes a file: sed -i, perl -i, tee, patch, git apply, or an output redirection to a file."""
+    name, args = program(words), _args(words)
+    if name in EDIT_PROGRAMS:
+        return True
+    if name == "sed" and any(a.startswith("-i") or a == "--in-place" for a in args):
+        return True
+    if name == "perl" and any(a.startswith("-") and "i" in a[1:] for a in args):
+        return True
+    if name == "git" and args[:1] == ["apply"]:
+        return True
+    for i, word in enumerate(words):
+        if word[:1] in "'\"" or ">" not in word:
+            continue  # quoted: data, not a redirection
+        before, _, after = word.partition(">")
+        target = after.lstrip(">") or (_bare(words[i + 1]) if i + 1 < len(words) else "")
+        if before in ("2", "&") or target.startswith("&") or target in ("", "/dev/null"):
+            continue
+        return True
+    return False
