@@ -62,6 +62,8 @@ def segments(command: str) -> list[list[str]]:
     """The simple commands of a chain, split at ``;``, ``&&``, ``||``, ``|``, ``&`` and newlines outside quotes and
     heredocs; each is its words with their quotes kept. An unbalanced quote makes the whole command one segment."""
     text = _without_heredocs(command)
+    # `2>&1` and `&> file` are redirections, not `&` separators: hide their `&` from the lexer
+    text = text.replace(">&", ">\x01").replace("&>", "\x01>")
     lexer = shlex.shlex(text, posix=False, punctuation_chars=";&|\n")
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
@@ -74,9 +76,10 @@ def segments(command: str) -> list[list[str]]:
                     found.append(words)
                 words = []
             else:
-                words.append(token)
+                words.append(token.replace("\x01", "&"))
     except ValueError:
-        return [text.split()] if text.split() else []
+        plain = text.replace("\x01", "&").split()
+        return [plain] if plain else []
     if words:
         found.append(words)
     return found
