@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 from tests.testing.runbuilder import write_run
 
@@ -36,38 +38,64 @@ def report_run(root: Path) -> Path:
     return run_dir
 
 
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+@dataclass(eq=False)
+class Element:
+    """One element of a parsed page: its tag, attributes, text (its descendants' included) and the URLs in it."""
+
+    tag: str
+    attrs: dict[str, str]
+    text: str = ""
+    urls: list[str] = field(default_factory=list)
+    parents: list[Element] = field(default_factory=list, repr=False)
+
+    def inside(self, other: Element) -> bool:
+        """Whether other is one of this element's ancestors."""
+        return any(parent is other for parent in self.parents)
+
+    @property
+    def classes(self) -> set[str]:
+        return set(self.attrs.get("class", "").split())
+
+
 class Page(HTMLParser):
-    """Elements by id, classes of every table row and cell, the text of elements with an id, and every URL."""
+    """Every element in document order, by id, and every URL of the page."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.tags: list[tuple[str, dict[str, str]]] = []
-        self.ids: dict[str, dict[str, str]] = {}
+        self.elements: list[Element] = []
+        self.ids: dict[str, Element] = {}
         self.urls: list[str] = []
-        self.scripts = 0
-        self.text: list[str] = []
-        self._open: list[tuple[str, str]] = []
-        self.texts: dict[str, str] = {}
+        self._open: list[Element] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {k: v or "" for k, v in attrs}
-        self.tags.append((tag, values))
-        self.scripts += tag == "script"
-        self.urls += [v for k, v in values.items() if k in ("href", "src", "action", "srcset", "poster", "data")]
-        if "id" in values:
-            self.ids[values["id"]] = values
-            if tag not in ("input", "img", "br"):
-                self._open.append((tag, values["id"]))
-                self.texts[values["id"]] = ""
+        element = Element(tag, {k: v or "" for k, v in attrs}, parents=list(self._open))
+        urls = [v for k, v in element.attrs.items() if k in ("href", "src", "action", "srcset", "poster", "data")]
+        self.urls += urls
+        for parent in self._open:
+            parent.urls += urls
+        element.urls += urls
+        self.elements.append(element)
+        if "id" in element.attrs:
+            self.ids[element.attrs["id"]] = element
+        if tag not in VOID:
+            self._open.append(element)
 
     def handle_endtag(self, tag: str) -> None:
-        if self._open and self._open[-1][0] == tag:
-            self._open.pop()
+        while self._open:
+            if self._open.pop().tag == tag:
+                break
 
     def handle_data(self, data: str) -> None:
-        self.text.append(data)
-        for _, ident in self._open:
-            self.texts[ident] += data
+        for element in self._open:
+            element.text += data
+
+    def find(self, tag: str, cls: str | None = None, within: Element | None = None) -> list[Element]:
+        """Elements of a tag (with a class, inside an element), in document order."""
+        return [e for e in self.elements if e.tag == tag and (cls is None or cls in e.classes)
+                and (within is None or e.inside(within))]
 
 
 def parse(html: str) -> Page:
@@ -85,7 +113,7 @@ def chromium() -> str:
     return found
 
 
-def browser_check(page: Path, check_script: str, work: Path) -> dict[str, object]:
+def browser_check(page: Path, check_script: str, work: Path) -> dict[str, Any]:
     """Open a copy of page in headless Chromium with check_script appended (it must put a JSON document into
     the text of an element with id "visibility"), and return that document from the rendered DOM."""
     copy = work / f"checked-{page.name}"
@@ -98,7 +126,7 @@ def browser_check(page: Path, check_script: str, work: Path) -> dict[str, object
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     dom = parse(done.stdout)
-    assert "visibility" in dom.texts, f"the check script did not run:\n{done.stderr[-2000:]}"
-    result = json.loads(dom.texts["visibility"])
+    assert "visibility" in dom.ids, f"the check script did not run:\n{done.stderr[-2000:]}"
+    result = json.loads(dom.ids["visibility"].text)
     assert isinstance(result, dict)
     return result
