@@ -9,6 +9,11 @@ import pytest
 
 from corpus.cli_support import run_cli
 from runner.cli import cli
+from runner.gate.gate import CompareOptions, evaluate
+from runner.gate.pairing import load_trials, policy_for
+from runner.gate.quarantine import Quarantine
+from runner.gate.triage import Triage, TriageLabel
+from runner.report.compare_html import render_compare_html
 from tests.runner.report.htmlkit import HOSTILE, add_artifacts, parse
 from tests.testing.runbuilder import write_run
 
@@ -88,3 +93,15 @@ def test_page_leads_with_verdict_and_regression_then_the_numbers(runs: Path,
 def test_html_into_a_directory_is_bad_input(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = compare(runs, capsys, "--html", str(runs))
     assert (code, out) == (3, "") and err == f"runner: error: --html {runs}: is a directory, not a file\n"
+
+
+def test_regressions_show_their_triage_label(runs: Path, tmp_path: Path) -> None:
+    base, cand = load_trials(runs / "base"), load_trials(runs / "cand")
+    cases, source = policy_for(None, cand, base)
+    report = evaluate(base, cand, cases, Quarantine(), CompareOptions(), policy_source=source)
+    triage = Triage("t1", runs / "t1", {"tax": TriageLabel("tax", "reproduced", 0, 3, 0)})
+    page = parse(render_compare_html(report, tmp_path / "c.html", triage))
+    assert page.ids["triage"].text == f"triage: run t1 ({runs / 't1'})"
+    (label,) = page.find("div", "triage")
+    assert label.text == "triage: reproduced (0 of 3 reruns passed)" and label.inside(page.ids["regressions-0"])
+    assert "triage" not in parse(render_compare_html(report, tmp_path / "c.html")).ids
