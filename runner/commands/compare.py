@@ -58,6 +58,4 @@ def compare_command(baseline: Path, candidate: Path, baseline_variant: str | Non
     if html_file is not None:
         write_compare_html(report, html_file, triage)
     click.echo(compare_json(report, triage) if as_json else "\n".join(render_compare(report, triage)))
-    if html_file is not None and not as_json:
-        click.echo(f"html report: {html_file}")
     return report.exit_code
