@@ -13,6 +13,7 @@ from runner.gate.pairing import load_trials, only_variant, policy_for
 from runner.gate.quarantine import Quarantine, load_quarantine
 from runner.gate.render import compare_json, render_compare
 from runner.gate.triage import find_triage
+from runner.report.compare_html import write_compare_html
 
 
 @click.command("compare", help="Gate a candidate run against a baseline: "
@@ -35,10 +36,13 @@ from runner.gate.triage import find_triage
 @click.option("--max-cost-increase", type=float, default=20.0, show_default=True,
               help="Percent rise of the mean cost per trial above which the gate warns.")
 @click.option("--allow-dataset-change", is_flag=True, help="Compare runs made on different dataset fingerprints.")
+@click.option("--html", "html_file", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help="Also write the comparison as a self-contained HTML page, with every trial's artifacts.")
 @json_option
 def compare_command(baseline: Path, candidate: Path, baseline_variant: str | None, candidate_variant: str | None,
                     corpus_dir: Path | None, quarantine_file: Path | None, alpha: float, tolerance: float,
-                    max_cost_increase: float, allow_dataset_change: bool, as_json: bool) -> int:
+                    max_cost_increase: float, allow_dataset_change: bool, html_file: Path | None,
+                    as_json: bool) -> int:
     options = CompareOptions(alpha=alpha, tolerance_points=tolerance, max_cost_increase_pct=max_cost_increase,
                              allow_dataset_change=allow_dataset_change)
     base = load_trials(run_dir(baseline, corpus_dir))
@@ -51,5 +55,7 @@ def compare_command(baseline: Path, candidate: Path, baseline_variant: str | Non
     report = evaluate(base, cand, cases, load_quarantine(quarantine_file) if quarantine_file else Quarantine(),
                       options, policy_source=source)
     triage = find_triage(report)
+    if html_file is not None:
+        write_compare_html(report, html_file, triage)
     click.echo(compare_json(report, triage) if as_json else "\n".join(render_compare(report, triage)))
     return report.exit_code

@@ -7,36 +7,28 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import click
-from jinja2 import Environment, PackageLoader
 from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from corpus.fsutil import atomic_write_text
+from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
+from runner.report.pages import at as _at
+from runner.report.pages import environment, write_page
+from runner.report.pages import rate as _rate
 from runner.runs.aggregate import Aggregate
 from runner.runs.load import LoadedRun
-from runner.runs.result import ARTIFACTS, TrialResult, trial_path
 
 
 def common_k(run: LoadedRun) -> int:
     """The k shown in the table: the smallest number of scored trials over the cells that have any."""
     return min((c.passes + c.fails for c in run.cells if c.passes + c.fails), default=0)
-
-
-def _rate(value: float | None) -> str:
-    return "—" if value is None else f"{value:.0%}"
-
-
-def _at(values: dict[int, float], k: int) -> str:
-    return f"{values[k]:.2f}" if k in values else "—"
 
 
 def _cell_text(cell: Aggregate, k: int) -> str:
@@ -182,39 +174,53 @@ def report_json(run: LoadedRun) -> str:
     return json.dumps(report_document(run), indent=2, sort_keys=True) + "\n"
 
 
-def _environment() -> Environment:
-    env = Environment(loader=PackageLoader("runner.report", "templates"), autoescape=True,
-                      trim_blocks=True, lstrip_blocks=True)
-    env.filters["pct"] = _rate
-    env.filters["at"] = _at
-    return env
+def case_title(run: LoadedRun, case_id: str) -> str:
+    """The case's title as the run recorded it, or the id for runs made before runs recorded titles."""
+    meta = run.manifest.cases_meta.get(case_id)
+    return meta.title if meta is not None and meta.title else case_id
+
+
+def _policy(run: LoadedRun, case_id: str) -> str:
+    meta = run.manifest.cases_meta.get(case_id)
+    return "" if meta is None else "blocking, critical" if meta.critical else meta.policy
 
 
 def render_html(run: LoadedRun, html_path: Path) -> str:
-    """A self-contained page (inline style, no scripts): summaries, a cases x trials grid per variant, the
-    errors apart, and links (relative to html_path) to every trial's artifacts."""
-    base = Path(os.path.relpath(run.directory.resolve(), html_path.resolve().parent)).as_posix()
+    """A self-contained page (inline style, no script, nothing fetched): the run's notes, summaries, one grid of
+    cases by variants whose cells show each trial's outcome, duration and reason, CSS-only filters, the errors
+    apart, and one section per trial (shown when its cell is clicked) embedding its prompt, transcript, patch and
+    grader log, with links relative to html_path."""
+    base = relative_base(run.directory, html_path)
+    budget = Budget()
     by_key = {(t.variant, t.case_id, t.trial): t for t in run.trials}
-
-    def link(trial: TrialResult, name: str) -> str:
-        folder = trial_path(Path(base), trial.variant, trial.case_id, trial.trial)
-        return f"{folder.as_posix()}/{name}"
-
+    cells = {(c.variant, c.case_id): c for c in run.cells}
     config = run.manifest.config
-    grids = []
-    for variant in config.variants:
-        rows = []
-        for case_id in config.cases:
-            cell = next(c for c in run.cells if c.variant == variant.name and c.case_id == case_id)
-            rows.append({"case_id": case_id, "cell": cell,
-                         "trials": [by_key.get((variant.name, case_id, t)) for t in range(1, config.trials + 1)]})
-        grids.append({"variant": variant, "rows": rows})
-    template = _environment().get_template("report.html.j2")
-    return template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.runtime), grids=grids, k=common_k(run),
-                           errors=[t for t in run.trials if t.outcome == "error"], link=link,
-                           artifacts=ARTIFACTS, max_k=max((len(v.pass_at_k) for v in run.variants), default=0))
+    rows: list[dict[str, Any]] = []
+    views: list[TrialView] = []
+    for ci, case_id in enumerate(config.cases):
+        title = case_title(run, case_id)
+        groups: list[dict[str, Any]] = []
+        outcomes: set[str] = set()
+        for vi, variant in enumerate(config.variants):
+            trials: list[TrialView | None] = []
+            for number in range(1, config.trials + 1):
+                result = by_key.get((variant.name, case_id, number))
+                view = None if result is None else trial_view(run.directory, base, result, f"t{vi}-{ci}-{number}",
+                                                               title, budget)
+                trials.append(view)
+                if view is not None:
+                    views.append(view)
+                    outcomes.add(view.result.outcome)
+            groups.append({"cell": cells[(variant.name, case_id)], "trials": trials})
+        rows.append({"case_id": case_id, "title": title, "policy": _policy(run, case_id), "groups": groups,
+                     "failed": "fail" in outcomes, "errored": "error" in outcomes})
+    template = environment().get_template("report.html.j2")
+    return template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.runtime),
+                           notes=run_notes(run), rows=rows, views=views, k=common_k(run), budget=budget,
+                           page_budget=PAGE_BUDGET, errors=[v for v in views if v.result.outcome == "error"],
+                           max_k=max((len(v.pass_at_k) for v in run.variants), default=0))
 
 
 def write_html(run: LoadedRun, html_path: Path) -> None:
     """Write the HTML page atomically."""
-    atomic_write_text(html_path, render_html(run, html_path))
+    write_page(html_path, render_html(run, html_path))

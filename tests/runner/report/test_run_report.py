@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
 from pathlib import Path
 
 from runner.report.report import render_html, render_table, report_document, write_html
 from runner.runs.load import load_run
+from tests.runner.report.htmlkit import parse
 from tests.testing.runbuilder import record_digests
 from tests.testing.trialkit import make_run
 
@@ -41,17 +41,6 @@ def test_json_document_has_every_k(tmp_path: Path) -> None:
     assert document["dataset_fingerprint"] == "d" * 64 and len(document["trials"]) == 12
 
 
-class Links(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.hrefs: list[str] = []
-        self.scripts = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.scripts += tag == "script"
-        self.hrefs += [v for k, v in attrs if k == "href" and v]
-
-
 def test_html_is_escaped_self_contained_and_links_resolve(tmp_path: Path) -> None:
     run_dir = sample(tmp_path)
     for folder in run_dir.glob("*/*/*"):
@@ -61,10 +50,14 @@ def test_html_is_escaped_self_contained_and_links_resolve(tmp_path: Path) -> Non
     page.parent.mkdir()
     write_html(load_run(run_dir), page)
     html = page.read_text()
-    parser = Links()
-    parser.feed(html)
-    assert parser.scripts == 0 and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert len(parser.hrefs) == 12 * 5 + 5  # every trial's five artifacts, plus the error's own row
-    assert all((page.parent / href).resolve().is_file() for href in parser.hrefs)
-    assert "http" not in "".join(parser.hrefs) and "<link" not in html
+    parsed = parse(html)
+    assert not parsed.find("script") and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    files = [u for u in parsed.urls if not u.startswith("#")]
+    assert len(files) == 12 * 9  # every trial's result.json and four artifacts, linked twice from its section
+    assert all((page.parent / href).resolve().is_file() for href in files)
+    sections = {f"#{e.attrs['id']}" for e in parsed.find("section", "trial")}
+    assert len(sections) == 12 and {u for u in parsed.urls if u.startswith("#")} == sections | {"#grid"}
+    assert "http" not in "".join(parsed.urls) and "<link" not in html
+    (error,) = [e for e in parsed.find("tr") if "#t0-1-2" in e.urls and "case" not in e.classes]  # the errors table
+    assert "agent exited 1: <script>alert(1)</script>" in error.text
     assert render_html(load_run(run_dir), page).count("<h2>Errors</h2>") == 1

@@ -1,0 +1,166 @@
+"""`runner compare --html`: the comparison as one self-contained page (inline style, no script, nothing fetched).
+
+The verdict and its findings come first, then the rows in the text report's order (regressions first), each with
+every trial of both runs (outcome and reason, linked to a section embedding the trial's artifacts), then the
+summary, the gate's numbers and the power note. The gate itself knows nothing of HTML: this module reads a
+``runner.gate.gate.CompareReport``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus.errors import UsageError
+from runner.gate.gate import CompareReport
+from runner.gate.pairing import Row, RunTrials
+from runner.gate.render import render_compare
+from runner.gate.stats import DropTest
+from runner.gate.triage import Triage
+from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
+from runner.report.pages import environment, write_page
+from runner.runs.result import TrialResult
+
+
+@dataclass(frozen=True)
+class Side:
+    """One run's part of a compared row."""
+
+    summary: str
+    """The aggregate in words (``pass (5/5)``), or "not run"."""
+    reason: str
+    """The most common reason among the failed (else errored) trials; empty when the case passed."""
+    passed: bool | None
+    """The case's binary outcome in this run; None when the run did not have the case."""
+    trials: tuple[TrialView | TrialResult, ...]
+    """Every trial: a view with its embedded artifacts, or the bare result when the run's directory is unknown."""
+
+
+@dataclass(frozen=True)
+class RowView:
+    """A compared row as the page shows it."""
+
+    key: str
+    """Case id, or variant::case for matrix runs."""
+    title: str
+    """The case's title as the runs recorded it (the id when they did not)."""
+    label: str
+    """Policy and criticality in words (``blocking, critical``)."""
+    baseline: Side
+    """The baseline's trials."""
+    candidate: Side
+    """The candidate's trials."""
+    quarantine: str
+    """Owner, expiry and reason of the quarantine entry excluding the row; empty when none does."""
+    triage: str = ""
+    """A regression's triage label in words (``reproduced (0 of 3 reruns passed)``); empty without one."""
+
+
+def _title(report: CompareReport, case_id: str) -> str:
+    for run in (report.candidate, report.baseline):
+        meta = run.cases_meta.get(case_id)
+        if meta is not None and meta.title:
+            return meta.title
+    return case_id
+
+
+def _variant(report: CompareReport, run: RunTrials, key: str) -> str:
+    return run.variants[0] if report.keyed_by == "case" else key.split("::", 1)[0]
+
+
+def _side(report: CompareReport, run: RunTrials, row: Row, which: str, index: int, html_path: Path,
+          budget: Budget) -> Side:
+    tally = row.baseline if which == "b" else row.candidate
+    if tally is None:
+        return Side("not run", "", None, ())
+    records = run.trials.get((_variant(report, run, row.key), row.case_id), ())
+    title = _title(report, row.case_id)
+    label = f"{'baseline' if which == 'b' else 'candidate'} {run.label}"
+    trials: list[TrialView | TrialResult] = []
+    for record in records:
+        if run.directory is None:
+            trials.append(record)
+        else:
+            trials.append(trial_view(run.directory, relative_base(run.directory, html_path), record,
+                                     f"{which}{index}-{record.trial}", title, budget, label))
+    return Side(tally.describe(), tally.reason if not tally.passed else "", tally.passed, tuple(trials))
+
+
+def _row_view(report: CompareReport, row: Row, index: int, html_path: Path, budget: Budget,
+              triage: Triage | None) -> RowView:
+    label = triage.labels.get(row.key) if triage is not None and row.regression else None
+    entry = row.quarantined_by
+    quarantine = "" if entry is None else (f"owner {entry.owner}, until {entry.expiry}: "
+                                           f"{entry.reason or 'no reason given'}")
+    return RowView(row.key, _title(report, row.case_id), row.info.label(),
+                   _side(report, report.baseline, row, "b", index, html_path, budget),
+                   _side(report, report.candidate, row, "c", index, html_path, budget), quarantine,
+                   "" if label is None else label.text())
+
+
+def _points(value: float) -> str:
+    return "—" if math.isnan(value) else f"{value * 100:+.1f} pp"
+
+
+def _interval(test: DropTest) -> str:
+    low, high = test.paired.ci_low, test.paired.ci_high
+    if math.isinf(low) or math.isinf(high):
+        return "none (fewer than 2 cases)"
+    return f"[{low * 100:+.1f}, {high * 100:+.1f}] pp"
+
+
+def _test_rows(report: CompareReport) -> list[dict[str, str]]:
+    rows = []
+    for name, test in (("blocking", report.test), ("advisory (never blocks)", report.advisory_test)):
+        p, m = test.paired, test.mcnemar
+        rows.append({"name": name, "cases": str(p.n), "mean": _points(p.mean_difference),
+                     "interval": _interval(test),
+                     "t": "—" if math.isnan(p.t_statistic) else f"{p.t_statistic:.3g}",
+                     "t_blocks": "yes" if test.t_blocks else "no", "regressions": str(m.regressions),
+                     "fixes": str(m.fixes), "p": f"{m.p_value:.4g}",
+                     "mcnemar_blocks": "yes" if test.mcnemar_blocks else "no",
+                     "blocked": "yes" if test.blocked else "no"})
+    return rows
+
+
+def _summary_lines(report: CompareReport, triage: Triage | None) -> list[str]:
+    """The text report's summary lines, so both formats show the very same figures."""
+    lines = render_compare(report, triage)
+    start = lines.index("Summary:") + 1
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith("  "))
+    return [line.strip() for line in lines[start:end]]
+
+
+def render_compare_html(report: CompareReport, html_path: Path, triage: Triage | None = None) -> str:
+    """The comparison as a self-contained page whose links are relative to html_path, with the regressions'
+    triage labels when a triage of the candidate exists."""
+    budget = Budget()
+    views = [_row_view(report, row, index, html_path, budget, triage) for index, row in enumerate(report.rows)]
+    by_key = dict(zip((row.key for row in report.rows), views, strict=True))
+    listed = [("regressions", "Regressions", report.regressions()), ("declined", "Lower pass rate", report.declined()),
+              ("fixes", "Fixes", report.fixes()), ("new", "New cases", report.new()),
+              ("missing", "Missing from candidate", report.missing()),
+              ("quarantined", "Quarantined", report.quarantined())]
+    seen = {row.key for _, _, rows in listed for row in rows}
+    listed.append(("unchanged", "Unchanged", [row for row in report.rows if row.key not in seen]))
+    sections = [{"id": ident, "title": title, "rows": [by_key[row.key] for row in rows]}
+                for ident, title, rows in listed]
+    trials = [t for view in views for side in (view.baseline, view.candidate) for t in side.trials
+              if isinstance(t, TrialView)]
+    expired = [e for e in report.quarantine.entries if e.expired(report.today)]
+    template = environment().get_template("compare.html.j2")
+    return template.render(report=report, sections=sections, trials=trials, summary=_summary_lines(report, triage), triage=triage,
+                           tests=_test_rows(report), expired=expired, budget=budget, page_budget=PAGE_BUDGET,
+                           confidence=f"{1 - report.options.alpha:.0%}")
+
+
+def write_compare_html(report: CompareReport, html_path: Path, triage: Triage | None = None) -> None:
+    """Write the comparison page atomically; UsageError naming the file when it cannot be written."""
+    text = render_compare_html(report, html_path, triage)
+    if html_path.is_dir():
+        raise UsageError(f"--html {html_path}: is a directory, not a file")
+    try:
+        write_page(html_path, text)
+    except OSError as exc:
+        raise UsageError(f"--html {html_path}: cannot write: {exc.strerror or exc}") from None

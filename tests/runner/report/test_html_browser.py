@@ -1,0 +1,105 @@
+"""The report and compare pages in a real browser (headless Chromium): what a reader must see is shown, the
+filters hide what they should, a trial's section opens with a coloured diff, and nothing is fetched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus.cli_support import run_cli
+from runner.cli import cli
+from tests.runner.report.htmlkit import HOSTILE, add_artifacts, browser_check, report_run
+from tests.testing.runbuilder import record_digests, write_run
+
+SHOWN = "const shown = el => !!el && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';"
+FINISH = ("out.title = document.title; out.fetched = performance.getEntriesByType('resource').map(e => e.name);"
+          "const pre = document.createElement('pre'); pre.id = 'visibility'; pre.textContent = JSON.stringify(out);"
+          "document.body.appendChild(pre);")
+
+REPORT_CHECK = SHOWN + """
+const out = {};
+const rows = () => Object.fromEntries([...document.querySelectorAll('tr.case')].map(
+  r => [r.querySelector('.case-id').textContent, shown(r)]));
+out.all = rows();
+document.getElementById('show-failed').checked = true;
+out.failed = rows();
+document.getElementById('show-errors').checked = true;
+out.errors = rows();
+document.getElementById('show-all').checked = true;
+document.getElementById('variant-1').checked = false;
+out.noop = [...document.querySelectorAll('.v1')].map(shown);
+out.fixer = [...document.querySelectorAll('.v0')].map(shown);
+document.getElementById('variant-1').checked = true;
+out.banner = shown(document.querySelector('.banner'));
+out.trial_before = shown(document.getElementById('t0-0-3'));
+location.hash = '#t0-0-3';
+const section = document.getElementById('t0-0-3');
+out.trial_after = shown(section);
+out.overview_after = shown(document.getElementById('overview'));
+out.colours = Object.fromEntries(['add', 'del', 'hunk', 'context'].map(
+  kind => [kind, getComputedStyle(section.querySelector('pre.diff .' + kind)).backgroundColor]));
+out.diff_shown = shown(section.querySelector('pre.diff .add'));
+out.panels = [...section.querySelectorAll('.panel')].map(p => [p.dataset.artifact, shown(p), p.getBoundingClientRect().top]);
+out.transcript = section.querySelector('[data-artifact="transcript.log"] pre').textContent;
+""" + FINISH
+
+COMPARE_CHECK = SHOWN + """
+const out = {};
+const first = document.querySelector('tr.compared');
+out.first_row = first.id;
+out.first_shown = shown(first);
+out.first_top = first.getBoundingClientRect().top;
+out.viewport = window.innerHeight;
+out.verdict = shown(document.getElementById('verdict'));
+out.policy = document.getElementById('policy-source').textContent;
+out.power = shown(document.getElementById('power'));
+const link = first.querySelector('td.candidate li.fail a');
+out.link = link.getAttribute('href');
+location.hash = out.link;
+out.trial_after = shown(document.querySelector(out.link));
+out.overview_after = shown(document.getElementById('overview'));
+out.add = getComputedStyle(document.querySelector(out.link + ' pre.diff .add')).backgroundColor;
+""" + FINISH
+
+
+def test_report_filters_trial_section_and_no_fetch(tmp_path: Path) -> None:
+    run_dir = report_run(tmp_path / "runs")
+    (run_dir / "noop" / "vat" / "3" / "result.json").unlink()  # an incomplete run: its banner leads the page
+    record_digests(run_dir)
+    page = tmp_path / "out" / "report.html"
+    assert run_cli(cli, "runner", ["report", str(run_dir), "--html", str(page)]) == 0
+    seen = browser_check(page, REPORT_CHECK, tmp_path)
+    assert seen["all"] == {"cart": True, "tax": True, "vat": True}
+    assert seen["failed"] == {"cart": True, "tax": False, "vat": False}
+    assert seen["errors"] == {"cart": False, "tax": True, "vat": False}
+    assert seen["noop"] and not any(seen["noop"]) and all(seen["fixer"])
+    assert seen["banner"] is True and seen["trial_before"] is False
+    assert seen["trial_after"] is True and seen["overview_after"] is False and seen["diff_shown"] is True
+    assert seen["colours"] == {"add": "rgb(230, 255, 236)", "del": "rgb(255, 235, 233)",
+                               "hunk": "rgb(221, 244, 255)", "context": "rgba(0, 0, 0, 0)"}
+    panels = seen["panels"]
+    assert [name for name, shown, _ in panels] == ["prompt.md", "transcript.log", "candidate.patch", "grader.log"]
+    assert all(shown for _, shown, _ in panels) and panels[0][2] == panels[1][2]  # side by side, in one row
+    assert panels[2][2] == panels[3][2] > panels[0][2]
+    assert seen["transcript"].startswith(HOSTILE)
+    assert seen["title"] == "Hindcast run r1" and seen["fetched"] == []
+
+
+def test_compare_leads_with_the_regression_and_fetches_nothing(tmp_path: Path) -> None:
+    kinds = {"cart": "blocking", "docs": "blocking", "tax": "blocking", "vat": "blocking"}
+    runs = tmp_path / "runs"
+    write_run(runs, "base", {"cart": "ppp", "docs": "fff", "tax": "ppp", "vat": "ppp"}, kinds=kinds)
+    cand = write_run(runs, "cand", {"cart": "ppp", "docs": "ppp", "tax": "pfp", "vat": "ppp"}, kinds=kinds,
+                     reasons={"tax": "grader: test_rate failed"})
+    add_artifacts(runs / "base")
+    add_artifacts(cand)
+    page = tmp_path / "compare.html"
+    run_cli(cli, "runner", ["compare", "--baseline", str(runs / "base"), "--candidate", str(cand),
+                            "--html", str(page)])
+    seen = browser_check(page, COMPARE_CHECK, tmp_path)
+    assert seen["first_row"] == "regressions-0" and seen["first_shown"] is True
+    assert 0 < seen["first_top"] < seen["viewport"]
+    assert seen["verdict"] is True and seen["power"] is True
+    assert seen["policy"] == "policy and criticality: as the runs recorded them when they started"
+    assert seen["link"] == "#c2-2" and seen["trial_after"] is True and seen["overview_after"] is False
+    assert seen["add"] == "rgb(230, 255, 236)"
+    assert seen["title"] == "Hindcast compare: PASS" and seen["fetched"] == []
