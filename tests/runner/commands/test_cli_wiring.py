@@ -12,11 +12,14 @@ import pytest
 from runner.cli import cli
 
 ROOT = Path(__file__).resolve().parents[3]
-COMMAND_MODULES = ["compare", "env", "flakes", "report", "run", "runs", "select", "triage", "validate", "verify"]
+COMMANDS = ["compare", "env", "export", "flakes", "import", "report", "run", "runs", "select", "triage", "validate",
+            "verify"]
+COMMAND_MODULES = ["compare", "env", "flakes", "interop", "report", "run", "runs", "select", "triage", "validate",
+                   "verify"]
 
 
 def test_every_command_is_wired() -> None:
-    assert sorted(cli.commands) == COMMAND_MODULES
+    assert sorted(cli.commands) == COMMANDS
 
 
 @pytest.mark.parametrize("name", COMMAND_MODULES)

@@ -1,0 +1,89 @@
+"""`runner import` and `runner export`: per-trial JSONL rows made elsewhere become a run that compare, flakes and
+report read, and a run goes back out as such rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from corpus.cli_support import run_cli
+from corpus.errors import ExitCode
+from runner.cli import cli
+from runner.runs.load import load_run
+
+
+def rows(path: Path, outcomes: dict[str, str], *, cost: float = 0.01, critical: tuple[str, ...] = ()) -> Path:
+    lines = []
+    for case, letters in outcomes.items():
+        for trial, letter in enumerate(letters, start=1):
+            lines.append({"case_id": case, "trial": trial, "passed": letter == "p", "critical": case in critical,
+                          "cost_usd": cost,
+                          "trajectory": [{"tool": "get_order", "args": {"id": trial}},
+                                         {"tool": "bash", "args": {"command": "ls"}, "exit_code": 0}]})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = run_cli(cli, "runner", list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_import_compare_flakes_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = rows(tmp_path / "baseline.jsonl", {"refund-lookup": "ppp", "cancel-order": "ppp", "faq": "ppp"},
+                critical=("refund-lookup",))
+    cand = rows(tmp_path / "candidate.jsonl", {"refund-lookup": "pfp", "cancel-order": "ppp", "faq": "ppp"},
+                cost=0.02, critical=("refund-lookup",))
+    for source, out in ((base, "b"), (cand, "c")):
+        code, out_text, err = call(capsys, "import", str(source), "--out", str(tmp_path / out))
+        assert code == ExitCode.OK, err
+        assert out_text == f"imported {source} as run {tmp_path / out}\n"
+    run = load_run(tmp_path / "c")
+    assert len(run.trials) == 9 and run.manifest.cases_meta["refund-lookup"].critical
+    assert run.manifest.cases_meta["faq"].policy == "blocking" and run.trials[0].cost_usd == 0.02
+    code, out, _ = call(capsys, "compare", "--baseline", str(tmp_path / "b"), "--candidate", str(tmp_path / "c"))
+    assert code == ExitCode.BLOCK and "critical case refund-lookup passed all 3 baseline trials" in out
+    assert "cost" in out
+    code, out, _ = call(capsys, "flakes", str(tmp_path / "c"))
+    assert code == ExitCode.WARN and "refund-lookup  FLAKY" in out
+    code, out, _ = call(capsys, "export", str(tmp_path / "c"), "--jsonl", "-")
+    exported = [json.loads(line) for line in out.splitlines()]
+    first = next(r for r in exported if r["case_id"] == "refund-lookup" and r["trial"] == 2)
+    assert first == {"case_id": "refund-lookup", "variant": "imported", "trial": 2, "passed": False,
+                     "outcome": "fail", "reason": "imported: failed", "critical": True, "cost_usd": 0.02,
+                     "tokens": None, "trajectory": [{"tool": "get_order", "args": {"id": 2}},
+                                                    {"tool": "bash", "args": {"command": "ls"}, "exit_code": 0}]}
+    # the export imports back to the same outcomes
+    (tmp_path / "again.jsonl").write_text(out)
+    assert call(capsys, "import", str(tmp_path / "again.jsonl"), "--out", str(tmp_path / "again"))[0] == 0
+    assert [(t.case_id, t.trial, t.outcome) for t in load_run(tmp_path / "again").trials] == [
+        (t.case_id, t.trial, t.outcome) for t in run.trials]
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ('{"case_id": "Bad Id", "passed": true}', "case_id 'Bad Id' is not a case id (lower-case letters, digits and '-')"),
+    ('{"case_id": "a", "passed": "yes"}', "passed must be true or false, got 'yes'"),
+    ('{"case_id": "a", "passed": true, "trial": 0}', "trial must be a number from 1, got 0"),
+    ('{"case_id": "a", "passed": true, "cost_usd": -1}', "cost_usd must be a number >= 0, got -1"),
+    ("not json", "not JSON (Expecting value)"),
+])
+def test_a_bad_row_is_one_line_naming_the_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       line: str, message: str) -> None:
+    source = tmp_path / "rows.jsonl"
+    source.write_text('{"case_id": "a", "passed": true}\n' + line + "\n")
+    code, _, err = call(capsys, "import", str(source), "--out", str(tmp_path / "run"))
+    assert code == ExitCode.BAD_INPUT and err == f"runner: error: {source}:2: {message}\n"
+    assert list(tmp_path.iterdir()) == [source]  # no run directory, no staging folder
+
+
+def test_import_refuses_an_existing_directory_and_duplicates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "rows.jsonl"
+    source.write_text('{"case_id": "a", "trial": 1, "passed": true}\n{"case_id": "a", "trial": 1, "passed": false}\n')
+    code, _, err = call(capsys, "import", str(source), "--out", str(tmp_path / "run"))
+    assert code == ExitCode.BAD_INPUT and err == f"runner: error: {source}:2: trial 1 of a is given twice\n"
+    (tmp_path / "run").mkdir()
+    code, _, err = call(capsys, "import", str(source), "--out", str(tmp_path / "run"))
+    assert code == ExitCode.BAD_INPUT and err == f"runner: error: --out {tmp_path / 'run'}: already exists\n"
