@@ -58,7 +58,8 @@ def summary(result: ScanResult) -> str:
     """The human summary printed after a scan."""
     stats = result.stats
     where = f" written to {result.corpus / 'candidates'}" if result.corpus and stats.candidates else ""
-    lines = [f"scanned {stats.commits_scanned} commits in {stats.seconds:.2f} s",
+    span = f" {stats.span.describe()}" if stats.span else ""
+    lines = [f"scanned {stats.commits_scanned} commits{span} in {stats.seconds:.2f} s",
              f"  prefiltered: {stats.prefiltered}",
              f"  candidates:  {stats.candidates}{where}"]
     if stats.skipped:
