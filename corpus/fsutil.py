@@ -104,3 +104,22 @@ def publish_directory(parent: Path, name: str, fill: Callable[[Path], None]) -> 
             raise write_error(error, target) from error
         raise
     return target
+
+
+def undo_new(path: Path) -> Callable[[], None]:
+    """A function removing what will have been made at path from now on: path itself when it does not exist
+    yet, its contents when it is an empty directory; a directory with contents now is left as it is."""
+    existed = path.exists()
+    empty = existed and path.is_dir() and not any(path.iterdir())
+
+    def undo() -> None:
+        if not existed:
+            shutil.rmtree(path, ignore_errors=True)
+        elif empty and path.is_dir():
+            for child in path.iterdir():
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
+
+    return undo

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus.errors import UsageError
-from corpus.fsutil import writing
+from corpus.fsutil import undo_new, writing
 from corpus.gitutil import open_repository, resolve_commit, run_git
 from corpus.interpreters import Installed
 from corpus.model import Defaults
@@ -268,7 +267,8 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
                    warnings)
     restricted = bool(options.rev or options.since or options.until)
     stats = ScanStats(range=" ".join(walk.revs), tip=None if restricted else head)
-    fresh = None if corpus is not None or not options.write else options.corpus.exists()
+    # What a failed scan made goes: a new corpus, or the candidates/ of a corpus that had none.
+    undo = undo_new(options.corpus if corpus is None else corpus.root / "candidates") if options.write else None
     classifier = PathClassifier(corpus.config.test_globs if corpus else ())
     known = known_commits(corpus)
     initial = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
@@ -299,8 +299,8 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
             record_covered(corpus.root, repo, scan_entry(repo, head, options.rev, dates, stats.commits_scanned),
                            walk.previous)
     except BaseException:
-        if fresh is not None:
-            _remove_new_corpus(options.corpus, fresh)
+        if undo is not None:
+            undo()
         raise
     finally:
         extractor.close()
@@ -310,15 +310,6 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     stats.candidates = len(candidates)
     stats.seconds = time.perf_counter() - started
     return ScanResult(stats, candidates, warnings, corpus.root if corpus else None)
-
-
-def _remove_new_corpus(path: Path, existed: bool) -> None:
-    """Undo a new corpus a failed scan had begun: its directory was absent (or empty) before."""
-    if not existed:
-        shutil.rmtree(path, ignore_errors=True)
-    elif path.is_dir():
-        for child in path.iterdir():
-            shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
 
 
 def environment_of(inference: Inference, extraction: Extraction) -> Environment:
