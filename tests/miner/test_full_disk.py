@@ -35,7 +35,7 @@ def test_a_new_corpus_on_a_full_disk(tmp_path: Path, repo: Path, capsys: pytest.
                                      extra: list[str]) -> None:
     with full_disk(tmp_path / "disk") as disk:
         code, out, err = scan(repo, disk / "evals", capsys, *extra)
-        assert (code, out) == (ExitCode.FAILED, "")
+        assert (code, out) == (ExitCode.FAILED, ""), err
         assert err.startswith(f"miner: error: cannot write {disk / 'evals'}") and err.endswith(f": {NO_SPACE}\n")
         assert err.count("\n") == 1
         assert contents(disk) == [FILLER]
@@ -49,7 +49,7 @@ def test_an_existing_corpus_on_a_full_disk(tmp_path: Path, repo: Path, capsys: p
         Corpus.init(disk / "evals", "app", repo=str(repo))
         fill(disk)
         code, out, err = scan(repo, disk / "evals", capsys, *extra)
-        assert (code, out) == (ExitCode.FAILED, "")
+        assert (code, out) == (ExitCode.FAILED, ""), err
         assert err == f"miner: error: cannot write {disk / 'evals' / 'candidates'}: {NO_SPACE}\n"
         assert contents(disk / "evals") == ["corpus.yaml"]  # no candidate, staging area or scan state
         assert Corpus.open(disk / "evals").config.name == "app"
