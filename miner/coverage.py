@@ -3,6 +3,7 @@ it left out from the next scan; and the span of history a scan walked, for its s
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -14,9 +15,12 @@ from corpus.fsutil import atomic_write_text
 from corpus.gitutil import resolve_commit, run_git
 from corpus.layout import SCAN_STATE_FILE
 from corpus.newcase import scalar
+from corpus.yamlio import line_of
 from miner.hygiene import read_state, state_key
 
 REF_SETS = frozenset({"--all", "--branches", "--tags", "--remotes"})
+REV = re.compile(r"^\^?[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+"""A recorded revision: a full sha, `^` before one whose history is left out."""
 
 
 @dataclass(frozen=True)
@@ -99,9 +103,13 @@ def _epoch(text: str) -> int:
     return int(datetime.fromisoformat(text).timestamp())
 
 
-def _entry(path: Path, raw: Any) -> Covered:
+def _entry(path: Path, raw: Any, where: int | None) -> Covered:
     if not isinstance(raw, dict) or not isinstance(raw.get("revs"), list) or not raw["revs"]:
-        raise CorpusError(path, "each entry needs `revs`, a list of commits", field="covered")
+        raise CorpusError(path, "each entry needs `revs`, a list of commits", field="covered", line=where)
+    bad = next((rev for rev in raw["revs"] if not isinstance(rev, str) or not REV.match(rev)), None)
+    if bad is not None:
+        raise CorpusError(path, f"expected full commit shas (^ for an excluded one), found {bad!r}",
+                          field="covered", line=line_of(raw, "revs"))
     try:
         for name in ("since", "until"):
             if raw.get(name) is not None:
@@ -111,7 +119,7 @@ def _entry(path: Path, raw: Any) -> Covered:
                        str(raw["until"]) if raw.get("until") is not None else None,
                        str(raw.get("scanned_at") or ""), int(raw.get("commits") or 0))
     except (TypeError, ValueError) as exc:
-        raise CorpusError(path, f"not a covered range ({exc})", field="covered") from None
+        raise CorpusError(path, f"not a covered range ({exc})", field="covered", line=where) from None
 
 
 def read_covered(corpus_root: Path, repo: Path) -> list[Covered]:
@@ -123,8 +131,11 @@ def read_covered(corpus_root: Path, repo: Path) -> list[Covered]:
     if "covered" in entry:
         if not isinstance(entry["covered"], list):
             raise CorpusError(path, "expected a list", field="covered")
-        return [_entry(path, raw) for raw in entry["covered"]]
+        items = entry["covered"]
+        return [_entry(path, raw, line_of(items, index)) for index, raw in enumerate(items)]
     tip = entry.get("tip")
+    if tip and not REV.match(str(tip)):
+        raise CorpusError(path, f"expected a full commit sha, found {tip!r}", field="tip", line=line_of(entry, "tip"))
     return [Covered((str(tip),), scanned_at=str(entry.get("scanned_at") or ""),
                     commits=int(entry.get("commits_scanned") or 0))] if tip else []
 

@@ -285,6 +285,7 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     except BaseException:
         inference.close()
         raise
+    done = False
     try:
         _first_pass(repo, walk, options, classifier, known, stats, progress, extractor, history, known_merges)
         stats.prefiltered = len(extractor.by_sha)
@@ -298,15 +299,16 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
         if options.write and corpus is not None:
             record_covered(corpus.root, repo, scan_entry(repo, head, options.rev, dates, stats.commits_scanned),
                            walk.previous)
-    except BaseException:
-        if undo is not None:
-            undo()
-        raise
+        done = True
     finally:
-        extractor.close()
-        inference.close()
-        if stager is not None:
-            stager.close()
+        try:
+            extractor.close()
+            inference.close()
+            if stager is not None:
+                stager.close()
+        finally:
+            if not done and undo is not None:  # once the writers have stopped
+                undo()
     stats.candidates = len(candidates)
     stats.seconds = time.perf_counter() - started
     return ScanResult(stats, candidates, warnings, corpus.root if corpus else None)

@@ -134,16 +134,24 @@ def test_a_state_of_only_a_tip_still_counts_as_covered(
     assert fixes_of(rest) == set(fixes[3:]) and rest["stats"]["commits_scanned"] == 3
 
 
+@pytest.mark.parametrize(("edit", "message"), [
+    (("since: ", "since: not a date # "), "covered: not a covered range"),
+    (("      - revs:\n          - ", "      - revs:\n          - --output=/tmp/x\n          - "),
+     "covered: expected full commit shas (^ for an excluded one), found '--output=/tmp/x'"),
+], ids=["date", "rev"])
 def test_a_malformed_covered_list_is_a_one_line_error(
-        tmp_path: Path, history: tuple[GitRepo, list[str]], capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, history: tuple[GitRepo, list[str]], capsys: pytest.CaptureFixture[str],
+        edit: tuple[str, str], message: str) -> None:
     repo, _ = history
     scan(tmp_path, repo, capsys, "--since", "2024-01-06 00:00 +0000")
     state = tmp_path / "evals" / SCAN_STATE_FILE
-    state.write_text(state.read_text().replace("since: ", "since: not a date # "))
+    text = state.read_text()
+    assert edit[0] in text
+    state.write_text(text.replace(*edit))
     code = run_cli(cli, "miner", ["scan", "--repo", str(repo.path), "--corpus", str(tmp_path / "evals")])
     err = capsys.readouterr().err
     assert code == ExitCode.BAD_INPUT and err.count("\n") == 1
-    assert err.startswith(f"miner: error: {state}: covered: not a covered range")
+    assert err.startswith(f"miner: error: {state}:4: {message}")
 
 
 def test_the_summary_names_the_span_scanned(tmp_path: Path, history: tuple[GitRepo, list[str]],
