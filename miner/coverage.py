@@ -106,7 +106,7 @@ def _epoch(text: str) -> int:
 def _entry(path: Path, raw: Any, where: int | None) -> Covered:
     if not isinstance(raw, dict) or not isinstance(raw.get("revs"), list) or not raw["revs"]:
         raise CorpusError(path, "each entry needs `revs`, a list of commits", field="covered", line=where)
-    bad = next((rev for rev in raw["revs"] if not isinstance(rev, str) or not REV.match(rev)), None)
+    bad = next((rev for rev in raw["revs"] if isinstance(rev, bool) or not REV.match(str(rev))), None)
     if bad is not None:
         raise CorpusError(path, f"expected full commit shas (^ for an excluded one), found {bad!r}",
                           field="covered", line=line_of(raw, "revs"))
