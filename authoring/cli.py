@@ -11,7 +11,7 @@ import click
 
 from authoring.bulk import Changes, select_ids, set_fields
 from authoring.decisions import LeakRefused, approve, reject
-from authoring.draft import draft_from, parse_timeout, split_list
+from authoring.draft import draft_from, split_list
 from authoring.gitinfo import base_probe, patch_id, source_repo
 from authoring.lint import lint_corpus
 from authoring.queue import SORTS, arrange, read_queue
@@ -70,13 +70,13 @@ def list_command(corpus_dir: Path, sort: str, needle: str, list_cases: bool) -> 
 @click.option("--setup-python", metavar="VERSION",
               help="Interpreter version (e.g. 3.8) for setup, agent and grader ('' for the harness's own).")
 @click.option("--grader-command", help="Grader command.")
-@click.option("--grader-timeout", help="Grader timeout in seconds.")
+@click.option("--grader-timeout", type=click.IntRange(min=1), metavar="SECONDS", help="Grader timeout in seconds.")
 @click.option("--override", help="Written justification to approve despite leakage findings (stored in the case).")
 def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_id: str | None, title: str | None,
                     owner: str | None, policy: str | None, critical: bool | None, tags: tuple[str, ...],
                     trigger_paths: tuple[str, ...], setup_command: str | None, setup_python: str | None,
                     grader_command: str | None,
-                    grader_timeout: str | None, override: str | None) -> None:
+                    grader_timeout: int | None, override: str | None) -> None:
     """Approve CANDIDATE as a case with the prompt in --prompt-file; leakage findings refuse it."""
     corpus = Corpus.open(corpus_dir)
     stored = corpus.load(candidate, "candidates")
@@ -86,7 +86,7 @@ def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_
         "critical": critical, "tags": split_list(" ".join(tags)) if tags else None,
         "trigger_paths": split_list(" ".join(trigger_paths)) if trigger_paths else None,
         "setup_command": setup_command, "setup_python": setup_python, "grader_command": grader_command,
-        "grader_timeout": parse_timeout(grader_timeout) if grader_timeout is not None else None,
+        "grader_timeout": grader_timeout,
     }
     draft = replace(draft, **{key: value for key, value in changes.items() if value is not None})
     repo = source_repo(corpus)
@@ -120,8 +120,8 @@ def reject_command(corpus_dir: Path, candidate: str, reason: str) -> None:
 @click.option("--cases", "edit_cases", is_flag=True, help="Edit approved cases instead of candidates.")
 @click.option("--setup-command", help="Workspace setup command ('' removes it).")
 @click.option("--setup-python", metavar="VERSION", help="Interpreter version such as 3.11 ('' removes it).")
-@click.option("--setup-timeout", type=int, metavar="SECONDS", help="Setup timeout in seconds.")
-@click.option("--grader-timeout", type=int, metavar="SECONDS", help="Grader timeout in seconds.")
+@click.option("--setup-timeout", type=click.IntRange(min=1), metavar="SECONDS", help="Setup timeout in seconds.")
+@click.option("--grader-timeout", type=click.IntRange(min=1), metavar="SECONDS", help="Grader timeout in seconds.")
 @click.option("--owner", help="Owner ('' for the corpus default).")
 @click.option("--policy", type=click.Choice(["advisory", "blocking"]), help="Gate policy.")
 @click.option("--tag", "tags", multiple=True, help="A tag to add (repeatable; the cases' own tags stay).")

@@ -51,6 +51,10 @@ def run_cli(group: click.Group, prog: str, argv: list[str] | None = None) -> int
         return exc.exit_code
     except BrokenPipeError:
         return ExitCode.FAILED
+    except OSError as exc:  # what no command mapped (a full disk met outside a write Hindcast wraps): one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"{prog}: error: {where}{exc.strerror or exc}", err=True)
+        return ExitCode.FAILED
     return int(result) if isinstance(result, int) else ExitCode.OK
 
 

@@ -62,3 +62,15 @@ class GitError(UsageError):
 
 class WorkspaceError(HindcastError):
     """A trial workspace could not be built or broke an isolation invariant."""
+
+
+class WriteError(HindcastError, OSError):
+    """A file or directory could not be written (a full disk, a read-only or refused path); names the path.
+
+    Also an OSError, so code that treats a failed write as an OSError keeps doing so."""
+
+    def __init__(self, path: Path | str, reason: str, errno: int | None = None) -> None:
+        HindcastError.__init__(self, f"cannot write {path}: {reason}")
+        self.path = Path(path)
+        self.reason = reason
+        self.errno = errno

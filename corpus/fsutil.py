@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+
+from corpus.errors import WriteError
 
 # Read once, at import, before any thread runs: os.umask can only be read by setting it.
 _UMASK = os.umask(0o022)
@@ -16,20 +20,41 @@ DIR_MODE = 0o777 & ~_UMASK
 """Mode of a published directory: what mkdir would have given it (mkdtemp alone gives 0700)."""
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write data to path through a temp file in the same directory and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def write_error(error: OSError, path: Path | str) -> WriteError:
+    """error, met while writing path, as the one-line WriteError naming path (`cannot write PATH: REASON`)."""
+    if isinstance(error, WriteError):
+        return WriteError(path, error.reason, error.errno)
+    return WriteError(path, error.strerror or str(error) or type(error).__name__, error.errno)
+
+
+@contextmanager
+def writing(path: Path | str) -> Iterator[None]:
+    """Inside the block, an OSError is re-raised as a WriteError naming path (one that already is a
+    WriteError keeps the path it names)."""
     try:
-        os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        yield
+    except WriteError:
         raise
+    except OSError as error:
+        raise write_error(error, path) from error
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write data to path through a temp file in the same directory and a rename; on failure (a WriteError
+    naming path) the temp file is removed and path is as it was."""
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            os.fchmod(fd, FILE_MODE)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -57,3 +82,44 @@ def staging_directory(parent: Path, name: str) -> Path:
     staged = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".staging", dir=parent))
     staged.chmod(DIR_MODE)
     return staged
+
+
+def publish_directory(parent: Path, name: str, fill: Callable[[Path], None]) -> Path:
+    """Make the new directory parent/name holding what fill writes into a staging directory beside it, then
+    rename it in. On any failure the staging directory (and parent, when this made it) is removed and nothing
+    appears; an OSError (a full disk) becomes a WriteError naming parent/name."""
+    target = parent / name
+    made_parent = not parent.exists()
+    with writing(target):
+        staged = staging_directory(parent, name)
+    try:
+        fill(staged)
+        os.rename(staged, target)
+    except BaseException as error:
+        shutil.rmtree(staged, ignore_errors=True)
+        if made_parent:
+            with suppress(OSError):  # only when still empty
+                parent.rmdir()
+        if isinstance(error, OSError):
+            raise write_error(error, target) from error
+        raise
+    return target
+
+
+def undo_new(path: Path) -> Callable[[], None]:
+    """A function removing what will have been made at path from now on: path itself when it does not exist
+    yet, its contents when it is an empty directory; a directory with contents now is left as it is."""
+    existed = path.exists()
+    empty = existed and path.is_dir() and not any(path.iterdir())
+
+    def undo() -> None:
+        if not existed:
+            shutil.rmtree(path, ignore_errors=True)
+        elif empty and path.is_dir():
+            for child in path.iterdir():
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
+
+    return undo

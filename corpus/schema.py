@@ -42,6 +42,12 @@ class _Reader:
     def fail(self, key: str, message: str) -> CorpusError:
         return CorpusError(self.path, message, field=self.prefix + key, line=line_of(self.data, key))
 
+    def fail_item(self, key: str, index: int, message: str) -> CorpusError:
+        """An error in item index of the list under key, at that item's own line (`field: key[index]`)."""
+        items = self.data.get(key)
+        line = line_of(items, index) if getattr(items, "lc", None) is not None else line_of(self.data, key)
+        return CorpusError(self.path, message, field=f"{self.prefix}{key}[{index}]", line=line)
+
     def _get(self, key: str, required: bool) -> Any:
         self.seen.add(key)
         if key not in self.data or self.data[key] is None:
@@ -105,9 +111,9 @@ class _Reader:
             return ()
         if not isinstance(value, list):
             raise self.fail(key, f"expected a list of text, found {_kind(value)}")
-        for item in value:
+        for index, item in enumerate(value):
             if isinstance(item, bool) or not isinstance(item, (str, int, float)):
-                raise self.fail(key, f"expected a list of text, found an item of {_kind(item)}")
+                raise self.fail_item(key, index, f"expected a list of text, found an item of {_kind(item)}")
         return tuple(str(item) for item in value)
 
     def sha(self, key: str) -> str:
@@ -151,11 +157,12 @@ def _kind(value: Any) -> str:
     return "text"
 
 
-def check_relative_path(path: Path, reader: _Reader, key: str, value: str) -> None:
-    """A repository path: relative, no `..`, no empty parts."""
+def check_relative_path(path: Path, reader: _Reader, key: str, value: str, index: int | None = None) -> None:
+    """A repository path: relative, no `..`, no empty parts (index: its place in the list under key)."""
     parts = value.replace("\\", "/").split("/")
     if value.startswith("/") or any(part in ("", ".", "..") for part in parts):
-        raise reader.fail(key, f"must be a relative path inside the repository, found {value!r}")
+        message = f"must be a relative path inside the repository, found {value!r}"
+        raise reader.fail(key, message) if index is None else reader.fail_item(key, index, message)
 
 
 def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case:
@@ -213,8 +220,8 @@ def _parse_grader(path: Path, r: _Reader) -> Grader:
     if junit is not None:
         check_relative_path(path, r, "junit", junit)
     deleted = r.strings("deleted")
-    for item in deleted:
-        check_relative_path(path, r, "deleted", item)
+    for index, item in enumerate(deleted):
+        check_relative_path(path, r, "deleted", item, index)
     grader = Grader(
         command=r.text("command", required=True),
         timeout=r.integer("timeout", default=Grader.timeout),
@@ -267,9 +274,9 @@ def _parse_provenance(r: _Reader) -> Provenance:
 def _shas(r: _Reader, key: str) -> tuple[str, ...]:
     """A list of full commit shas."""
     values = r.strings(key)
-    for value in values:
+    for index, value in enumerate(values):
         if not SHA.match(value):
-            raise r.fail(key, f"expected full lowercase commit shas, found {value!r}")
+            raise r.fail_item(key, index, f"expected full lowercase commit shas, found {value!r}")
     return values
 
 
@@ -311,6 +318,8 @@ def parse_rejections(path: Path, data: Any) -> tuple[Rejection, ...]:
         raise r.fail("rejected", f"expected a list, found {_kind(items)}")
     out = []
     for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise r.fail_item("rejected", index, f"expected a mapping, found {_kind(item)}")
         entry = _Reader(path, item, f"rejected[{index}].")
         out.append(Rejection(fix_commit=entry.sha("fix_commit"), reason=entry.text("reason", required=True),
                              candidate_id=entry.text("candidate_id"), patch_id=entry.text("patch_id"),

@@ -58,7 +58,8 @@ def summary(result: ScanResult) -> str:
     """The human summary printed after a scan."""
     stats = result.stats
     where = f" written to {result.corpus / 'candidates'}" if result.corpus and stats.candidates else ""
-    lines = [f"scanned {stats.commits_scanned} commits in {stats.seconds:.2f} s",
+    span = f" {stats.span.describe()}" if stats.span else ""
+    lines = [f"scanned {stats.commits_scanned} commits{span} in {stats.seconds:.2f} s",
              f"  prefiltered: {stats.prefiltered}",
              f"  candidates:  {stats.candidates}{where}"]
     if stats.skipped:
@@ -82,15 +83,15 @@ def summary(result: ScanResult) -> str:
 @click.option("--rev", help="Revision range to scan, e.g. v1.0..main (default: HEAD).")
 @click.option("--since", help="Only commits after this date.")
 @click.option("--until", help="Only commits before this date.")
-@click.option("--max-candidates", type=int, help="Keep only the N best candidates of this scan.")
+@click.option("--max-candidates", type=click.IntRange(min=0), help="Keep only the N best candidates of this scan.")
 @click.option("--min-score", type=float, help="Drop candidates scoring below this (fix words, issue references, "
               "size and tests added make the score; see DESIGN.md).")
 @click.option("--full", is_flag=True, help="Rescan all history, not only commits since the last scan.")
 @click.option("--merges/--no-merges", default=True, show_default=True,
               help="Consider merge commits by their first-parent diff.")
-@click.option("--max-files", type=int, default=SizeLimits.max_files, show_default=True,
+@click.option("--max-files", type=click.IntRange(min=1), default=SizeLimits.max_files, show_default=True,
               help="Skip commits changing more paths than this.")
-@click.option("--max-lines", type=int, default=SizeLimits.max_lines, show_default=True,
+@click.option("--max-lines", type=click.IntRange(min=1), default=SizeLimits.max_lines, show_default=True,
               help="Skip commits changing more source and test lines than this.")
 @click.option("--szz", is_flag=True, help="Find the commits that introduced each candidate's bug (slower).")
 @click.option("--dry-run", is_flag=True, help="Report candidates without writing anything.")

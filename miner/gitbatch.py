@@ -7,6 +7,7 @@ import io
 import os
 import queue
 import re
+import signal
 import subprocess
 import tempfile
 import threading
@@ -383,7 +384,8 @@ class CatFile:
         return out
 
     def close(self) -> None:
-        """End the process; a failure becomes a GitError."""
+        """End the process; a failure becomes a GitError. Answers still unread are dropped: git dying of
+        SIGPIPE on them is not a failure (a scan that stops early must report why it stopped, not this)."""
         if self.proc.returncode is not None:
             return
         assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
@@ -391,7 +393,8 @@ class CatFile:
         self.proc.stdout.close()
         stderr = self.proc.stderr.read()
         self.proc.wait()
-        check_exit(self.proc, "cat-file", self.repo, stderr)
+        if self.proc.returncode != -signal.SIGPIPE:
+            check_exit(self.proc, "cat-file", self.repo, stderr)
 
 
 def cat_objects(repo: Path, names: Iterable[str]) -> dict[str, tuple[str, bytes] | None]:

@@ -16,20 +16,23 @@ _NOWS = (1_000_000_000, 1_300_000_000)
 _MEANS_NOW = re.compile(r"\b(now|today|ago)\b", re.IGNORECASE)
 
 
-def check_dates(**options: str | None) -> None:
-    """Raise a UsageError naming the option (`--since`, `--until`) whose value git cannot read as a date."""
+def check_dates(**options: str | None) -> dict[str, int]:
+    """Raise a UsageError naming the option (`--since`, `--until`) whose value git cannot read as a date;
+    return each given option's value as git reads it now, in seconds since the epoch."""
     given = {name: value for name, value in options.items() if value is not None}
     if not given:
-        return
+        return {}
     args = [f"--{'max-age' if name == 'since' else 'min-age'}" for name in given]
     seen: list[list[str]] = []
     with tempfile.TemporaryDirectory(prefix="hindcast-date-") as scratch:
         run_git(["init", "-q", "--bare", scratch], scratch)
+        flags = [f"--{name}={value}" for name, value in given.items()]
         for now in _NOWS:
-            flags = [f"--{name}={value}" for name, value in given.items()]
             out = run_git(["rev-parse", *flags], scratch, env=git_env({"GIT_TEST_DATE_NOW": str(now)}))
             seen.append(out.stdout.decode().split())
+        current = run_git(["rev-parse", *flags], scratch).stdout.decode().split()
     for index, (name, value) in enumerate(given.items()):
         unread = all(run[index] == f"{args[index]}={now}" for run, now in zip(seen, _NOWS))
         if not value.strip() or (unread and not _MEANS_NOW.search(value)):
             raise UsageError(f"--{name} {value!r}: not a date git can read (e.g. 2024-01-31, \"2 weeks ago\")")
+    return {name: int(flag.partition("=")[2]) for name, flag in zip(given, current)}

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from corpus.errors import CorpusError
-from corpus.fsutil import atomic_write_text
 from corpus.layout import SCAN_STATE_FILE
-from corpus.newcase import emit
 from corpus.store import CASE_FILE, Corpus
-from corpus.yamlio import load_yaml, to_yaml_value, write_yaml
+from corpus.yamlio import load_yaml
 from miner.gitbatch import first_parents, patch_ids_of
 
 FIX_COMMIT_LINE = re.compile(r"^fix_commit:\s*['\"]?([0-9a-f]{40}(?:[0-9a-f]{24})?)['\"]?\s*$", re.MULTILINE)
@@ -91,27 +88,3 @@ def read_state(corpus_root: Path) -> dict[str, Any]:
         raise CorpusError(path, "expected a mapping with `repositories`")
     return {"repositories": {str(k): dict(v) for k, v in (data.get("repositories") or {}).items()
                              if isinstance(v, dict)}}
-
-
-def last_tip(corpus_root: Path, repo: Path) -> str | None:
-    """The tip the last unrestricted scan of repo reached, when recorded."""
-    entry = read_state(corpus_root).get("repositories", {}).get(state_key(repo))
-    tip = entry.get("tip") if entry else None
-    return str(tip) if tip else None
-
-
-def record_tip(corpus_root: Path, repo: Path, tip: str, scanned: int) -> None:
-    """Remember the scanned tip of repo (atomic write; other repositories' entries kept)."""
-    path = corpus_root / SCAN_STATE_FILE
-    entry = {"tip": tip, "scanned_at": datetime.now(UTC).isoformat(timespec="seconds"), "commits_scanned": scanned}
-    if not path.exists():  # a first scan: nothing to keep, so the fast emitter writes it
-        atomic_write_text(path, emit({"repositories": {state_key(repo): entry}}))
-        return
-    document = load_yaml(path)
-    if not isinstance(document, dict):
-        document = to_yaml_value({})
-    repositories = document.get("repositories")
-    if not isinstance(repositories, dict):
-        document["repositories"] = repositories = to_yaml_value({})
-    repositories[state_key(repo)] = to_yaml_value(entry)
-    write_yaml(path, document)

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from corpus.errors import GitError, UsageError
+from corpus.errors import UsageError
+from corpus.fsutil import undo_new, writing
 from corpus.gitutil import open_repository, resolve_commit, run_git
 from corpus.interpreters import Installed
 from corpus.model import Defaults
@@ -17,17 +18,17 @@ from corpus.newcase import write_new
 from corpus.store import CONFIG, Corpus
 from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
+from miner.coverage import Span, Walk, read_covered, record_covered, scan_entry, span_of, walk_of
 from miner.environment import Environment, Inference, languages_of
 from miner.extract import BatchResult, Extraction, Extractor
 from miner.gitdate import check_dates
 from miner.gitlog import History, LogCommit, iter_log
 from miner.groups import Branches, covered_by_known, group_merges, with_branches
-from miner.hygiene import Known, add_corpus_patch_ids, known_commits, last_tip, record_tip
+from miner.hygiene import Known, add_corpus_patch_ids, known_commits
 from miner.score import SizeLimits, Survivor, prefilter
 from miner.stage import Stager
 from miner.szz import introducing_commits
 
-REF_SETS = frozenset({"--all", "--branches", "--tags", "--remotes"})
 Progress = Callable[[str, int, int | None], None]
 """progress(phase, done, total): called as the scan advances (total None while unknown)."""
 
@@ -41,7 +42,7 @@ class ScanOptions:
     corpus: Path = Path("evals")
     """The corpus directory; created when missing."""
     rev: str | None = None
-    """A revision range (`v1.0..main`); default: HEAD, from the last scanned tip unless full."""
+    """A revision range (`v1.0..main`); default: HEAD, without what earlier scans covered unless full."""
     since: str | None = None
     """Only commits after this date (git's --since)."""
     until: str | None = None
@@ -51,7 +52,7 @@ class ScanOptions:
     min_score: float | None = None
     """Drop candidates scoring below this (counted as `below-min-score`)."""
     full: bool = False
-    """Scan the whole history even when a previous scan recorded its tip."""
+    """Scan the whole history even where earlier scans covered it."""
     merges: bool = True
     """Consider merge commits (their first-parent diff)."""
     limits: SizeLimits = field(default_factory=SizeLimits)
@@ -81,13 +82,16 @@ class ScanStats:
     range: str = ""
     """The revisions the first pass walked."""
     tip: str | None = None
-    """The tip of the scanned history."""
+    """The tip of the scanned history (None for a scan restricted by --rev, --since or --until)."""
+    span: Span | None = None
+    """The newest and the oldest commit read (None when none was)."""
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for --json."""
         return {"commits_scanned": self.commits_scanned, "prefiltered": self.prefiltered,
                 "candidates": self.candidates, "skipped": dict(sorted(self.skipped.items())),
-                "seconds": round(self.seconds, 3), "range": self.range, "tip": self.tip}
+                "seconds": round(self.seconds, 3), "range": self.range, "tip": self.tip,
+                "span": self.span.to_json() if self.span else None}
 
 
 @dataclass
@@ -119,14 +123,16 @@ class Grouping:
     """Branch commit -> where the corpus holds its merge."""
 
 
-def _check_options(options: ScanOptions) -> None:
+def _check_options(options: ScanOptions) -> dict[str, int]:
+    """The options checked; --since and --until as git reads them now (seconds since the epoch)."""
     if options.rev and (options.since or options.until):
         raise UsageError("--rev cannot be combined with --since/--until")
-    check_dates(since=options.since, until=options.until)
+    dates = check_dates(since=options.since, until=options.until)
     if options.max_candidates is not None and options.max_candidates < 0:
         raise UsageError("--max-candidates must be zero or more")
     if options.limits.max_files < 1 or options.limits.max_lines < 1:
         raise UsageError("size limits must be at least 1")
+    return dates
 
 
 def _open_corpus(path: Path) -> Corpus | None:
@@ -145,38 +151,24 @@ def _repository(path: Path) -> tuple[Path, bool, str | None]:
     return repo, shallow, resolve_commit(repo, "HEAD")
 
 
-def _revisions(repo: Path, head: str | None, options: ScanOptions, corpus: Corpus | None,
-               warnings: list[str]) -> tuple[list[str], str | None]:
-    """The revisions for git log, and the tip to record afterwards (None for restricted scans)."""
-    if options.rev:
-        revs = options.rev.split()
-        for rev in revs:
-            if rev.startswith("-") and rev not in REF_SETS:
-                raise UsageError(f"--rev {rev!r}: not a revision (use a range such as v1.0..main, or --all)")
-        return revs, None
-    if head is None:
-        raise GitError(f"{repo}: the repository has no commits; nothing to scan")
-    record = head if not options.until else None
-    previous = last_tip(corpus.root, repo) if corpus and not options.full else None
-    if previous:
-        if resolve_commit(repo, previous) is None:
-            warnings.append(f"last scanned tip {previous[:12]} is gone from the repository; scanning everything")
-        else:
-            return [f"^{previous}", head], record
-    return [head], record
-
-
-def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: PathClassifier, known: Known,
+def _first_pass(repo: Path, walk: Walk, options: ScanOptions, classifier: PathClassifier, known: Known,
                 stats: ScanStats, progress: Progress | None, extractor: Extractor, history: History,
                 known_merges: list[tuple[str, str]]) -> None:
     """Hand the extractor the survivors of the prefilter: non-merges as they are found; merges at the end, once
     their parents' trees are known, and only those whose diff no other survivor has (`drop_same_diffs`).
-    Every commit's parents go to history; the merges the corpus already holds, with where, to known_merges."""
+    Every commit's parents go to history; the merges the corpus already holds, with where, to known_merges.
+    Commits earlier scans covered (walk.skip) are not read; stats.span gets the first and last one read."""
     survivors: list[Survivor] = []
     trees: dict[str, str] = {}
     parents = history.parents
-    commits = iter_log(repo, revs, merges=options.merges, since=options.since, until=options.until)
+    skip = walk.skip
+    newest = oldest = None
+    commits = iter_log(repo, walk.revs, merges=options.merges, since=options.since, until=options.until)
     for commit in commits:
+        if skip and commit.sha in skip:
+            continue
+        newest = newest or commit.sha
+        oldest = commit.sha
         stats.commits_scanned += 1
         trees[commit.sha] = commit.tree
         parents[commit.sha] = commit.parents
@@ -197,6 +189,7 @@ def _first_pass(repo: Path, revs: list[str], options: ScanOptions, classifier: P
                 extractor.add(verdict)
     for survivor in drop_same_diffs(survivors, trees, stats, set(extractor.by_sha)):
         extractor.add(survivor)
+    stats.span = span_of(repo, newest, oldest)
 
 
 def original_first(commit: LogCommit) -> tuple[bool, int, str]:
@@ -253,25 +246,29 @@ def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
     if not options.write or options.max_candidates is not None or options.szz:
         return None
     if corpus is not None:
-        return Stager(corpus.root / "candidates", "candidates")
+        return Stager(corpus.root / "candidates", "candidates", corpus.root / "candidates")
     parent = options.corpus.absolute().parent
     if not parent.is_dir():
         return None
-    return Stager(parent, options.corpus.name or "corpus")
+    return Stager(parent, options.corpus.name or "corpus", options.corpus / "candidates")
 
 
 def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     """Scan the repository's history and write candidate cases into the corpus."""
     started = time.perf_counter()
-    _check_options(options)
+    dates = _check_options(options)
     repo, shallow, head = _repository(options.repo)
     corpus = _open_corpus(options.corpus)
     warnings: list[str] = []
     if shallow:
         warnings.append("shallow clone: history is cut, fixes older than the cut cannot be found "
                         "(git fetch --unshallow for all of it)")
-    revs, tip = _revisions(repo, head, options, corpus, warnings)
-    stats = ScanStats(range=" ".join(revs), tip=tip)
+    walk = walk_of(repo, head, options.rev, options.full, read_covered(corpus.root, repo) if corpus else [],
+                   warnings)
+    restricted = bool(options.rev or options.since or options.until)
+    stats = ScanStats(range=" ".join(walk.revs), tip=None if restricted else head)
+    # What a failed scan made goes: a new corpus, or the candidates/ of a corpus that had none.
+    undo = undo_new(options.corpus if corpus is None else corpus.root / "candidates") if options.write else None
     classifier = PathClassifier(corpus.config.test_globs if corpus else ())
     known = known_commits(corpus)
     initial = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
@@ -288,8 +285,9 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     except BaseException:
         inference.close()
         raise
+    done = False
     try:
-        _first_pass(repo, revs, options, classifier, known, stats, progress, extractor, history, known_merges)
+        _first_pass(repo, walk, options, classifier, known, stats, progress, extractor, history, known_merges)
         stats.prefiltered = len(extractor.by_sha)
         inference.expect(survivor.commit.parents[0] for survivor in extractor.by_sha.values())
         if progress:
@@ -298,11 +296,19 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
         grouping = Grouping(branches, covered_by_known(known_merges, branches))
         corpus, candidates = _rank_and_write(repo, options, corpus, known, batch, stats, stager, initial, defaults,
                                              inference, progress, grouping)
+        if options.write and corpus is not None:
+            record_covered(corpus.root, repo, scan_entry(repo, head, options.rev, dates, stats.commits_scanned),
+                           walk.previous)
+        done = True
     finally:
-        extractor.close()
-        inference.close()
-        if stager is not None:
-            stager.close()
+        try:
+            extractor.close()
+            inference.close()
+            if stager is not None:
+                stager.close()
+        finally:
+            if not done and undo is not None:  # once the writers have stopped
+                undo()
     stats.candidates = len(candidates)
     stats.seconds = time.perf_counter() - started
     return ScanResult(stats, candidates, warnings, corpus.root if corpus else None)
@@ -335,8 +341,7 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
                     stats: ScanStats, stager: Stager | None, initial: set[str], defaults: Defaults | None,
                     inference: Inference, progress: Progress | None,
                     grouping: Grouping) -> tuple[Corpus | None, list[Candidate]]:
-    """Dedupe, merge groups and ranking, then the candidates built and written (best first), and the scanned tip
-    recorded (stats.tip: None for a restricted scan)."""
+    """Dedupe, merge groups and ranking, then the candidates built and written (best first)."""
     stats.skipped.update(batch.skipped)
     if known.by_sha and batch.extractions:
         add_corpus_patch_ids(known, repo)
@@ -379,10 +384,9 @@ def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, kno
         if root is not None and staged is not None and stager is not None:
             path = stager.publish(candidate, root / "candidates")
         elif root is not None:
-            path = write_new(root, candidate.case, candidate.files)
+            with writing(root / "candidates"):
+                path = write_new(root, candidate.case, candidate.files)
         candidates.append(replace(candidate, patch_id=extraction.patch_id, path=path))
         if progress and number % 50 == 0:
             progress("candidates", number, len(extractions))
-    if root is not None and stats.tip is not None:
-        record_tip(root, repo, stats.tip, stats.commits_scanned)
     return corpus, candidates

@@ -29,7 +29,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from corpus.errors import HindcastError, UsageError
+from corpus.errors import HindcastError, UsageError, WriteError
+from corpus.fsutil import write_error
 from corpus.newcase import rewrite_case_file, write_files
 from miner.candidate import Candidate
 from miner.gitbatch import Pump, widen_pipe
@@ -44,6 +45,8 @@ THREADS = 2
 FRAME = struct.Struct("!Q")
 WRITER_NICENESS = 5
 """The writer's work is needed only at the end, the scan's and git's all along: on busy cores they go first."""
+OS_FAILURE = b"os:"
+"""Marks the writer's report of an OSError (a full disk): its reason follows."""
 
 
 def _write(directory: str, case: Case, files: CaseFiles) -> str:
@@ -62,7 +65,10 @@ def _serve(read_fd: int, error_fd: int) -> None:
                 payload = stream.read(FRAME.unpack(header)[0])
                 _write(*pickle.loads(payload))
     except BaseException as error:  # noqa: BLE001 (everything is reported to the parent, nothing raised)
-        os.write(error_fd, (str(error) or type(error).__name__).encode("utf-8", "replace")[:4000])
+        report = str(error) or type(error).__name__
+        if isinstance(error, OSError):
+            report = OS_FAILURE.decode() + (error.strerror or report)
+        os.write(error_fd, report.encode("utf-8", "replace")[:4000])
         code = 1
     os._exit(code)
 
@@ -70,7 +76,8 @@ def _serve(read_fd: int, error_fd: int) -> None:
 class _WriterProcess:
     """A forked child writing staged candidates; the parent only pickles them into a pipe."""
 
-    def __init__(self) -> None:
+    def __init__(self, where: Path) -> None:
+        self.where = where
         read_fd, write_fd = os.pipe()
         self.error_fd, error_write = os.pipe()
         self.pid = os.fork()
@@ -93,7 +100,8 @@ class _WriterProcess:
         self.pump.put(FRAME.pack(len(payload)) + payload)
 
     def finish(self) -> None:
-        """Wait until everything submitted is written; a failure in the child becomes a HindcastError.
+        """Wait until everything submitted is written; a failure in the child becomes a HindcastError (a
+        WriteError naming where the candidates go, for a full disk).
 
         The scan has nothing else to do by then, so it writes the candidates the child has not been handed
         yet itself, beside the child (which lags most where file creation is slow)."""
@@ -111,7 +119,11 @@ class _WriterProcess:
         message = os.read(self.error_fd, 4096).decode("utf-8", "replace").strip()
         os.close(self.error_fd)
         if os.waitstatus_to_exitcode(status) != 0:
+            if message.startswith(OS_FAILURE.decode()):
+                raise WriteError(self.where, message.removeprefix(OS_FAILURE.decode()))
             raise HindcastError(f"writing candidates failed: {message or 'the writer process died'}")
+        if isinstance(failure, OSError):
+            raise write_error(failure, self.where)
         if failure is not None:
             raise HindcastError(f"writing candidates failed: {failure}")
 
@@ -140,13 +152,15 @@ def _can_fork() -> bool:
 class Stager:
     """A staging area on the corpus's file system and the writer that fills it."""
 
-    def __init__(self, beside: Path, name: str) -> None:
+    def __init__(self, beside: Path, name: str, where: Path) -> None:
         self.beside = beside
         self.name = name
+        self.where = where
+        """Where the candidates go (named when they cannot be written)."""
         self.area: Path | None = None
         self.made_beside = False
         self.unavailable = False
-        self.process = _WriterProcess() if _can_fork() else None
+        self.process = _WriterProcess(where) if _can_fork() else None
         self.pool: ThreadPoolExecutor | None = None
         if self.process is None:
             from concurrent.futures import ThreadPoolExecutor  # the fallback only: it loads logging
@@ -186,11 +200,15 @@ class Stager:
         return self.staged.get(sha)
 
     def wait(self) -> None:
-        """Wait until every staged candidate is written; a failure becomes an error here."""
+        """Wait until every staged candidate is written; a failure becomes an error here (a full disk: a
+        WriteError naming where the candidates go)."""
         if self.process is not None and not self.written:
             self.process.finish()
         for future in self.pending:
-            future.result()
+            try:
+                future.result()
+            except OSError as error:
+                raise write_error(error, self.where) from error
         self.pending.clear()
         self.written = True
 
@@ -205,7 +223,10 @@ class Stager:
         target = parent / candidate.case.id
         if target.exists():
             raise UsageError(f"{target}: already exists; nothing was written")
-        os.rename(directory, target)
+        try:
+            os.rename(directory, target)
+        except OSError as error:
+            raise write_error(error, target) from error
         return target
 
     def close(self) -> None:

@@ -16,7 +16,8 @@ from runner.runs.load import load_run
 @click.option("--corpus", "corpus_dir", type=click.Path(path_type=Path), default=None,
               help="Where a bare `latest` or run name is looked up [default: ./evals].")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of the table.")
-@click.option("--html", "html_file", type=click.Path(path_type=Path), default=None, metavar="FILE",
+@click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, metavar="FILE",
               help="Also write a self-contained HTML page embedding and linking every trial's artifacts.")
 def report_command(run: Path, corpus_dir: Path | None, as_json: bool, html_file: Path | None) -> None:
     """Show a run: pass rate, pass@k, pass^k and errors per case and variant, recomputed from the trials.

@@ -48,7 +48,7 @@ from runner.verify.record import unverified_warning
 @click.option("--agent", "agents", multiple=True, metavar="NAME=CMD",
               help="A named agent variant (repeatable): every variant runs on every case.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Trials run at once.")
-@click.option("--results-dir", type=click.Path(path_type=Path), default=None,
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where run directories are made [default: CORPUS/results].")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="RUN",
               help="Complete a run (a directory, `latest` or a run's --name): only its missing and errored trials "

@@ -16,18 +16,19 @@ from runner.gate.select import changed_since, select_cases
 @click.command("select")
 @corpus_option(GATE_CORPUS_HELP)
 @repo_option("Source repository for --since (overrides corpus.yaml).")
-@click.option("--changed", is_flag=True, help="Select by the PATHS given (repository-relative).")
+@click.option("--changed", is_flag=True, help="The PATHS given are the changed files (the default when PATHS "
+              "are given; kept for scripts).")
 @click.option("--since", metavar="REV", default=None, help="Select by the files changed since REV.")
-@click.argument("paths", nargs=-1)
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
 def select_command(corpus_dir: Path, repo: Path | None, changed: bool, since: str | None,
                    paths: tuple[str, ...]) -> None:
-    """Print the ids of the cases whose trigger paths match the changed files, one per line."""
-    if changed == (since is not None):
-        raise UsageError("give exactly one of --changed PATH... or --since REV")
+    """Print the ids of the cases whose trigger paths match the changed files, one per line: the PATHs given
+    (repository-relative), or the files changed since --since REV."""
+    if since is not None and (paths or changed):
+        raise UsageError("give either the changed PATH... or --since REV, not both")
     if since is None and not paths:
-        raise UsageError("--changed needs at least one path")
-    if since is not None and paths:
-        raise UsageError("paths are only taken with --changed")
+        raise UsageError("--changed needs at least one path" if changed else
+                         "give the changed files (runner select PATH...) or --since REV")
     corpus = Corpus.open(corpus_dir)
     files = list(paths) if since is None else changed_since(corpus.repo_path(repo), since)
     for case_id in select_cases(corpus, files):

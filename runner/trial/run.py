@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 import shutil
 import tempfile
@@ -16,7 +15,7 @@ from pathlib import Path
 
 from corpus import Corpus, corpus_fingerprint
 from corpus.errors import UsageError
-from corpus.fsutil import staging_directory
+from corpus.fsutil import publish_directory
 from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
 from runner.envs.cache import EnvCache
@@ -213,13 +212,8 @@ def _clean_staging(run_dir: Path) -> None:
 
 
 def _create_run(results_dir: Path, manifest: RunManifest) -> Path:
-    """Publish a new run directory holding run.json, atomically."""
-    results_dir.mkdir(parents=True, exist_ok=True)
-    staged = staging_directory(results_dir, manifest.run_id)
-    write_manifest(staged, manifest)
-    target = results_dir / manifest.run_id
-    os.rename(staged, target)
-    return target
+    """Publish a new run directory holding run.json, atomically (nothing is left when that fails)."""
+    return publish_directory(results_dir, manifest.run_id, lambda staged: write_manifest(staged, manifest))
 
 
 def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,

@@ -17,7 +17,7 @@ from typing import Any
 
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import GitError, HindcastError
-from corpus.fsutil import replace_directory, staging_directory
+from corpus.fsutil import replace_directory, staging_directory, writing
 from runner.envs.cache import EnvCache
 from runner.grading.failclosed import RestoreAction, edited_test_files
 from runner.grading.frompatch import GradingSetup, grade_patch
@@ -112,14 +112,19 @@ class TrialContext:
 def run_trial(spec: TrialSpec, ctx: TrialContext, assets: CaseAssets | HindcastError) -> TrialResult | None:
     """Run one trial and publish its folder atomically; None when the run was cancelled meanwhile."""
     case_dir = ctx.run_dir / spec.variant / spec.stored.case.id
-    staging = staging_directory(case_dir, str(spec.trial))
+    target = trial_path(ctx.run_dir, spec.variant, spec.stored.case.id, spec.trial)
+    with writing(target):  # a full disk: the run stops with one error naming the trial's folder
+        staging = staging_directory(case_dir, str(spec.trial))
     scratch = Path(tempfile.mkdtemp(prefix=f"hindcast-{spec.stored.case.id}-", dir=ctx.scratch_root))
     try:
-        result = _Trial(spec, ctx, staging, scratch).run(assets)
+        with writing(target):
+            trial = _Trial(spec, ctx, staging, scratch)
+        result = trial.run(assets)
         if ctx.cancel.is_set():
             raise Cancelled
-        (staging / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
-        replace_directory(staging, trial_path(ctx.run_dir, spec.variant, spec.stored.case.id, spec.trial))
+        with writing(target):
+            (staging / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
+            replace_directory(staging, target)
         return result
     except Cancelled:
         return None

@@ -164,7 +164,9 @@ def test_bad_revision_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
 @pytest.mark.parametrize(("extra", "message"), [
     (["--rev", "HEAD", "--since", "2024-01-01"], "--rev cannot be combined with --since/--until"),
     (["--rev", "--output=/tmp/x"], "--rev '--output=/tmp/x': not a revision"),
-    (["--max-candidates", "-1"], "--max-candidates must be zero or more"),
+    (["--max-candidates", "-1"], "Invalid value for '--max-candidates': -1 is not in the range x>=0."),
+    (["--max-files", "0"], "Invalid value for '--max-files': 0 is not in the range x>=1."),
+    (["--max-lines", "many"], "Invalid value for '--max-lines': 'many' is not a valid integer range."),
 ])
 def test_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
     repo = small_fix(tmp_path / "repo")

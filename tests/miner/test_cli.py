@@ -26,7 +26,12 @@ def test_json_document_shape(tmp_path: Path) -> None:
     document = json.loads(result.stdout)
     assert set(document) == {"stats", "warnings", "candidates"}
     stats = document["stats"]
-    assert set(stats) == {"commits_scanned", "prefiltered", "candidates", "skipped", "seconds", "range", "tip"}
+    assert set(stats) == {"commits_scanned", "prefiltered", "candidates", "skipped", "seconds", "range", "tip",
+                          "span"}
+    head = subprocess.run(["git", "rev-parse", "HEAD", "HEAD~2"], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout.split()
+    assert stats["span"] == {"newest": {"sha": head[0], "date": "2024-01-04T00:00:00+00:00"},
+                             "oldest": {"sha": head[1], "date": "2024-01-02T00:00:00+00:00"}}
     assert (stats["commits_scanned"], stats["prefiltered"], stats["candidates"]) == (3, 1, 1)
     assert stats["skipped"] == {"no-test-change": 1, "root-commit": 1}
     [candidate] = document["candidates"]
@@ -46,7 +51,9 @@ def test_summary_output(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(evals)])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("scanned 3 commits in ")
+    newest, oldest = subprocess.run(["git", "rev-parse", "HEAD", "HEAD~2"], cwd=repo, capture_output=True, text=True,
+                                    check=True).stdout.split()
+    assert lines[0].startswith(f"scanned 3 commits from 2024-01-02 to 2024-01-04 ({oldest[:7]}..{newest[:7]}) in ")
     assert lines[1:] == [
         "  prefiltered: 1",
         f"  candidates:  1 written to {evals / 'candidates'}",

@@ -103,13 +103,14 @@ def test_incremental_scan_covers_only_new_commits(tmp_path: Path) -> None:
     first = scan(ScanOptions(repo=repo.path, corpus=evals))
     assert first.stats.commits_scanned == 2
     state = load_yaml(evals / STATE_FILE)
-    assert state["repositories"][str(repo.path.resolve())]["tip"] == repo.head()
+    assert [e["revs"] for e in state["repositories"][str(repo.path.resolve())]["covered"]] == [[repo.head()]]
     numbered_fix(repo, 2)
     newest = numbered_fix(repo, 3)
     second = scan(ScanOptions(repo=repo.path, corpus=evals))
     assert second.stats.commits_scanned == 2
     assert len(second.candidates) == 2
-    assert load_yaml(evals / STATE_FILE)["repositories"][str(repo.path.resolve())]["tip"] == newest
+    covered = load_yaml(evals / STATE_FILE)["repositories"][str(repo.path.resolve())]["covered"]
+    assert [e["revs"] for e in covered] == [[newest]]
     nothing = scan(ScanOptions(repo=repo.path, corpus=evals))
     assert nothing.stats.commits_scanned == 0
     full = scan(ScanOptions(repo=repo.path, corpus=evals, full=True))
@@ -117,14 +118,14 @@ def test_incremental_scan_covers_only_new_commits(tmp_path: Path) -> None:
     assert full.stats.skipped["already-candidate"] == 3
 
 
-def test_restricted_scans_do_not_move_the_tip(tmp_path: Path) -> None:
+def test_a_restricted_scan_leaves_the_rest_to_the_next(tmp_path: Path) -> None:
     repo = base_repo(tmp_path / "repo")
     numbered_fix(repo, 1)
     evals = tmp_path / "evals"
-    scan(ScanOptions(repo=repo.path, corpus=evals, until="2024-01-01"))
-    assert not (evals / STATE_FILE).exists()
-    scan(ScanOptions(repo=repo.path, corpus=evals))
-    assert (evals / STATE_FILE).exists()
+    before = scan(ScanOptions(repo=repo.path, corpus=evals, until="2024-01-02"))
+    assert before.stats.commits_scanned == 1 and before.stats.tip is None
+    rest = scan(ScanOptions(repo=repo.path, corpus=evals))
+    assert rest.stats.commits_scanned == 1 and rest.stats.tip == repo.head()
 
 
 def test_a_vanished_tip_means_a_full_scan_with_a_warning(tmp_path: Path) -> None:

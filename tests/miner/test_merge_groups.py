@@ -238,5 +238,5 @@ def test_a_branch_commit_that_is_not_a_sha_is_a_one_line_error(tmp_path: Path) -
     text = path.read_text()
     start = text.index("  branch_commits:\n")
     path.write_text(text[:start] + "  branch_commits:\n    - main\n" + text[start:].split("\n", 3)[3])
-    with pytest.raises(CorpusError, match=r"mined\.branch_commits: expected full lowercase commit shas, found 'main'"):
+    with pytest.raises(CorpusError, match=r"mined\.branch_commits\[\d+\]: expected full lowercase commit shas, found 'main'"):
         Corpus.open(tmp_path / "evals").load(candidate.case.id, "candidates")

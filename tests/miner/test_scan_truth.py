@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from corpus.store import Corpus
+from corpus.yamlio import load_yaml
 from miner.prompt import DRAFT_MARKER
 from miner.scan import ScanOptions, ScanResult, scan
 from tests.testing.gitrepo import git_env
@@ -167,7 +168,9 @@ def test_rev_range_limits_the_walk(truth: Truth, tmp_path: Path) -> None:
     result = scan(ScanOptions(repo=truth.repo.path, corpus=tmp_path / "evals", rev=f"{go}^..{go}"))
     assert [c.case.fix_commit for c in result.candidates] == [go]
     assert result.stats.commits_scanned == 1
-    assert not (tmp_path / "evals" / "scan-state.yaml").exists()
+    state = load_yaml(tmp_path / "evals" / "scan-state.yaml")["repositories"][str(truth.repo.path.resolve())]
+    parent = truth.repo.git("rev-parse", f"{go}^")
+    assert [entry["revs"] for entry in state["covered"]] == [[go, f"^{parent}"]]
 
 
 def test_dry_run_writes_nothing(truth: Truth, tmp_path: Path) -> None:

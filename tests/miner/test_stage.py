@@ -70,7 +70,7 @@ def test_final_id_differing_from_the_staged_one_rewrites_case_yaml(tmp_path: Pat
     corpus = Corpus.init(tmp_path / "evals", name="x", repo=str(repo))
     parent = corpus.root / "candidates"
     parent.mkdir()
-    stager = Stager(parent, "candidates")
+    stager = Stager(parent, "candidates", parent)
     try:
         stager.stage(first)
         renamed = dataclasses.replace(first, case=dataclasses.replace(first.case, id=first.case.id + "0"))
@@ -94,7 +94,7 @@ def test_no_candidates_leaves_no_candidates_directory(tmp_path: Path) -> None:
 
 def test_an_unwritable_staging_place_falls_back_to_writing_at_the_end(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    stager = Stager(tmp_path / "missing" / "deeper", "candidates")
+    stager = Stager(tmp_path / "missing" / "deeper", "candidates", tmp_path / "missing" / "deeper")
     first = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[0]
     try:
         stager.stage(first)
@@ -121,7 +121,7 @@ def test_a_failed_write_is_an_error_and_leaves_nothing(tmp_path: Path, forked: b
     _, bad = escaping_candidate(tmp_path, forked, monkeypatch)
     parent = tmp_path / "evals" / "candidates"
     parent.mkdir(parents=True)
-    stager = Stager(parent, "candidates")
+    stager = Stager(parent, "candidates", parent)
     assert (stager.process is not None) == forked
     try:
         stager.stage(bad)
@@ -154,7 +154,7 @@ def test_closing_drops_what_was_not_published(tmp_path: Path) -> None:
     first, second = scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates[:2]
     corpus = Corpus.init(tmp_path / "evals", name="x", repo=str(repo))
     parent = corpus.root / "candidates"
-    stager = Stager(parent, "candidates")
+    stager = Stager(parent, "candidates", parent)
     try:
         stager.stage(first)
         stager.stage(second)
@@ -197,7 +197,7 @@ def test_the_scan_writes_what_the_child_has_not_taken_yet(tmp_path: Path, monkey
         case = dataclasses.replace(template.case, id=f"case-{number}", fix_commit=sha)
         files = dataclasses.replace(template.files, grader_files=(("tests/test_app.py", big + str(number).encode()),))
         candidates.append(dataclasses.replace(template, case=case, files=files))
-    stager = Stager(tmp_path, "evals")
+    stager = Stager(tmp_path, "evals", tmp_path / "evals" / "candidates")
     assert stager.process is not None
     try:
         for candidate in candidates:

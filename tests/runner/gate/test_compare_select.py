@@ -46,11 +46,19 @@ def test_select_given_paths(setup: tuple[GitRepo, Corpus, str]) -> None:
     assert select_cases(corpus, ["README.md"]) == []
 
 
-def test_cli_changed(setup: tuple[GitRepo, Corpus, str], capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("flag", [[], ["--changed"]], ids=["paths", "--changed paths"])
+def test_cli_changed(setup: tuple[GitRepo, Corpus, str], capsys: pytest.CaptureFixture[str],
+                     flag: list[str]) -> None:
     _, corpus, _ = setup
-    args = ["select", "--corpus", str(corpus.root), "--changed", "src/shop/tax.py", "lib/util.py"]
+    args = ["select", "--corpus", str(corpus.root), *flag, "src/shop/tax.py", "lib/util.py"]
     assert run_cli(cli, "runner", args) == 0
     assert capsys.readouterr().out.splitlines() == ["anywhere", "shop-any", "tax", "util"]
+
+
+def test_cli_paths_before_options(setup: tuple[GitRepo, Corpus, str], capsys: pytest.CaptureFixture[str]) -> None:
+    _, corpus, _ = setup
+    assert run_cli(cli, "runner", ["select", "src/shop/cart.py", "--corpus", str(corpus.root)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["cart", "shop-any"]
 
 
 def test_changed_since_commits_worktree_and_untracked(setup: tuple[GitRepo, Corpus, str]) -> None:
@@ -86,11 +94,13 @@ def test_errors(setup: tuple[GitRepo, Corpus, str], capsys: pytest.CaptureFixtur
     assert run_cli(cli, "runner", ["select", "--corpus", root]) == ExitCode.BAD_INPUT
     assert run_cli(cli, "runner", ["select", "--corpus", root, "--changed"]) == ExitCode.BAD_INPUT
     assert run_cli(cli, "runner", ["select", "--corpus", root, "--since", "HEAD", "a.py"]) == ExitCode.BAD_INPUT
+    assert run_cli(cli, "runner", ["select", "--corpus", root, "--since", "HEAD", "--changed"]) == ExitCode.BAD_INPUT
     assert capsys.readouterr().err.splitlines() == [
         f"runner: error: {repo.path}: unknown revision 'nope'",
-        "runner: error: give exactly one of --changed PATH... or --since REV",
+        "runner: error: give the changed files (runner select PATH...) or --since REV",
         "runner: error: --changed needs at least one path",
-        "runner: error: paths are only taken with --changed",
+        "runner: error: give either the changed PATH... or --since REV, not both",
+        "runner: error: give either the changed PATH... or --since REV, not both",
     ]
 
 

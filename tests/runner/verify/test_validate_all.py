@@ -100,3 +100,36 @@ def test_corpus_yaml_unknown_key_suggests(tmp_path: Path) -> None:
     with pytest.raises(CorpusError) as caught:
         Corpus.open(corpus.root)
     assert caught.value.message.endswith("tests_globs: unknown key 'tests_globs' (did you mean 'test_globs'?)")
+
+
+def line_number(path: Path, text: str) -> int:
+    """The 1-based line of path that holds text."""
+    return next(number for number, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+@pytest.mark.parametrize(("edit", "bad_line", "message"), [
+    (("  - calc.py", "  - calc.py\n  - src/\n  - {glob: '*.py'}"), "{glob:",
+     "trigger_paths[2]: expected a list of text, found an item of a mapping"),
+    (("  timeout: 60", "  timeout: 60\n  deleted:\n    - test_old.py\n    - ../outside.py"), "../outside.py",
+     "grader.deleted[1]: must be a relative path inside the repository, found '../outside.py'"),
+    (("  timeout: 60", ("  timeout: 60\n  junit: report.xml\n  fail_to_pass:\n    - test_calc.py::test_add\n"
+                       "    - [nested]")), "[nested]",
+     "grader.fail_to_pass[1]: expected a list of text, found an item of a list"),
+], ids=["trigger_paths", "grader.deleted", "grader.fail_to_pass"])
+def test_a_bad_list_item_is_reported_at_its_own_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     edit: tuple[str, str], bad_line: str, message: str) -> None:
+    corpus, _, _ = build_corpus(tmp_path)
+    path = corpus.root / "cases" / "calc-add" / "case.yaml"
+    path.write_text(path.read_text().replace(*edit))
+    assert run_cli(cli, "runner", ["validate", "--corpus", str(corpus.root)]) == ExitCode.BAD_INPUT
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first == f"runner: error: {path}:{line_number(path, bad_line)}: {message}"
+
+
+def test_a_rejection_that_is_not_a_mapping_is_reported_at_its_line(tmp_path: Path) -> None:
+    corpus, _, _ = build_corpus(tmp_path)
+    path = corpus.root / "rejected.yaml"
+    path.write_text(f"rejected:\n  - fix_commit: {'a' * 40}\n    reason: noise\n  - just a sha\n")
+    with pytest.raises(CorpusError) as caught:
+        corpus.rejections()
+    assert str(caught.value) == f"{path}:4: rejected[1]: expected a mapping, found text"
