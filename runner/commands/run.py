@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
+from runner.behaviour.parse import FORMATS
 from runner.commands.options import env_cache_dir, env_cache_options, sandbox_option
 from runner.envs.cache import default_cache_dir
 from runner.gate.select import changed_since, select_cases
@@ -23,7 +24,7 @@ from runner.runs.find import default_results, recorded_origin, resolve_run
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import MODES, Variant
 from runner.runs.result import TrialResult
-from runner.trial.plan import RunOptions, parse_agent
+from runner.trial.plan import RunOptions, parse_agent, with_transcript_formats
 from runner.trial.run import preview, run
 from runner.verify.record import unverified_warning
 
@@ -55,6 +56,9 @@ from runner.verify.record import unverified_warning
                    "run, on the corpus and repository the run recorded unless --corpus/--repo say otherwise.")
 @click.option("--patch-from", type=click.Path(path_type=Path), default=None, metavar="RUN",
               help="regrade: the run whose candidate patches are graded again.")
+@click.option("--transcript-format", "transcript_formats", multiple=True, metavar="[NAME=]FORMAT",
+              help="How each agent's transcript is read into behaviour.json: " + ", ".join(FORMATS)
+                   + " [default: auto, detected from its first lines]; NAME= for one variant (repeatable).")
 @click.option("--name", metavar="LABEL", default=None,
               help="Name the new run (e.g. nightly, gpt-5-prompt-b): `runner runs` shows it, and wherever a run is "
                    "expected the name stands for the newest run of that name.")
@@ -83,7 +87,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
             results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
             agent_timeout: float | None, sandbox: str, agent_network: str, agent_binds: tuple[Path, ...],
             agent_home: tuple[Path, ...], max_errors: int | None, dry_run: bool, env_cache: Path | None,
-            no_env_cache: bool, name: str | None) -> int:
+            no_env_cache: bool, transcript_formats: tuple[str, ...], name: str | None) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -91,6 +95,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
         variants = (Variant("default", agent_command),)
     elif agents:
         variants = tuple(parse_agent(spec) for spec in agents)
+    variants = with_transcript_formats(variants, transcript_formats)
     lookup = results_dir if results_dir is not None else default_results(corpus_dir)
     if patch_from is not None and mode == "regrade":
         patch_from = resolve_run(patch_from, lookup)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from corpus.errors import UsageError
+from runner.behaviour.trial import behaviour_problem
 from runner.runs.aggregate import Aggregate, cell_aggregate, variant_aggregate
 from runner.runs.digests import audit_run
 from runner.runs.manifest import RunManifest, read_manifest
@@ -37,7 +39,8 @@ def load_run(run_dir: Path | str) -> LoadedRun:
     """Read run.json and every planned trial's result.json; aggregates are recomputed, never read.
 
     UsageError when a trial does not match run.json: a result changed since it was recorded, a recorded result
-    gone, or a trial folder run.json never recorded.
+    gone, or a trial folder run.json never recorded; or when a behaviour.json is not the one its result.json
+    recorded.
     """
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir)
@@ -59,4 +62,9 @@ def load_run(run_dir: Path | str) -> LoadedRun:
             variant_cells.append(cell_aggregate(variant.name, case_id, found, config.trials))
         cells.extend(variant_cells)
         totals.append(variant_aggregate(variant.name, variant_cells))
+    problems = [problem for t in trials
+                if (problem := behaviour_problem(trial_path(run_dir, t.variant, t.case_id, t.trial), t))]
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise UsageError(f"{problems[0]}{more}; the run cannot be trusted: make a new run")
     return LoadedRun(run_dir, manifest, tuple(trials), tuple(cells), tuple(totals))

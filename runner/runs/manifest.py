@@ -28,6 +28,8 @@ class Variant:
     """Directory name of the variant's trials."""
     command: str | None
     """Agent command template with {workspace}, {prompt_file}, {case_id}, {trial}."""
+    transcript_format: str = "auto"
+    """How the agent's transcript is read into behaviour.json (``runner.behaviour.parse.FORMATS``)."""
 
 
 @dataclass(frozen=True)

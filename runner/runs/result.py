@@ -88,6 +88,9 @@ class TrialResult:
     """Scratch directory kept with --keep."""
     regraded_from: dict[str, Any] | None = None
     """regrade: the source run id and the source trial's outcome and reason."""
+    behaviour: dict[str, Any] | None = None
+    """behaviour.json's format, status and sha256 (``runner.behaviour.trial``); None when no agent ran, or in a
+    result written before trials recorded behaviour."""
     env_cache: str | None = None
     """hit, miss or off: whether the environment and workspace overlay came from the environment cache (None:
     the trial ended before its workspace was prepared, or a result written before the cache existed)."""

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from corpus import StoredCase
 from corpus.errors import UsageError
+from runner.behaviour.parse import FORMATS
 from runner.runs.digests import TrialId, audit_run
 from runner.runs.load import load_run
 from runner.runs.manifest import MODES, VARIANT_NAME, CaseMeta, RunConfig, Variant, read_manifest
@@ -75,6 +76,25 @@ def parse_agent(spec: str) -> Variant:
     if not sep or not command.strip():
         raise UsageError(f"--agent {spec!r}: expected NAME=COMMAND")
     return check_variant(Variant(name.strip(), command))
+
+
+def with_transcript_formats(variants: tuple[Variant, ...], specs: tuple[str, ...]) -> tuple[Variant, ...]:
+    """The variants with --transcript-format applied: ``FORMAT`` for every variant, ``NAME=FORMAT`` for one."""
+    everyone: str | None = None
+    named: dict[str, str] = {}
+    for spec in specs:
+        name, sep, fmt = spec.rpartition("=")
+        if fmt not in FORMATS:
+            raise UsageError(f"--transcript-format {spec!r}: {fmt!r} is not one of {', '.join(FORMATS)}")
+        if sep:
+            if name not in {v.name for v in variants}:
+                raise UsageError(f"--transcript-format {spec!r}: no variant {name!r}")
+            named[name] = fmt
+        else:
+            everyone = fmt
+    if (everyone or named) and not variants:
+        raise UsageError("--transcript-format needs an agent (--agent-command or --agent NAME=CMD)")
+    return tuple(replace(v, transcript_format=named.get(v.name, everyone or v.transcript_format)) for v in variants)
 
 
 def check_run_name(name: str) -> str:
@@ -212,7 +232,7 @@ def plan_trials(config: RunConfig, stored: dict[str, StoredCase], saved: dict[Tr
                 if config.mode == "regrade" and (variant.name, case_id, t) not in saved:
                     continue
                 plan.append(TrialSpec(stored[case_id], variant.name, t, config.mode, variant.command,
-                                      saved.get((variant.name, case_id, t))))
+                                      saved.get((variant.name, case_id, t)), variant.transcript_format))
     return plan
 
 

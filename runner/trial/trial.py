@@ -18,6 +18,7 @@ from typing import Any
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import GitError, HindcastError
 from corpus.fsutil import replace_directory, staging_directory, writing
+from runner.behaviour.trial import record_behaviour
 from runner.envs.cache import EnvCache
 from runner.grading.failclosed import RestoreAction, edited_test_files
 from runner.grading.frompatch import GradingSetup, grade_patch
@@ -77,6 +78,8 @@ class TrialSpec:
     """agent: the command template."""
     saved: SavedAttempt | None = None
     """regrade: the trial whose patch is applied."""
+    transcript_format: str = "auto"
+    """How the transcript is read into behaviour.json."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,7 @@ def run_trial(spec: TrialSpec, ctx: TrialContext, assets: CaseAssets | HindcastE
         if ctx.cancel.is_set():
             raise Cancelled
         with writing(target):
+            result = record_behaviour(staging, result, spec.transcript_format)
             (staging / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
             replace_directory(staging, target)
         return result
