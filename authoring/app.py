@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.widgets import Input, TextArea
 
 from authoring.screens.review import CaseEditScreen, ReviewScreen
 from authoring.sensitive import warm_up
@@ -30,6 +31,18 @@ class ReviewApp(App[None]):
         self.session = session
         self.today = today
         self.verifier = verifier
+
+    async def action_quit(self) -> None:
+        """Quit; with drafts not saved, ask first (save and quit, quit without saving, or stay)."""
+        review = next((screen for screen in self.screen_stack if isinstance(screen, ReviewScreen)), None)
+        if review is None:
+            self.exit()
+        else:
+            review.request_quit()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """q types into a focused text field, so the footer does not offer it there."""
+        return action != "quit" or not isinstance(self.focused, (Input, TextArea))
 
     def on_mount(self) -> None:
         screen = CaseEditScreen if self.session.kind == "cases" else ReviewScreen

@@ -12,29 +12,47 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane, TextArea
-from textual.worker import Worker, WorkerState
+from textual.widgets import (
+    Checkbox,
+    DataTable,
+    Footer,
+    Input,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+    TextArea,
+)
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from authoring.decisions import Decision, LeakRefused
 from authoring.draft import Draft
 from authoring.gitinfo import grader_diff
-from authoring.messages import FindingsReady, GraderDiffReady, VerifyFinished, VerifyProgress
-from authoring.queue import cycle_verdict_filter
+from authoring.messages import FindingsReady, GraderDiffReady, LeaksCounted, VerifyFinished, VerifyProgress
+from authoring.queue import LeakCount, cycle_verdict_filter
 from authoring.screens.help import HelpScreen
-from authoring.screens.modals import MessageModal, ReasonModal
+from authoring.screens.modals import MessageModal, QuitModal, ReasonModal
 from authoring.session import Opened, ReviewSession
 from authoring.verifying import Verifier
 from authoring.widgets.case_form import CaseForm
 from authoring.widgets.code_view import CodeView
 from authoring.widgets.facts import FactsView
 from authoring.widgets.prompt_editor import PromptEditor
-from authoring.widgets.queue_table import QueueTable
+from authoring.widgets.queue_table import Marks, QueueTable
 from authoring.widgets.status_line import StatusLine
 from corpus import CaseFiles, HindcastError
 
 TABS = ("facts", "oracle", "grader", "prompt", "case")
 USER_ERRORS = (HindcastError, OSError)
 """Errors a person can act on: shown in a modal (or the facts tab), never as a traceback."""
+EDITOR_ACTIONS = frozenset({"back"})
+"""The screen's only key while a text field has focus (every other key types): leaving it."""
+
+
+class FilterInput(Input):
+    """The queue filter; its footer says how to leave it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "screen.back", "Clear the filter", key_display="Esc")]
 
 
 class ReviewScreen(Screen[None]):
@@ -68,7 +86,8 @@ class ReviewScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="bar")
-        yield Input(placeholder="filter: words in the id, subject or paths (Enter keeps, Esc clears)", id="filter")
+        yield FilterInput(placeholder="filter: words in the id, subject or paths (Enter keeps, Esc clears)",
+                          id="filter")
         yield QueueTable(self.today, id="queue")
         with TabbedContent(id="tabs", initial="facts"):
             with TabPane("1 Facts", id="facts"):
@@ -96,10 +115,40 @@ class ReviewScreen(Screen[None]):
         table = self.query_one(QueueTable)
         current = select or table.selected_id()
         rows = self.session.shown()
-        table.show_rows(rows, current)
+        self.stash_draft()
+        table.show_rows(rows, current, Marks(edited=set(self.session.unsaved()), skipped=set(self.session.skipped),
+                                             leaks=self.session.leak_counts))
         self.update_bar(len(rows))
         if table.selected_id() != (self.opened.id if self.opened else None) or not rows:
             self.select(table.selected_id())
+        self.count_leaks([row.id for row in rows if row.id not in self.session.leak_counts])
+
+    def update_marks(self) -> None:
+        """Show whether the open candidate's draft is edited, as the author types."""
+        if self.opened is not None:
+            self.stash_draft()
+            self.query_one(QueueTable).show_marks(self.opened.id, edited=self.session.is_unsaved(self.opened.id),
+                                                  skipped=self.opened.id in self.session.skipped)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a text field has focus every key but Esc types into it, so the footer shows only Esc."""
+        return action in EDITOR_ACTIONS or not isinstance(self.focused, (Input, TextArea))
+
+    @work(thread=True, exclusive=True, group="leak-counts", exit_on_error=False)
+    def count_leaks(self, case_ids: list[str]) -> None:
+        worker = get_current_worker()
+        for case_id in case_ids:
+            if worker.is_cancelled:
+                return
+            self.post_message(LeaksCounted(case_id, self.session.count_leaks(case_id)))
+
+    @on(LeaksCounted)
+    def _leaks_counted(self, message: LeaksCounted) -> None:
+        if self.opened and self.opened.id == message.case_id:
+            return  # the open prompt's live findings are newer than this count
+        if message.count is not None:
+            self.session.leak_counts[message.case_id] = message.count
+        self.query_one(QueueTable).show_leaks(message.case_id, message.count)
 
     def update_bar(self, shown: int) -> None:
         session = self.session
@@ -160,6 +209,13 @@ class ReviewScreen(Screen[None]):
     def check_prompt(self) -> None:
         if self.opened is not None:
             self.find_leaks(self.opened, self.query_one(PromptEditor).text)
+            self.update_marks()
+
+    @on(Input.Changed, "#form Input")
+    @on(Select.Changed, "#form Select")
+    @on(Checkbox.Changed, "#form Checkbox")
+    def _form_changed(self) -> None:
+        self.update_marks()
 
     @work(thread=True, exclusive=True, group="findings", exit_on_error=False)
     def find_leaks(self, opened: Opened, prompt: str) -> None:
@@ -170,6 +226,9 @@ class ReviewScreen(Screen[None]):
         editor = self.query_one(PromptEditor)
         if self.opened and self.opened.id == message.case_id and editor.text == message.prompt:
             editor.show_findings(message.findings)
+            count = LeakCount.of(message.findings)
+            self.session.leak_counts[message.case_id] = count
+            self.query_one(QueueTable).show_leaks(message.case_id, count)
 
     @work(thread=True, exclusive=True, group="grader-diff", exit_on_error=False)
     def load_grader_diff(self, opened: Opened) -> None:
@@ -226,6 +285,8 @@ class ReviewScreen(Screen[None]):
         if opened is None:
             return
 
+        self.stash_draft()  # undoing the rejection brings back what was typed
+
         def rejected(reason: str | None) -> None:
             if reason:
                 self.attempt(lambda: self.session.reject(opened, reason), f"Cannot reject {opened.id}")
@@ -240,6 +301,9 @@ class ReviewScreen(Screen[None]):
             self.attempt(lambda: self.session.skip(opened.id), "Cannot skip")
 
     def action_undo(self) -> None:
+        if not self.session.history:
+            self.query_one(StatusLine).say("nothing to undo")
+            return
         try:
             self.stash_draft()
             decision = self.session.undo()
@@ -265,8 +329,7 @@ class ReviewScreen(Screen[None]):
         table = self.query_one(QueueTable)
         index = min(table.cursor_row, len(shown) - 1)
         keep = decision.action == "save"
-        if not keep:
-            self.opened = None
+        self.opened = None  # a saved case is opened again: its file on disk is new
         self.refresh_queue(select=decision.candidate_id if keep else (shown[index] if shown else None))
         self.query_one(StatusLine).say(f"{decision.describe()} · u undoes")
 
@@ -309,6 +372,41 @@ class ReviewScreen(Screen[None]):
         self.opened = None
         self.refresh_queue()
         self.query_one(StatusLine).verdict(outcome.case_id, outcome.verdict, outcome.reason)
+
+    # -- quitting ----------------------------------------------------------------------------------
+
+    def request_quit(self) -> None:
+        """Quit, asking first when a draft is not saved."""
+        self.stash_draft()
+        unsaved = self.session.unsaved()
+        if not unsaved:
+            self.app.exit()
+            return
+        where = ("each case's edits into its case.yaml (the leak lint applies, as on saving)"
+                 if self.session.kind == "cases" else
+                 "each draft into its candidate's case.yaml, where the next review starts from it (the id stays "
+                 "the candidate's until approval)")
+
+        def chosen(choice: str | None) -> None:
+            if choice == "discard" or choice == "save" and self.save_drafts():
+                self.app.exit()
+
+        self.app.push_screen(QuitModal(unsaved, where), chosen)
+
+    def save_drafts(self) -> bool:
+        """Write every unsaved draft; on the first that cannot be written, say why and stay."""
+        for case_id in self.session.unsaved():
+            try:
+                self.session.save_draft(case_id)
+            except USER_ERRORS as exc:
+                body = str(exc)
+                if isinstance(exc, LeakRefused):
+                    body += "\n\n" + "\n".join(f"  {finding.describe()}" for finding in exc.findings)
+                self.opened = None  # what was saved is on disk now: open it again from there
+                self.refresh_queue()
+                self.show_error(f"Cannot save the draft of {case_id}; nothing was quit", body)
+                return False
+        return True
 
     # -- navigation --------------------------------------------------------------------------------
 
