@@ -10,7 +10,8 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, TextArea
 
-from authoring.screens.review import CaseEditScreen, ReviewScreen
+from authoring.screens.cases import CaseEditScreen
+from authoring.screens.review import ReviewScreen
 from authoring.sensitive import warm_up
 from authoring.session import ReviewSession
 from authoring.verifying import Verifier, runner_verifier

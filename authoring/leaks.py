@@ -201,8 +201,8 @@ def _retold(lines: list[str], message: str) -> Iterator[tuple[int, int, int, str
     found = retelling("\n".join(lines), message) if message.strip() else None
     if found is None:
         return
-    reason = (f"repeats the fix commit's message ({found.prompt_share:.0%} of the prompt comes from it, "
-              f"{found.message_share:.0%} of it is here), which says how it was fixed; describe the bug instead")
+    reason = (f"retells the fix commit's message ({found.prompt_share:.0%} of the prompt, "
+              f"{found.message_share:.0%} of the message): say what is wrong, not how it was fixed")
     for index in found.lines:
         line = lines[index] if index < len(lines) else ""
         start = len(line) - len(line.lstrip())

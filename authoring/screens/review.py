@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
-from pathlib import PurePosixPath
 from typing import ClassVar
 
-from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -31,28 +29,24 @@ from authoring.gitinfo import grader_diff
 from authoring.messages import FindingsReady, GraderDiffReady, LeaksCounted, VerifyFinished, VerifyProgress
 from authoring.queue import LeakCount, cycle_verdict_filter
 from authoring.screens.help import HelpScreen
-from authoring.screens.modals import MessageModal, QuitModal, ReasonModal
+from authoring.screens.modals import MessageModal, ReasonModal
+from authoring.screens.quitting import ask_before_quitting
 from authoring.session import Opened, ReviewSession
 from authoring.verifying import Verifier
 from authoring.widgets.case_form import CaseForm
-from authoring.widgets.code_view import CodeView
+from authoring.widgets.code_view import CodeView, grader_files_text
 from authoring.widgets.facts import FactsView
+from authoring.widgets.filter_input import FilterInput
 from authoring.widgets.prompt_editor import PromptEditor
 from authoring.widgets.queue_table import Marks, QueueTable
 from authoring.widgets.status_line import StatusLine
-from corpus import CaseFiles, HindcastError
+from corpus import HindcastError
 
 TABS = ("facts", "oracle", "grader", "prompt", "case")
 USER_ERRORS = (HindcastError, OSError)
 """Errors a person can act on: shown in a modal (or the facts tab), never as a traceback."""
 EDITOR_ACTIONS = frozenset({"back"})
 """The screen's only key while a text field has focus (every other key types): leaving it."""
-
-
-class FilterInput(Input):
-    """The queue filter; its footer says how to leave it."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "screen.back", "Clear the filter", key_display="Esc")]
 
 
 class ReviewScreen(Screen[None]):
@@ -186,7 +180,7 @@ class ReviewScreen(Screen[None]):
         facts.show(stored.case, row, self.today)
         self.query_one("#oracle-view", CodeView).show(stored.files.oracle_patch.decode("utf-8", "replace"),
                                                       empty="(empty oracle patch)")
-        self.query_one("#grader-view", CodeView).show(*_grader_files(stored.files))
+        self.query_one("#grader-view", CodeView).show(*grader_files_text(stored.files))
         self.load_grader_diff(self.opened)
         draft = self.session.draft(self.opened)
         editor.load(draft.prompt)  # its Changed message starts the findings worker
@@ -376,37 +370,8 @@ class ReviewScreen(Screen[None]):
     # -- quitting ----------------------------------------------------------------------------------
 
     def request_quit(self) -> None:
-        """Quit, asking first when a draft is not saved."""
-        self.stash_draft()
-        unsaved = self.session.unsaved()
-        if not unsaved:
-            self.app.exit()
-            return
-        where = ("each case's edits into its case.yaml (the leak lint applies, as on saving)"
-                 if self.session.kind == "cases" else
-                 "each draft into its candidate's case.yaml, where the next review starts from it (the id stays "
-                 "the candidate's until approval)")
-
-        def chosen(choice: str | None) -> None:
-            if choice == "discard" or choice == "save" and self.save_drafts():
-                self.app.exit()
-
-        self.app.push_screen(QuitModal(unsaved, where), chosen)
-
-    def save_drafts(self) -> bool:
-        """Write every unsaved draft; on the first that cannot be written, say why and stay."""
-        for case_id in self.session.unsaved():
-            try:
-                self.session.save_draft(case_id)
-            except USER_ERRORS as exc:
-                body = str(exc)
-                if isinstance(exc, LeakRefused):
-                    body += "\n\n" + "\n".join(f"  {finding.describe()}" for finding in exc.findings)
-                self.opened = None  # what was saved is on disk now: open it again from there
-                self.refresh_queue()
-                self.show_error(f"Cannot save the draft of {case_id}; nothing was quit", body)
-                return False
-        return True
+        """Quit, asking first when a draft is not saved (`authoring.screens.quitting`)."""
+        ask_before_quitting(self)
 
     # -- navigation --------------------------------------------------------------------------------
 
@@ -461,27 +426,3 @@ class ReviewScreen(Screen[None]):
     def show_error(self, title: str, message: str) -> None:
         """Every error of the review goes to a modal."""
         self.app.push_screen(MessageModal(title, message))
-
-
-class CaseEditScreen(ReviewScreen, inherit_bindings=False):
-    """The same screen over approved cases: `a` saves edits in place; there is nothing to reject."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Save"),
-        *(b for b in ReviewScreen.BINDINGS if isinstance(b, Binding) and b.key not in ("a", "r")),
-        *Screen.BINDINGS,
-    ]
-    APPROVE_WORD = "save"
-
-    def action_reject(self) -> None:
-        """Cases are deprecated by editing their status, never rejected."""
-
-
-def _grader_files(files: CaseFiles) -> tuple[str, str]:
-    """The grader files as text with a header each, and a lexer for the first one (until the diff arrives)."""
-    if not files.grader_files:
-        return "", "text"
-    lexer = Syntax.guess_lexer(PurePosixPath(files.grader_files[0][0]).name)
-    text = "".join(f"# {path} (fix version)\n{content.decode('utf-8', 'replace')}\n" for path, content in
-                   files.grader_files)
-    return text, lexer
