@@ -15,7 +15,6 @@ from textual.widgets import Label, Static
 from authoring.leaks import LEAK_KINDS, RULES
 from authoring.widgets.queue_table import EDITED_MARK, SKIPPED_MARK
 
-
 QUEUE_LEGEND = (f"\nQueue: Leaks counts the findings of each prompt (the draft, else the file; red when one can "
                 f"never ship); {EDITED_MARK} a draft edited and not saved (quitting asks to save it); "
                 f"{SKIPPED_MARK} skipped; Age in days (d), months (mo) or years (y).")
