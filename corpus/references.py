@@ -25,15 +25,19 @@ WORD_REF = re.compile(r"\b(?:issues?|bugs?|tickets?|prs?|pull[\s-]?requests?|mer
 """`issue 832`, `Bug #4`, `pull request 12`, `PR #3`, `GH-832`, `issue no. 7`."""
 MERGE_REQUEST = re.compile(r"(?:(?<=\s)|(?<=\()|^)!\d+\b", re.MULTILINE)
 """A GitLab merge request, `!12`."""
-ADVISORY = re.compile(r"\bGHSA(?:-[0-9a-z]{4}){3}\b", re.IGNORECASE)
-"""A GitHub security advisory id."""
+ADVISORY = re.compile(r"\bGHSA(?:-[0-9a-z]{4}){3}\b|\bCVE-\d{4}-\d{4,}\b", re.IGNORECASE)
+"""A GitHub security advisory or a CVE id."""
 TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-\d+\b")
-"""A ticket key such as `PROJ-7` (also `GH-4`, `CVE-2021-1234`)."""
+"""A ticket key such as `PROJ-7` (also `GH-4`)."""
 NOT_TICKETS = frozenset({"UTF", "SHA", "ISO", "RFC", "PEP", "TLS", "SSL", "AES", "HTTP", "HTTPS", "IPV", "MD",
                          "ES", "ECMA", "ANSI", "IEEE", "UTC", "GMT", "CP", "WIN", "LATIN", "IBM", "KOI8", "ASCII"})
 """Prefixes of standards and encodings, which look like ticket keys but name no ticket."""
 CHANGE_ID = re.compile(r"\bChange-Id:\s*I[0-9a-f]{8,40}\b", re.IGNORECASE)
 """A Gerrit Change-Id."""
+BETWEEN = re.compile(r"\s*(?:,|;|&|/|\band\b|\bor\b)?\s*", re.IGNORECASE)
+"""What may join two references into one list (`#4, #5 and GH-6`): removed with them."""
+EMPTIED = re.compile(r"^[ \t]*[.,;:()\[\]&-]+[ \t]*$\n?", re.MULTILINE)
+"""A line left with nothing but punctuation once its references are gone."""
 LEAD_IN = re.compile(r"(?:\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|in|for)\s*:?\s*)$", re.IGNORECASE)
 """A word that only introduces the reference right after it (`Fixes #12`): it goes with the reference."""
 
@@ -81,15 +85,25 @@ def find_references(text: str) -> list[Reference]:
 
 def remove_references(text: str) -> str:
     """text without its references, each with the word that introduces it and brackets left around it empty."""
-    if not any(char.isdigit() for char in text) and "/" not in text:  # every reference has a digit or a path
-        return text
-    out, last = [], 0
+    spans: list[tuple[int, int]] = []
     for reference in find_references(text):
         start, end = reference.start, reference.end
-        lead = LEAD_IN.search(text, last, start)
+        if spans and BETWEEN.fullmatch(text, spans[-1][1], start):
+            spans[-1] = (spans[-1][0], end)
+            continue
+        lead = LEAD_IN.search(text, spans[-1][1] if spans else 0, start)
         if lead and lead.end() == start:
             start = lead.start()
-        out.append(text[last:start])
+        spans.append((start, end))
+    out, last = [], 0
+    for start, end in spans:
+        if start == 0 or text[start - 1] == "\n":  # the line now starts after the reference
+            while end < len(text) and text[end] in " \t":
+                end += 1
+        kept = text[last:start]
+        if end == len(text) or text[end] in ".,;:)\n":
+            kept = kept.rstrip(" \t")  # no space left hanging before the punctuation that followed
+        out.append(kept)
         last = end
     out.append(text[last:])
-    return re.sub(r"\(\s*[,;]?\s*\)|\[\s*\]", "", "".join(out))
+    return EMPTIED.sub("", re.sub(r"\(\s*[,;]?\s*\)|\[\s*\]", "", "".join(out)))
