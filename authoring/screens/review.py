@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import date
 from typing import ClassVar
@@ -45,6 +46,12 @@ from corpus import HindcastError
 TABS = ("facts", "oracle", "grader", "prompt", "case")
 USER_ERRORS = (HindcastError, OSError)
 """Errors a person can act on: shown in a modal (or the facts tab), never as a traceback."""
+COUNT_DELAY = 0.3
+"""Seconds before the queue's leak counts start: the first screen and the selected candidate come first."""
+COUNT_SHARE = 0.25
+"""At most this share of the time goes to counting leaks in the background."""
+COUNT_IDLE = 0.5
+"""Seconds after the author last moved or typed before the background count goes on."""
 EDITOR_ACTIONS = frozenset({"back"})
 """The screen's only key while a text field has focus (every other key types): leaving it."""
 
@@ -77,6 +84,8 @@ class ReviewScreen(Screen[None]):
         self.verifier = verifier
         self.opened: Opened | None = None
         self.verifying: str | None = None
+        self.marks_pending = False
+        self.busy_until = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static(id="bar")
@@ -118,7 +127,15 @@ class ReviewScreen(Screen[None]):
         self.count_leaks([row.id for row in rows if row.id not in self.session.leak_counts])
 
     def update_marks(self) -> None:
-        """Show whether the open candidate's draft is edited, as the author types."""
+        """Show whether the open candidate's draft is edited, as the author types (once for a burst of changes,
+        such as a form being filled)."""
+        if not self.marks_pending:
+            self.marks_pending = True
+            self.call_later(self._update_marks_now)
+
+    def _update_marks_now(self) -> None:
+        self.marks_pending = False
+        self.busy_until = 0.0
         if self.opened is not None:
             self.stash_draft()
             self.query_one(QueueTable).show_marks(self.opened.id, edited=self.session.is_unsaved(self.opened.id),
@@ -130,11 +147,20 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="leak-counts", exit_on_error=False)
     def count_leaks(self, case_ids: list[str]) -> None:
+        """Count each row's findings in the background, in queue order, leaving the CPU to the screen."""
         worker = get_current_worker()
+        pause = COUNT_DELAY
         for case_id in case_ids:
+            until = time.perf_counter() + pause
+            while time.perf_counter() < max(until, self.busy_until):  # in slices: a cancelled count stops soon
+                if worker.is_cancelled:
+                    return
+                time.sleep(0.02)
             if worker.is_cancelled:
                 return
+            started = time.perf_counter()
             self.post_message(LeaksCounted(case_id, self.session.count_leaks(case_id)))
+            pause = (time.perf_counter() - started) * (1 - COUNT_SHARE) / COUNT_SHARE
 
     @on(LeaksCounted)
     def _leaks_counted(self, message: LeaksCounted) -> None:
@@ -161,6 +187,7 @@ class ReviewScreen(Screen[None]):
 
     def select(self, case_id: str | None) -> None:
         """Show case_id in the tabs (stashing the draft of the one being left)."""
+        self.busy_until = time.perf_counter() + COUNT_IDLE
         self.stash_draft()
         self.opened = None
         facts, editor = self.query_one(FactsView), self.query_one(PromptEditor)
@@ -202,6 +229,7 @@ class ReviewScreen(Screen[None]):
     @on(TextArea.Changed, "#prompt-text")
     def check_prompt(self) -> None:
         if self.opened is not None:
+            self.busy_until = time.perf_counter() + COUNT_IDLE
             self.find_leaks(self.opened, self.query_one(PromptEditor).text)
             self.update_marks()
 

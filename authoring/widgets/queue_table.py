@@ -7,7 +7,7 @@ id is clipped only when the terminal is too narrow to show it whole.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from rich.text import Text
@@ -56,12 +56,14 @@ class QueueTable(DataTable[str | Text]):
         self.today = today
         self.rows_shown: list[QueueRow] = []
         self.marks = Marks()
+        self.shown_leaks: dict[str, LeakCount | None] = {}
         self._widths = (MIN_ID, MIN_SUBJECT)
 
     def show_rows(self, rows: list[QueueRow], select: str | None = None, marks: Marks | None = None) -> None:
         """Replace the rows, keeping the cursor on select when it is still shown."""
         self.rows_shown = rows
         self.marks = marks or Marks()
+        self.shown_leaks = dict(self.marks.leaks)
         self._widths = self._fit()
         self.clear(columns=True)
         id_width, subject_width = self._widths
@@ -75,14 +77,19 @@ class QueueTable(DataTable[str | Text]):
             self.move_cursor(row=ids.index(select), animate=False)
 
     def show_leaks(self, case_id: str, count: LeakCount | None) -> None:
-        """Update one row's leak count in place (the count arrives from a worker)."""
-        if case_id in self.rows:
+        """Update one row's leak count in place (the count arrives from a worker); an unchanged one is not redrawn."""
+        if case_id in self.rows and self.shown_leaks.get(case_id) != count:
+            self.shown_leaks[case_id] = count
             self.update_cell(case_id, "leaks", _leaks(count))
 
     def show_marks(self, case_id: str, *, edited: bool, skipped: bool) -> None:
-        """Update one row's marks in place (the author is typing into its draft)."""
-        if case_id in self.rows:
-            self.update_cell(case_id, "marks", _marks(edited, skipped))
+        """Update one row's marks in place (the author is typing into its draft); unchanged marks are not redrawn."""
+        if case_id not in self.rows or (case_id in self.marks.edited, case_id in self.marks.skipped) == (edited,
+                                                                                                         skipped):
+            return
+        self.marks = replace(self.marks, edited=_with(self.marks.edited, case_id, edited),
+                             skipped=_with(self.marks.skipped, case_id, skipped))
+        self.update_cell(case_id, "marks", _marks(edited, skipped))
 
     def selected_id(self) -> str | None:
         """The id under the cursor, or None for an empty queue."""
@@ -99,7 +106,8 @@ class QueueTable(DataTable[str | Text]):
         """(id width, subject width) for the current size: the id first, up to its longest value."""
         columns = (*FIXED_COLUMNS, *TAIL_COLUMNS)
         scrollbar = self.styles.scrollbar_size_vertical if len(self.rows_shown) >= self.size.height else 0
-        free = self.size.width - scrollbar - sum(width + 2 * self.cell_padding for _, width, _ in columns)
+        width = self.size.width or self.app.size.width  # before the first layout, the queue spans the terminal
+        free = width - scrollbar - sum(width + 2 * self.cell_padding for _, width, _ in columns)
         free -= 4 * self.cell_padding  # the id and subject columns' own padding
         longest = max((len(row.id) for row in self.rows_shown), default=MIN_ID)
         id_width = max(MIN_ID, min(longest, free - MIN_SUBJECT))
@@ -114,6 +122,10 @@ class QueueTable(DataTable[str | Text]):
         return (Text(f"{row.score:.2f}", justify="right"), verdict, _leaks(self.marks.leaks.get(row.id)), marks,
                 _clip(row.id, id_width), subject, f"{len(row.source_files)}/{len(row.test_files)}",
                 Text(age_label(row.age_days(self.today)), justify="right"))
+
+
+def _with(ids: Collection[str], case_id: str, member: bool) -> frozenset[str]:
+    return frozenset(ids) | {case_id} if member else frozenset(ids) - {case_id}
 
 
 def _marks(edited: bool, skipped: bool) -> Text:
