@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from datetime import date
 from typing import ClassVar
@@ -22,12 +21,12 @@ from textual.widgets import (
     TabPane,
     TextArea,
 )
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from authoring.decisions import Decision, LeakRefused
 from authoring.draft import Draft
 from authoring.gitinfo import grader_diff
-from authoring.messages import FindingsReady, GraderDiffReady, LeaksCounted, VerifyFinished, VerifyProgress
+from authoring.messages import FindingsReady, GraderDiffReady, VerifyFinished, VerifyProgress
 from authoring.queue import LeakCount, cycle_verdict_filter
 from authoring.screens.help import HelpScreen
 from authoring.screens.modals import MessageModal, ReasonModal
@@ -46,12 +45,6 @@ from corpus import HindcastError
 TABS = ("facts", "oracle", "grader", "prompt", "case")
 USER_ERRORS = (HindcastError, OSError)
 """Errors a person can act on: shown in a modal (or the facts tab), never as a traceback."""
-COUNT_DELAY = 0.3
-"""Seconds before the queue's leak counts start: the first screen and the selected candidate come first."""
-COUNT_SHARE = 0.25
-"""At most this share of the time goes to counting leaks in the background."""
-COUNT_IDLE = 0.5
-"""Seconds after the author last moved or typed before the background count goes on."""
 EDITOR_ACTIONS = frozenset({"back"})
 """The screen's only key while a text field has focus (every other key types): leaving it."""
 
@@ -85,7 +78,6 @@ class ReviewScreen(Screen[None]):
         self.opened: Opened | None = None
         self.verifying: str | None = None
         self.marks_pending = False
-        self.busy_until = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static(id="bar")
@@ -120,11 +112,11 @@ class ReviewScreen(Screen[None]):
         rows = self.session.shown()
         self.stash_draft()
         table.show_rows(rows, current, Marks(edited=set(self.session.unsaved()), skipped=set(self.session.skipped),
-                                             leaks=self.session.leak_counts))
+                                             leaks=self.session.leak_counts, live=current))
         self.update_bar(len(rows))
         if table.selected_id() != (self.opened.id if self.opened else None) or not rows:
             self.select(table.selected_id())
-        self.count_leaks([row.id for row in rows if row.id not in self.session.leak_counts])
+        table.count_leaks(self.session.count_leaks, [row.id for row in rows if row.id not in self.session.leak_counts])
 
     def update_marks(self) -> None:
         """Show whether the open candidate's draft is edited, as the author types (once for a burst of changes,
@@ -135,7 +127,6 @@ class ReviewScreen(Screen[None]):
 
     def _update_marks_now(self) -> None:
         self.marks_pending = False
-        self.busy_until = 0.0
         if self.opened is not None:
             self.stash_draft()
             self.query_one(QueueTable).show_marks(self.opened.id, edited=self.session.is_unsaved(self.opened.id),
@@ -144,31 +135,6 @@ class ReviewScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """While a text field has focus every key but Esc types into it, so the footer shows only Esc."""
         return action in EDITOR_ACTIONS or not isinstance(self.focused, (Input, TextArea))
-
-    @work(thread=True, exclusive=True, group="leak-counts", exit_on_error=False)
-    def count_leaks(self, case_ids: list[str]) -> None:
-        """Count each row's findings in the background, in queue order, leaving the CPU to the screen."""
-        worker = get_current_worker()
-        pause = COUNT_DELAY
-        for case_id in case_ids:
-            until = time.perf_counter() + pause
-            while time.perf_counter() < max(until, self.busy_until):  # in slices: a cancelled count stops soon
-                if worker.is_cancelled:
-                    return
-                time.sleep(0.02)
-            if worker.is_cancelled:
-                return
-            started = time.perf_counter()
-            self.post_message(LeaksCounted(case_id, self.session.count_leaks(case_id)))
-            pause = (time.perf_counter() - started) * (1 - COUNT_SHARE) / COUNT_SHARE
-
-    @on(LeaksCounted)
-    def _leaks_counted(self, message: LeaksCounted) -> None:
-        if self.opened and self.opened.id == message.case_id:
-            return  # the open prompt's live findings are newer than this count
-        if message.count is not None:
-            self.session.leak_counts[message.case_id] = message.count
-        self.query_one(QueueTable).show_leaks(message.case_id, message.count)
 
     def update_bar(self, shown: int) -> None:
         session = self.session
@@ -187,7 +153,9 @@ class ReviewScreen(Screen[None]):
 
     def select(self, case_id: str | None) -> None:
         """Show case_id in the tabs (stashing the draft of the one being left)."""
-        self.busy_until = time.perf_counter() + COUNT_IDLE
+        table = self.query_one(QueueTable)
+        table.busy()
+        table.marks.live = case_id
         self.stash_draft()
         self.opened = None
         facts, editor = self.query_one(FactsView), self.query_one(PromptEditor)
@@ -229,7 +197,7 @@ class ReviewScreen(Screen[None]):
     @on(TextArea.Changed, "#prompt-text")
     def check_prompt(self) -> None:
         if self.opened is not None:
-            self.busy_until = time.perf_counter() + COUNT_IDLE
+            self.query_one(QueueTable).busy()
             self.find_leaks(self.opened, self.query_one(PromptEditor).text)
             self.update_marks()
 

@@ -6,14 +6,17 @@ id is clipped only when the terminal is too narrow to show it whole.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import time
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from datetime import date
 
 from rich.text import Text
-from textual import events
+from textual import events, on, work
 from textual.widgets import DataTable
+from textual.worker import get_current_worker
 
+from authoring.messages import LeaksCounted
 from authoring.queue import LeakCount, QueueRow, age_label
 
 VERDICT_WIDTH = 7
@@ -30,18 +33,27 @@ MIN_ID = 12
 """The id column never gets narrower than this."""
 MIN_SUBJECT = 10
 """The subject column's share of a narrow terminal, before the id may take the rest."""
+COUNT_DELAY = 0.3
+"""Seconds before the leak counts start: the first screen and the selected candidate come first."""
+COUNT_SHARE = 0.25
+"""At most this share of the time goes to counting leaks in the background."""
+COUNT_IDLE = 0.5
+"""Seconds after the author last moved or typed before the background count goes on."""
 
 
 @dataclass
 class Marks:
-    """What the session knows of each row beyond the file: edited drafts, skips, leak counts."""
+    """What the session knows of each row beyond the file: edited drafts, skips, leak counts (mutable: it follows
+    the session)."""
 
     edited: Collection[str] = ()
     """Ids with an unsaved draft."""
     skipped: Collection[str] = ()
     """Ids skipped in this session."""
-    leaks: Mapping[str, LeakCount] = field(default_factory=dict)
-    """Ids whose prompt (draft, else on disk) has been linted."""
+    leaks: dict[str, LeakCount] = field(default_factory=dict)
+    """Ids whose prompt (draft, else on disk) has been linted; shared with the session, counts arriving go here."""
+    live: str | None = None
+    """The open candidate, whose count comes from its editor's live findings, never from the background."""
 
 
 class QueueTable(DataTable[str | Text]):
@@ -58,6 +70,7 @@ class QueueTable(DataTable[str | Text]):
         self.marks = Marks()
         self.shown_leaks: dict[str, LeakCount | None] = {}
         self._widths = (MIN_ID, MIN_SUBJECT)
+        self.busy_until = 0.0
 
     def show_rows(self, rows: list[QueueRow], select: str | None = None, marks: Marks | None = None) -> None:
         """Replace the rows, keeping the cursor on select when it is still shown."""
@@ -90,6 +103,36 @@ class QueueTable(DataTable[str | Text]):
         self.marks = replace(self.marks, edited=_with(self.marks.edited, case_id, edited),
                              skipped=_with(self.marks.skipped, case_id, skipped))
         self.update_cell(case_id, "marks", _marks(edited, skipped))
+
+    def busy(self) -> None:
+        """The author moved or typed: the background count waits for a pause."""
+        self.busy_until = time.perf_counter() + COUNT_IDLE
+
+    @work(thread=True, exclusive=True, group="leak-counts", exit_on_error=False)
+    def count_leaks(self, counter: Callable[[str], LeakCount | None], case_ids: list[str]) -> None:
+        """Count each row's findings in the background, in queue order, leaving the CPU to the screen."""
+        worker = get_current_worker()
+        pause = COUNT_DELAY
+        for case_id in case_ids:
+            until = time.perf_counter() + pause
+            while time.perf_counter() < max(until, self.busy_until):  # in slices: a cancelled count stops soon
+                if worker.is_cancelled:
+                    return
+                time.sleep(0.02)
+            if worker.is_cancelled:
+                return
+            started = time.perf_counter()
+            self.post_message(LeaksCounted(case_id, counter(case_id)))
+            pause = (time.perf_counter() - started) * (1 - COUNT_SHARE) / COUNT_SHARE
+
+    @on(LeaksCounted)
+    def _leaks_counted(self, message: LeaksCounted) -> None:
+        message.stop()
+        if message.case_id == self.marks.live:
+            return  # the open prompt's live findings are newer than this count
+        if message.count is not None:
+            self.marks.leaks[message.case_id] = message.count
+        self.show_leaks(message.case_id, message.count)
 
     def selected_id(self) -> str | None:
         """The id under the cursor, or None for an empty queue."""
