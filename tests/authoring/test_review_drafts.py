@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from rich.text import Text
 from textual.widgets import Footer, Input
 
 from authoring.app import ReviewApp
+from authoring.decisions import keep_draft
+from authoring.draft import draft_from
 from authoring.queue import age_label
 from authoring.screens.modals import MessageModal, QuitModal
 from authoring.widgets.prompt_editor import PromptEditor
 from authoring.widgets.queue_table import EDITED_MARK, SKIPPED_MARK, QueueTable
+from corpus import UsageError
 from tests.authoring.test_review_actions import CLEAN, give_reason, queue, review, status, type_prompt
 from tests.testing.pilothelpers import settle, sync
 from tests.testing.shopfactory import TODAY, Shop, tree
@@ -225,3 +229,35 @@ async def test_the_footer_says_how_to_leave_the_editor(shop: Shop) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert "Approve" in footer_keys(app)
+
+
+@sync
+async def test_undoing_a_save_brings_back_the_edits_as_a_draft(shop: Shop) -> None:
+    async with review(shop) as (app, pilot):
+        await type_prompt(pilot, CLEAN)
+        await pilot.press("a")
+        await settle(pilot)
+    saved = tree(shop.corpus.root)
+    async with review(shop, kind="cases") as (app, pilot):
+        await type_prompt(pilot, "Cart totals must keep their cents.")
+        await pilot.press("a")
+        await settle(pilot)
+        assert status(app) == "saved cases/cart-total-cents · u undoes"
+        assert cell(app, "cart-total-cents", "marks") == "  "
+        await pilot.press("u")
+        await settle(pilot)
+        assert tree(shop.corpus.root) == saved
+        assert app.screen.query_one(PromptEditor).text == "Cart totals must keep their cents."
+        assert cell(app, "cart-total-cents", "marks").startswith(EDITED_MARK)
+
+
+def test_keeping_a_draft_refuses_a_candidate_changed_on_disk(shop: Shop) -> None:
+    stored = shop.corpus.load("cart-total-cents", "candidates")
+    draft = replace(draft_from(stored.case, shop.corpus.config.defaults), prompt=CLEAN, id="another-id")
+    keep_draft(shop.corpus, "cart-total-cents", draft, expect_mtime_ns=stored.mtime_ns)
+    kept = shop.corpus.load("cart-total-cents", "candidates")
+    assert (kept.case.id, kept.case.prompt, kept.files) == ("cart-total-cents", CLEAN + "\n", stored.files)
+    before = tree(shop.corpus.root)
+    with pytest.raises(UsageError, match="changed on disk since it was opened"):
+        keep_draft(shop.corpus, "cart-total-cents", draft, expect_mtime_ns=stored.mtime_ns - 1)
+    assert tree(shop.corpus.root) == before
