@@ -25,7 +25,7 @@ class ReviewApp(App[None]):
     CSS_PATH = "review.tcss"
     TITLE = "Hindcast review"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "ask_quit", "Quit")]
 
     def __init__(self, session: ReviewSession, *, today: date, verifier: Verifier) -> None:
         super().__init__()
@@ -41,9 +41,13 @@ class ReviewApp(App[None]):
         else:
             review.request_quit()
 
+    async def action_ask_quit(self) -> None:
+        """`q`: the same, offered only where q does not type (ctrl+q quits from anywhere)."""
+        await self.action_quit()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """q types into a focused text field, so the footer does not offer it there."""
-        return action != "quit" or not isinstance(self.focused, (Input, TextArea))
+        return action != "ask_quit" or not isinstance(self.focused, (Input, TextArea))
 
     def on_mount(self) -> None:
         screen = CaseEditScreen if self.session.kind == "cases" else ReviewScreen

@@ -101,12 +101,13 @@ class ReviewSession:
         self.drafts[case_id] = draft
 
     def unsaved(self) -> list[str]:
-        """The ids (in queue order) whose draft differs from what is on disk: quitting would lose them."""
+        """The ids (in id order) whose draft differs from what is on disk: quitting would lose them."""
         return [case_id for case_id in self.rows if self.is_unsaved(case_id)]
 
     def save_draft(self, case_id: str) -> Decision | None:
         """Write one unsaved draft to disk: a case is saved (the leak lint applies, as on approval), a candidate
-        keeps the draft in its own case.yaml (its id stays its directory name). None when nothing was unsaved."""
+        keeps the draft in its own case.yaml (its id stays its directory name). The save's Decision for a case, else
+        None."""
         if case_id not in self.unsaved():
             return None
         opened = self.open(case_id)

@@ -54,7 +54,10 @@ async def test_quitting_with_a_draft_asks_and_cancel_keeps_it(shop: Shop) -> Non
         await settle(pilot)
         modal = app.screen
         assert isinstance(modal, QuitModal) and modal.unsaved == ["cart-total-cents"]
-        await pilot.press("escape")
+        await pilot.press("escape", "e", "ctrl+q")  # ctrl+q asks too, even from the editor
+        await settle(pilot)
+        assert isinstance(app.screen, QuitModal)
+        await pilot.press("escape", "escape")
         await settle(pilot)
         assert app.return_code is None and not isinstance(app.screen, QuitModal)
         await pilot.press("up")
