@@ -8,8 +8,10 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.widgets import Input, TextArea
 
-from authoring.screens.review import CaseEditScreen, ReviewScreen
+from authoring.screens.cases import CaseEditScreen
+from authoring.screens.review import ReviewScreen
 from authoring.sensitive import warm_up
 from authoring.session import ReviewSession
 from authoring.verifying import Verifier, runner_verifier
@@ -23,13 +25,29 @@ class ReviewApp(App[None]):
     CSS_PATH = "review.tcss"
     TITLE = "Hindcast review"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "ask_quit", "Quit")]
 
     def __init__(self, session: ReviewSession, *, today: date, verifier: Verifier) -> None:
         super().__init__()
         self.session = session
         self.today = today
         self.verifier = verifier
+
+    async def action_quit(self) -> None:
+        """Quit; with drafts not saved, ask first (save and quit, quit without saving, or stay)."""
+        review = next((screen for screen in self.screen_stack if isinstance(screen, ReviewScreen)), None)
+        if review is None:
+            self.exit()
+        else:
+            review.request_quit()
+
+    async def action_ask_quit(self) -> None:
+        """`q`: the same, offered only where q does not type (ctrl+q quits from anywhere)."""
+        await self.action_quit()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """q types into a focused text field, so the footer does not offer it there."""
+        return action != "ask_quit" or not isinstance(self.focused, (Input, TextArea))
 
     def on_mount(self) -> None:
         screen = CaseEditScreen if self.session.kind == "cases" else ReviewScreen

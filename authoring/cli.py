@@ -12,7 +12,7 @@ import click
 from authoring.bulk import Changes, select_ids, set_fields
 from authoring.decisions import LeakRefused, approve, reject
 from authoring.draft import draft_from, split_list
-from authoring.gitinfo import base_probe, patch_id, source_repo
+from authoring.gitinfo import base_probe, fix_message, patch_id, source_repo
 from authoring.lint import lint_corpus
 from authoring.queue import SORTS, arrange, read_queue
 from corpus import Corpus, HindcastError
@@ -92,7 +92,8 @@ def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_
     repo = source_repo(corpus)
     try:
         decision = approve(corpus, candidate, draft, override=override, expect_mtime_ns=stored.mtime_ns,
-                           in_base=base_probe(repo, stored.case.base_commit))
+                           in_base=base_probe(repo, stored.case.base_commit),
+                           fix_message=fix_message(repo, stored.case))
     except LeakRefused as refused:
         for finding in refused.findings:
             click.echo(f"{prompt_file.name}:{finding.describe()}", err=True)

@@ -86,6 +86,8 @@ class Decision:
     """rejected.yaml before the reject (None when there was none)."""
     rejections_after: bytes | None = None
     """rejected.yaml right after the reject."""
+    draft: Draft | None = None
+    """What the author had typed when deciding (undo brings it back as the draft in progress)."""
 
     def describe(self) -> str:
         """A short past-tense sentence for a status line."""
@@ -98,9 +100,10 @@ class Decision:
         return f"skipped {self.candidate_id}"
 
 
-def check_prompt(case: StoredCase, draft: Draft, override: str | None, in_base: InBase | None) -> str | None:
+def check_prompt(case: StoredCase, draft: Draft, override: str | None, in_base: InBase | None,
+                 fix_message: str | None = None) -> str | None:
     """The leak_override to store for draft, or LeakRefused; an override with nothing to override is dropped."""
-    findings = find_leaks(draft.prompt, case.case, case.files, in_base)
+    findings = find_leaks(draft.prompt, case.case, case.files, in_base, fix_message)
     if not findings:
         return None
     if blocking(findings):
@@ -127,7 +130,8 @@ def with_setup_origin(before: Case, after: Case) -> Case:
 
 
 def approve(corpus: Corpus, candidate_id: str, draft: Draft, *, override: str | None = None,
-            expect_mtime_ns: int | None = None, in_base: InBase | None = None) -> Decision:
+            expect_mtime_ns: int | None = None, in_base: InBase | None = None,
+            fix_message: str | None = None) -> Decision:
     """Write the candidate as cases/<draft.id>/ and remove the candidate."""
     stored = corpus.load(candidate_id, "candidates")
     if expect_mtime_ns is not None and stored.mtime_ns != expect_mtime_ns:
@@ -137,23 +141,24 @@ def approve(corpus: Corpus, candidate_id: str, draft: Draft, *, override: str | 
     target = corpus.root / "cases" / case.id
     if target.exists():
         raise UsageError(f"cases/{case.id} already exists; choose another id, nothing was written")
-    case = replace(case, leak_override=check_prompt(stored, draft, override, in_base))
+    case = replace(case, leak_override=check_prompt(stored, draft, override, in_base, fix_message))
     snapshot = Snapshot.of(stored.directory)
     corpus.write(case, stored.files, "cases")
     corpus.remove(candidate_id, "candidates")
     return Decision("approve", candidate_id, case.id, candidate=snapshot,
-                    written=(target / CASE_FILE).read_bytes())
+                    written=(target / CASE_FILE).read_bytes(), draft=draft)
 
 
 def save(corpus: Corpus, case_id: str, draft: Draft, *, override: str | None = None,
-         expect_mtime_ns: int | None = None, in_base: InBase | None = None) -> Decision:
+         expect_mtime_ns: int | None = None, in_base: InBase | None = None,
+         fix_message: str | None = None) -> Decision:
     """Write edits to an existing case in place (its comments and key order survive)."""
     stored = corpus.load(case_id, "cases")
     if draft.id != case_id:
         raise UsageError(f"cases/{case_id}: a case keeps its id (it names its results); nothing was written")
     case = with_setup_origin(stored.case, apply_draft(stored.case, draft))
     try:
-        leak_override = check_prompt(stored, draft, override, in_base)
+        leak_override = check_prompt(stored, draft, override, in_base, fix_message)
     except LeakRefused as refused:
         if refused.blocking or not stored.case.leak_override:
             raise
@@ -162,7 +167,19 @@ def save(corpus: Corpus, case_id: str, draft: Draft, *, override: str | None = N
     corpus.write(replace(case, leak_override=leak_override), stored.files, "cases",
                  expect_mtime_ns=expect_mtime_ns if expect_mtime_ns is not None else stored.mtime_ns)
     return Decision("save", case_id, case_id, previous_case=previous,
-                    written=(stored.directory / CASE_FILE).read_bytes())
+                    written=(stored.directory / CASE_FILE).read_bytes(), draft=draft)
+
+
+def keep_draft(corpus: Corpus, candidate_id: str, draft: Draft, *, expect_mtime_ns: int | None = None) -> None:
+    """Write a draft in progress into the candidate's own case.yaml, so the next review starts from it.
+
+    The candidate keeps its id (its directory name; the id typed in the form applies on approval only), and
+    nothing is linted: a candidate is not shipped. A candidate changed on disk since it was opened is refused.
+    """
+    stored = corpus.load(candidate_id, "candidates")
+    case = with_setup_origin(stored.case, apply_draft(stored.case, replace(draft, id=candidate_id)))
+    corpus.write(case, stored.files, "candidates",
+                 expect_mtime_ns=expect_mtime_ns if expect_mtime_ns is not None else stored.mtime_ns)
 
 
 def reject(corpus: Corpus, candidate_id: str, reason: str, *, patch_id: str | None = None,

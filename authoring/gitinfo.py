@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from authoring.leaks import InBase
-from corpus import Corpus, GitError, UsageError
+from corpus import Case, Corpus, GitError, UsageError
 from corpus.gitutil import open_repository, run_git
 from corpus.patchid import patch_id as corpus_patch_id
 
@@ -35,6 +35,20 @@ def base_probe(repo: Path | None, base_commit: str) -> InBase | None:
 def _in_tree(repo: str, commit: str, name: str) -> bool:
     proc = run_git(["grep", "-q", "-w", "-F", "-e", name, commit, "--"], repo, check=False)
     return proc.returncode == 0
+
+
+def fix_message(repo: Path | None, case: Case) -> str | None:
+    """The fix commit's message from the repository, for a case whose provenance records none (else None: the
+    lint reads the provenance's)."""
+    if repo is None or (case.mined is not None and case.mined.message.strip()):
+        return None
+    return _message(str(repo), case.fix_commit)
+
+
+@lru_cache(maxsize=1024)
+def _message(repo: str, commit: str) -> str | None:
+    proc = run_git(["log", "-1", "--format=%B", commit, "--"], repo, check=False)
+    return proc.stdout.decode("utf-8", "replace") if proc.returncode == 0 else None
 
 
 def patch_id(repo: Path | None, base_commit: str, fix_commit: str) -> str | None:

@@ -12,10 +12,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from authoring.evidence import IDENTIFIER, Evidence, evidence_for, normalize
+from authoring.retelling import retelling
 from authoring.sensitive import sensitive_matches
 from corpus import Case, CaseFiles
+from corpus.references import DRAFT_PATTERN, find_references
 
-LEAK_KINDS = ("commit", "test-name", "grader-path", "oracle-identifier", "copied-line", "reference")
+LEAK_KINDS = ("commit", "test-name", "grader-path", "oracle-identifier", "copied-line", "reference",
+              "commit-message")
 """Findings an author may override with a written justification."""
 NEVER_SHIP_KINDS = ("secret", "email", "token", "internal-host", "draft")
 """Findings no justification overrides."""
@@ -28,25 +31,21 @@ RULES = {
     "oracle-identifier": "a snake_case or camelCase name that only the oracle's added lines use (and that does "
                          "not exist at the base revision, when the repository is at hand)",
     "copied-line": "a line copied from the oracle diff (added or removed) or from a grader file",
-    "reference": "an issue, pull request, ticket or advisory reference, or a link to one or to a commit",
+    "reference": "an issue, pull request, ticket or advisory reference, or a link to one or to a commit "
+                 "(corpus.references, the rule the miner's scrub applies)",
+    "commit-message": "a prompt that largely repeats the fix commit's message (half of its 3-word runs come from "
+                      "the message, or it holds 60% of the message's); the message says how it was fixed",
     "secret": "a credential found by detect-secrets (keys, tokens, passwords, private keys, public IPs)",
     "email": "an email address outside the reserved example domains",
     "token": "a bearer token or a random-looking token",
     "internal-host": "an intranet host name, a single-label URL host, or a private network address",
-    "draft": "the miner's DRAFT marker: the prompt has not been rewritten yet",
+    "draft": "the miner's DRAFT marker, anywhere in the prompt: the prompt has not been rewritten yet",
 }
 """One line per kind of finding, for the help screen and the design notes."""
 
 HEX_RUN = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{7,64}(?![0-9A-Za-z])")
-FORGE_URL = re.compile(r"\bhttps?://[^\s<>()\[\]`'\"]*/(?:-/)?(?:issues|pull|pulls|merge_requests|commit|commits|"
-                       r"compare|browse|tickets?|changes|show_bug\.cgi)\b[^\s<>()\[\]`'\"]*", re.IGNORECASE)
-HASH_REF = re.compile(r"(?<![\w&#/])(?:[\w.-]+/[\w.-]+)?#\d+\b")
-WORD_REF = re.compile(r"\b(?:issue|bug|ticket|pr|pull request|merge request|mr|gh)[\s-]?#?\d+\b", re.IGNORECASE)
-TICKET = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-\d+\b")
-NOT_TICKETS = frozenset({"UTF", "SHA", "ISO", "RFC", "PEP", "TLS", "SSL", "AES", "HTTP", "HTTPS", "IPV", "MD",
-                         "ES", "ECMA", "ANSI", "IEEE", "UTC", "GMT", "CP", "WIN", "LATIN", "IBM", "KOI8", "ASCII"})
-DRAFT_MARKER = re.compile(r"^\s*DRAFT\b")
-CHANGE_ID = re.compile(r"\bChange-Id:\s*I[0-9a-f]{8,40}\b", re.IGNORECASE)
+WHOLE_LINE_KINDS = ("copied-line", "commit-message")
+"""Findings that span a whole line and so hide none of the findings inside it."""
 MIN_COPIED_PROMPT = 24
 """A prompt line at least this long found inside a diff line is a copy (shorter ones are coincidence)."""
 
@@ -82,14 +81,23 @@ class Finding:
 InBase = Callable[[str], bool]
 
 
-def find_leaks(prompt: str, case: Case, files: CaseFiles, in_base: InBase | None = None) -> list[Finding]:
-    """Every finding in prompt for case, sorted by position; one per span and kind."""
+def find_leaks(prompt: str, case: Case, files: CaseFiles, in_base: InBase | None = None,
+               fix_message: str | None = None) -> list[Finding]:
+    """Every finding in prompt for case, sorted by position; one per span and kind.
+
+    fix_message is the fix commit's message; without it, the one the miner recorded in the case's provenance.
+    """
     evidence = evidence_for(case, files)
     found: dict[tuple[str, int, int, int], Finding] = {}
-    for number, line in enumerate(prompt.splitlines(), start=1):
+    lines = prompt.splitlines()
+    for number, line in enumerate(lines, start=1):
         for kind, start, end, reason in _line_matches(line, evidence, in_base):
             key = (kind, number, start, end)
             found.setdefault(key, Finding(kind, reason, number, start + 1, end + 1, line[start:end]))
+    message = fix_message if fix_message is not None else (case.mined.message if case.mined else "")
+    for number, start, end, reason in _retold(lines, message):
+        found.setdefault(("commit-message", number, start, end),
+                         Finding("commit-message", reason, number, start + 1, end + 1, lines[number - 1][start:end]))
     return _drop_nested(sorted(found.values(), key=lambda f: (f.line, f.column, -f.end_column, f.kind)))
 
 
@@ -101,12 +109,12 @@ def blocking(findings: list[Finding]) -> list[Finding]:
 def _drop_nested(findings: list[Finding]) -> list[Finding]:
     """A match inside a longer one says nothing new (`test_cart` inside `tests/test_cart.py`).
 
-    Exceptions: a copied line spans the whole line, and what is inside it still needs naming; and nothing
-    hides a finding that must never ship.
+    Exceptions: a copied or retold line spans the whole line, and what is inside it still needs naming; and
+    nothing hides a finding that must never ship.
     """
     kept: list[Finding] = []
     for finding in findings:
-        if not any((k.kind == finding.kind or (k.kind != "copied-line" and finding.overridable))
+        if not any((k.kind == finding.kind or (k.kind not in WHOLE_LINE_KINDS and finding.overridable))
                    and k.line == finding.line
                    and k.column <= finding.column and finding.end_column <= k.end_column for k in kept):
             kept.append(finding)
@@ -120,8 +128,8 @@ def _line_matches(line: str, evidence: Evidence, in_base: InBase | None) -> Iter
     yield from _copied(line, evidence)
     yield from _references(line)
     yield from sensitive_matches(line)
-    if match := DRAFT_MARKER.match(line):
-        yield "draft", match.start(), len(line.rstrip()), "the miner's draft marker; rewrite the prompt, then remove it"
+    for match in DRAFT_PATTERN.finditer(line):
+        yield "draft", match.start(), match.end(), "the miner's draft marker; rewrite the prompt, then remove it"
 
 
 def _commits(line: str, evidence: Evidence) -> Iterator[tuple[str, int, int, str]]:
@@ -176,11 +184,26 @@ def _copied(line: str, evidence: Evidence) -> Iterator[tuple[str, int, int, str]
 
 
 def _references(line: str) -> Iterator[tuple[str, int, int, str]]:
-    for match in FORGE_URL.finditer(line):
-        yield "reference", match.start(), match.end(), "links an issue, pull request or commit that holds the fix"
-    for pattern in (HASH_REF, WORD_REF, CHANGE_ID):
-        for match in pattern.finditer(line):
-            yield "reference", match.start(), match.end(), "an issue or pull request reference leads to the fix"
-    for match in TICKET.finditer(line):
-        if match.group(1) not in NOT_TICKETS:
-            yield "reference", match.start(), match.end(), "a ticket reference leads to the fix"
+    for reference in find_references(line):
+        yield "reference", reference.start, reference.end, REFERENCE_REASONS[reference.kind]
+
+
+REFERENCE_REASONS = {
+    "link": "links an issue, pull request or commit that holds the fix",
+    "issue": "an issue or pull request reference leads to the fix",
+    "ticket": "a ticket reference leads to the fix",
+    "change-id": "a change id leads to the review of the fix",
+}
+
+
+def _retold(lines: list[str], message: str) -> Iterator[tuple[int, int, int, str]]:
+    """(1-based line, start, end, reason) of each prompt line that retells the fix commit's message."""
+    found = retelling("\n".join(lines), message) if message.strip() else None
+    if found is None:
+        return
+    reason = (f"retells the fix commit's message ({found.prompt_share:.0%} of the prompt, "
+              f"{found.message_share:.0%} of the message): say what is wrong, not how it was fixed")
+    for index in found.lines:
+        line = lines[index] if index < len(lines) else ""
+        start = len(line) - len(line.lstrip())
+        yield index + 1, start, max(start, len(line.rstrip())), reason

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from authoring.gitinfo import base_probe, source_repo
+from authoring.gitinfo import base_probe, fix_message, source_repo
 from authoring.leaks import Finding, find_leaks
 from corpus import Corpus
 from corpus.store import CASE_FILE
@@ -52,6 +52,7 @@ def lint_corpus(corpus: Corpus) -> LintReport:
     active = corpus.load_all("cases", active_only=True)
     for stored in active:
         case = stored.case
-        for finding in find_leaks(case.prompt, case, stored.files, base_probe(repo, case.base_commit)):
+        for finding in find_leaks(case.prompt, case, stored.files, base_probe(repo, case.base_commit),
+                                  fix_message(repo, case)):
             out.append(LintFinding(case.id, finding, bool(case.leak_override) and finding.overridable))
     return LintReport(len(active), out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.message import Message
 
 from authoring.leaks import Finding
+from authoring.queue import LeakCount
 from authoring.verifying import VerifyOutcome
 
 
@@ -39,6 +40,15 @@ class FindingsReady(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, FindingsReady)
+
+
+class LeaksCounted(Message):
+    """The leak findings of one queue row's prompt, counted in the background."""
+
+    def __init__(self, case_id: str, count: LeakCount | None) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.count = count
 
 
 class GraderDiffReady(Message):

@@ -10,6 +10,7 @@ filter keep only those.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from authoring.leaks import Finding
 from corpus import Corpus
 from corpus.store import CASE_FILE, Kind
 from corpus.verdicts import RecordedVerdict, candidate_verdict, case_verdicts, verdicts
@@ -84,6 +86,33 @@ class QueueRow:
 
     def _is(self, word: str) -> bool:
         return word == self.verdict_word or (word == "valid" and self.verdict == "VALID")
+
+
+@dataclass(frozen=True)
+class LeakCount:
+    """How many leak findings a prompt has, and how many of them can never ship."""
+
+    total: int
+    """Every finding."""
+    never_ship: int
+    """Findings no justification overrides (secrets, personal data, the draft marker...)."""
+
+    @staticmethod
+    def of(findings: Sequence[Finding]) -> LeakCount:
+        """The count of findings."""
+        return LeakCount(len(findings), sum(not finding.overridable for finding in findings))
+
+
+def age_label(days: int | None) -> str:
+    """An age with its unit, at most four characters: `12d` under two months, `5mo` under two years, then `3y`."""
+    if days is None:
+        return "-"
+    days = max(days, 0)  # a fix dated after today is a clock's error, not a negative age
+    if days < 60:
+        return f"{days}d"
+    if days < 730:
+        return f"{days // 30}mo"
+    return f"{days // 365}y"
 
 
 def read_row(directory: Path, recorded: RecordedVerdict | None = _LOOK_UP) -> QueueRow:

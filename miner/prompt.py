@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-DRAFT_MARKER = "DRAFT — rewrite before approving:"
+from corpus.references import DRAFT_MARKER, remove_references
+
+__all__ = ["DRAFT_MARKER", "candidate_id", "describing_message", "draft_prompt", "scrub", "title_of"]
 TRAILER = re.compile(r"^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|"
                      r"suggested-by|helped-by|cc|change-id|bug|fixes|closes|resolves|refs|see-also|pr-url|"
                      r"pr|git-svn-id|reviewed-on|link)\s*:.*$"
@@ -15,8 +17,6 @@ TRAILER = re.compile(r"^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by|te
                      r"\.?\s*$", re.IGNORECASE | re.MULTILINE)
 URL = re.compile(r"<?https?://\S+>?")
 HASH = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,64}\b")
-ISSUE_REF = re.compile(r"(\(\s*)?(?:\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*)?"
-                       r"(?:(?<![\w/])#\d+\b|\bGH-\d+\b)(\s*\))?", re.IGNORECASE)
 TEST_NAME = re.compile(r"`?\b(?:test_\w+|Test[A-Z]\w*|\w+_test|\w+Tests?\b(?=\s*[.#(])|should[A-Z]\w*)`?(?:\(\))?")
 REVERT_LINE = re.compile(r"^This reverts commit .*$", re.MULTILINE)
 MERGE_SUBJECT = re.compile(r"^Merge (pull request|branch|remote-tracking branch)\b", re.IGNORECASE)
@@ -42,7 +42,8 @@ def _leaky_tokens(test_paths: Iterable[str], test_names: Iterable[str]) -> dict[
 
 
 def scrub(text: str, *, test_paths: Iterable[str] = (), test_names: Iterable[str] = ()) -> str:
-    """Remove commit hashes, issue URLs and references, test file paths and test names from text."""
+    """Remove commit hashes, URLs, issue and ticket references (`corpus.references`, the rule the leak lint
+    applies), test file paths and test names from text."""
     if "This reverts commit" in text:
         text = REVERT_LINE.sub("", text)
     text = TRAILER.sub("", text)
@@ -63,8 +64,7 @@ def scrub(text: str, *, test_paths: Iterable[str] = (), test_names: Iterable[str
     if "test" in lowered or "should" in text:
         text = TEST_NAME.sub("a test", text)
     text = HASH.sub("an earlier commit", text)
-    if "#" in text or "gh-" in lowered:
-        text = ISSUE_REF.sub("", text)
+    text = remove_references(text)
     text = DANGLING.sub(r"\1", text.replace("()", "").replace("[]", ""))
     lines = [SPACES.sub(" ", line).rstrip() for line in text.splitlines()]
     return BLANKS.sub("\n\n", "\n".join(lines)).strip()

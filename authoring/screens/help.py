@@ -13,6 +13,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from authoring.leaks import LEAK_KINDS, RULES
+from authoring.widgets.queue_table import EDITED_MARK, SKIPPED_MARK
+
+QUEUE_LEGEND = (f"\nQueue: Leaks counts the findings of each prompt (the draft, else the file; red when one can "
+                f"never ship); {EDITED_MARK} a draft edited and not saved (quitting asks to save it); "
+                f"{SKIPPED_MARK} skipped; Age in days (d), months (mo) or years (y).")
 
 
 class HelpScreen(ModalScreen[None]):
@@ -41,6 +46,7 @@ class HelpScreen(ModalScreen[None]):
             yield Label("Review keys and leak rules (Esc closes)", id="dialog-title")
             with VerticalScroll(id="dialog-body"):
                 yield Static(keys)
+                yield Static(QUEUE_LEGEND, markup=False)
                 yield Static(Text.assemble(("\nLeak rules: ", "bold"), ("yellow", "yellow"),
                                            " may be approved with a written justification; ", ("red", "red"),
                                            " never ship.\n"))

@@ -1,8 +1,8 @@
-"""Modals: an error or message to acknowledge, and a required written reason."""
+"""Modals: an error or message to acknowledge, a required written reason, and quitting with unsaved drafts."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from textual import on
 from textual.app import ComposeResult
@@ -72,6 +72,46 @@ class ReasonModal(ModalScreen[str | None]):
             self.query_one("#reason-error", Label).update("A written reason is required.")
             return
         self.dismiss(reason)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+QuitChoice = Literal["save", "discard"]
+
+
+class QuitModal(ModalScreen[QuitChoice | None]):
+    """Quitting with drafts not saved: save them and quit, quit without them, or stay (Esc)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, unsaved: list[str], where: str) -> None:
+        super().__init__()
+        self.unsaved = unsaved
+        self.where = where
+
+    def compose(self) -> ComposeResult:
+        listing = "\n".join(f"  {case_id}" for case_id in self.unsaved)
+        with Vertical(id="dialog"):
+            yield Label(f"Quit with {len(self.unsaved)} unsaved draft(s)?", id="dialog-title")
+            with VerticalScroll(id="dialog-body"):
+                yield Static(f"{listing}\n\nSave writes {self.where}.", markup=False)
+            with Horizontal(id="dialog-buttons"):
+                yield Button("Save and quit", variant="primary", id="save")
+                yield Button("Quit without saving", variant="error", id="discard")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#save", Button).focus()
+
+    @on(Button.Pressed, "#save")
+    def _save(self) -> None:
+        self.dismiss("save")
+
+    @on(Button.Pressed, "#discard")
+    def _discard(self) -> None:
+        self.dismiss("discard")
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

@@ -4,37 +4,49 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
-from pathlib import PurePosixPath
 from typing import ClassVar
 
-from rich.syntax import Syntax
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import (
+    Checkbox,
+    DataTable,
+    Footer,
+    Input,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+    TextArea,
+)
 from textual.worker import Worker, WorkerState
 
 from authoring.decisions import Decision, LeakRefused
 from authoring.draft import Draft
 from authoring.gitinfo import grader_diff
 from authoring.messages import FindingsReady, GraderDiffReady, VerifyFinished, VerifyProgress
-from authoring.queue import cycle_verdict_filter
+from authoring.queue import LeakCount, cycle_verdict_filter
 from authoring.screens.help import HelpScreen
 from authoring.screens.modals import MessageModal, ReasonModal
+from authoring.screens.quitting import ask_before_quitting
 from authoring.session import Opened, ReviewSession
 from authoring.verifying import Verifier
 from authoring.widgets.case_form import CaseForm
-from authoring.widgets.code_view import CodeView
+from authoring.widgets.code_view import CodeView, grader_files_text
 from authoring.widgets.facts import FactsView
+from authoring.widgets.filter_input import FilterInput
 from authoring.widgets.prompt_editor import PromptEditor
-from authoring.widgets.queue_table import QueueTable
+from authoring.widgets.queue_table import Marks, QueueTable
 from authoring.widgets.status_line import StatusLine
-from corpus import CaseFiles, HindcastError
+from corpus import HindcastError
 
 TABS = ("facts", "oracle", "grader", "prompt", "case")
 USER_ERRORS = (HindcastError, OSError)
 """Errors a person can act on: shown in a modal (or the facts tab), never as a traceback."""
+EDITOR_ACTIONS = frozenset({"back"})
+"""The screen's only key while a text field has focus (every other key types): leaving it."""
 
 
 class ReviewScreen(Screen[None]):
@@ -65,10 +77,12 @@ class ReviewScreen(Screen[None]):
         self.verifier = verifier
         self.opened: Opened | None = None
         self.verifying: str | None = None
+        self.marks_pending = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="bar")
-        yield Input(placeholder="filter: words in the id, subject or paths (Enter keeps, Esc clears)", id="filter")
+        yield FilterInput(placeholder="filter: words in the id, subject or paths (Enter keeps, Esc clears)",
+                          id="filter")
         yield QueueTable(self.today, id="queue")
         with TabbedContent(id="tabs", initial="facts"):
             with TabPane("1 Facts", id="facts"):
@@ -96,10 +110,31 @@ class ReviewScreen(Screen[None]):
         table = self.query_one(QueueTable)
         current = select or table.selected_id()
         rows = self.session.shown()
-        table.show_rows(rows, current)
+        self.stash_draft()
+        table.show_rows(rows, current, Marks(edited=set(self.session.unsaved()), skipped=set(self.session.skipped),
+                                             leaks=self.session.leak_counts, live=current))
         self.update_bar(len(rows))
         if table.selected_id() != (self.opened.id if self.opened else None) or not rows:
             self.select(table.selected_id())
+        table.count_leaks(self.session.count_leaks, [row.id for row in rows if row.id not in self.session.leak_counts])
+
+    def update_marks(self) -> None:
+        """Show whether the open candidate's draft is edited, as the author types (once for a burst of changes,
+        such as a form being filled)."""
+        if not self.marks_pending:
+            self.marks_pending = True
+            self.call_later(self._update_marks_now)
+
+    def _update_marks_now(self) -> None:
+        self.marks_pending = False
+        if self.opened is not None:
+            self.stash_draft()
+            self.query_one(QueueTable).show_marks(self.opened.id, edited=self.session.is_unsaved(self.opened.id),
+                                                  skipped=self.opened.id in self.session.skipped)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a text field has focus every key but Esc types into it, so the footer shows only Esc."""
+        return action in EDITOR_ACTIONS or not isinstance(self.focused, (Input, TextArea))
 
     def update_bar(self, shown: int) -> None:
         session = self.session
@@ -118,6 +153,9 @@ class ReviewScreen(Screen[None]):
 
     def select(self, case_id: str | None) -> None:
         """Show case_id in the tabs (stashing the draft of the one being left)."""
+        table = self.query_one(QueueTable)
+        table.busy()
+        table.marks.live = case_id
         self.stash_draft()
         self.opened = None
         facts, editor = self.query_one(FactsView), self.query_one(PromptEditor)
@@ -137,7 +175,7 @@ class ReviewScreen(Screen[None]):
         facts.show(stored.case, row, self.today)
         self.query_one("#oracle-view", CodeView).show(stored.files.oracle_patch.decode("utf-8", "replace"),
                                                       empty="(empty oracle patch)")
-        self.query_one("#grader-view", CodeView).show(*_grader_files(stored.files))
+        self.query_one("#grader-view", CodeView).show(*grader_files_text(stored.files))
         self.load_grader_diff(self.opened)
         draft = self.session.draft(self.opened)
         editor.load(draft.prompt)  # its Changed message starts the findings worker
@@ -159,7 +197,15 @@ class ReviewScreen(Screen[None]):
     @on(TextArea.Changed, "#prompt-text")
     def check_prompt(self) -> None:
         if self.opened is not None:
+            self.query_one(QueueTable).busy()
             self.find_leaks(self.opened, self.query_one(PromptEditor).text)
+            self.update_marks()
+
+    @on(Input.Changed, "#form Input")
+    @on(Select.Changed, "#form Select")
+    @on(Checkbox.Changed, "#form Checkbox")
+    def _form_changed(self) -> None:
+        self.update_marks()
 
     @work(thread=True, exclusive=True, group="findings", exit_on_error=False)
     def find_leaks(self, opened: Opened, prompt: str) -> None:
@@ -170,6 +216,9 @@ class ReviewScreen(Screen[None]):
         editor = self.query_one(PromptEditor)
         if self.opened and self.opened.id == message.case_id and editor.text == message.prompt:
             editor.show_findings(message.findings)
+            count = LeakCount.of(message.findings)
+            self.session.leak_counts[message.case_id] = count
+            self.query_one(QueueTable).show_leaks(message.case_id, count)
 
     @work(thread=True, exclusive=True, group="grader-diff", exit_on_error=False)
     def load_grader_diff(self, opened: Opened) -> None:
@@ -226,6 +275,8 @@ class ReviewScreen(Screen[None]):
         if opened is None:
             return
 
+        self.stash_draft()  # undoing the rejection brings back what was typed
+
         def rejected(reason: str | None) -> None:
             if reason:
                 self.attempt(lambda: self.session.reject(opened, reason), f"Cannot reject {opened.id}")
@@ -240,6 +291,9 @@ class ReviewScreen(Screen[None]):
             self.attempt(lambda: self.session.skip(opened.id), "Cannot skip")
 
     def action_undo(self) -> None:
+        if not self.session.history:
+            self.query_one(StatusLine).say("nothing to undo")
+            return
         try:
             self.stash_draft()
             decision = self.session.undo()
@@ -265,8 +319,7 @@ class ReviewScreen(Screen[None]):
         table = self.query_one(QueueTable)
         index = min(table.cursor_row, len(shown) - 1)
         keep = decision.action == "save"
-        if not keep:
-            self.opened = None
+        self.opened = None  # a saved case is opened again: its file on disk is new
         self.refresh_queue(select=decision.candidate_id if keep else (shown[index] if shown else None))
         self.query_one(StatusLine).say(f"{decision.describe()} · u undoes")
 
@@ -309,6 +362,12 @@ class ReviewScreen(Screen[None]):
         self.opened = None
         self.refresh_queue()
         self.query_one(StatusLine).verdict(outcome.case_id, outcome.verdict, outcome.reason)
+
+    # -- quitting ----------------------------------------------------------------------------------
+
+    def request_quit(self) -> None:
+        """Quit, asking first when a draft is not saved (`authoring.screens.quitting`)."""
+        ask_before_quitting(self)
 
     # -- navigation --------------------------------------------------------------------------------
 
@@ -363,27 +422,3 @@ class ReviewScreen(Screen[None]):
     def show_error(self, title: str, message: str) -> None:
         """Every error of the review goes to a modal."""
         self.app.push_screen(MessageModal(title, message))
-
-
-class CaseEditScreen(ReviewScreen, inherit_bindings=False):
-    """The same screen over approved cases: `a` saves edits in place; there is nothing to reject."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Save"),
-        *(b for b in ReviewScreen.BINDINGS if isinstance(b, Binding) and b.key not in ("a", "r")),
-        *Screen.BINDINGS,
-    ]
-    APPROVE_WORD = "save"
-
-    def action_reject(self) -> None:
-        """Cases are deprecated by editing their status, never rejected."""
-
-
-def _grader_files(files: CaseFiles) -> tuple[str, str]:
-    """The grader files as text with a header each, and a lexer for the first one (until the diff arrives)."""
-    if not files.grader_files:
-        return "", "text"
-    lexer = Syntax.guess_lexer(PurePosixPath(files.grader_files[0][0]).name)
-    text = "".join(f"# {path} (fix version)\n{content.decode('utf-8', 'replace')}\n" for path, content in
-                   files.grader_files)
-    return text, lexer

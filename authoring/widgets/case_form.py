@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Checkbox, Input, Label, Select
 
@@ -17,6 +20,8 @@ TEXT_FIELDS = (
 
 class CaseForm(VerticalScroll):
     """A compact two-column form; `read` turns it back into a Draft (or a UsageError naming the field)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "screen.back", "Leave the form", key_display="Esc")]
 
     DEFAULT_CSS = """
     CaseForm { height: 1fr; layout: grid; grid-size: 2; grid-columns: 16 1fr; grid-rows: 1; grid-gutter: 0 1; }

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Label, OptionList, TextArea
 from textual.widgets.option_list import Option
@@ -15,6 +18,8 @@ from authoring.leaks import Finding
 
 class PromptEditor(Vertical):
     """A TextArea for the task and a findings list; choosing a finding selects it in the text."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "screen.back", "Leave the editor", key_display="Esc")]
 
     DEFAULT_CSS = """
     PromptEditor { height: 1fr; }

@@ -36,7 +36,9 @@ def test_total_keeps_cents():
 CASE = Case(id="cart-total-cents", title="Cart total drops cents", prompt="-", base_commit=BASE, fix_commit=FIX,
             grader=Grader(command="pytest", junit="junit.xml",
                           fail_to_pass=("tests/test_cart.py::test_total_keeps_cents",)),
-            mined=Provenance(introducing_commits=(INTRODUCED,)))
+            mined=Provenance(introducing_commits=(INTRODUCED,),
+                             message="Round cart totals half up instead of truncating them\n\nThe total used int(), "
+                                     "which drops the fractional cents of every sum.\n\nFixes #12\n"))
 FILES = CaseFiles.of(ORACLE, {"tests/test_cart.py": GRADER, "tests/fixtures/prices.json": b"[]\n"})
 
 LEAKS: list[tuple[str, str, list[tuple[str, str]]]] = [
@@ -79,6 +81,19 @@ LEAKS: list[tuple[str, str, list[tuple[str, str]]]] = [
     ("local url", "open https://printer.local/queue", [("internal-host", "printer.local")]),
     ("private address", "the cache at 10.1.2.3 is stale", [("internal-host", "10.1.2.3")]),
     ("draft marker", "DRAFT — rewrite before approving:", [("draft", "DRAFT — rewrite before approving:")]),
+    ("draft marker mid-line", "Totals drop cents. draft - Rewrite before approving",
+     [("draft", "draft - Rewrite before approving")]),
+    ("draft marker on a later line", "Totals drop cents.\n\n  DRAFT: say which totals", [("draft", "  DRAFT")]),
+    ("draft word before a dash", "Totals drop cents (DRAFT — check)", [("draft", "DRAFT")]),
+    ("retold subject", "Round cart totals half up instead of truncating them.",
+     [("commit-message", "Round cart totals half up instead of truncating them.")]),
+    ("retold body, rewrapped", "The total used int(),\nwhich drops the fractional cents of every sum.",
+     [("commit-message", "The total used int(),"), ("commit-message", "which drops the fractional cents of every sum.")]),
+    ("issue word and number", "Broken since issue 832", [("reference", "issue 832")]),
+    ("gh reference", "GH-832 again", [("reference", "GH-832")]),
+    ("issue url without scheme", "see github.com/acme/shop/issues/832", [("reference", "github.com/acme/shop/issues/832")]),
+    ("gitlab merge request", "merged as !12", [("reference", "!12")]),
+    ("advisory", "as in GHSA-abcd-efgh-ijkl", [("reference", "GHSA-abcd-efgh-ijkl")]),
 ]
 
 CLEAN = [
@@ -92,6 +107,10 @@ CLEAN = [
     "The total() function returns an int; it should return a float.",
     "Quantities up to 1000000 items, prices like 19.99, and SHA-256 digests are valid input.",
     "def total(prices):",
+    "Status.DRAFT documents must not be published.",
+    "Draft a receipt when the cart is empty.",
+    "Cart totals drop their cents; they must round half up.",
+    "Read docs/issues.md for the conventions.",
 ]
 
 

@@ -128,7 +128,7 @@ async def test_secrets_are_refused_in_a_modal(shop: Shop) -> None:
 async def test_findings_follow_typing(shop: Shop) -> None:
     async with review(shop) as (app, pilot):
         editor = app.screen.query_one(PromptEditor)
-        assert [f.kind for f in editor.findings] == ["draft"]
+        assert [f.kind for f in editor.findings] == ["draft", "commit-message"]
         await type_prompt(pilot, "Fixed in 4f5d98757921? ask dana@acme.io")
         assert [f.kind for f in editor.findings] == ["commit", "email"]
         await type_prompt(pilot, CLEAN)
@@ -180,8 +180,10 @@ async def test_undo_restores_approve_and_reject(shop: Shop) -> None:
         await settle(pilot)
         assert queue(app) == ["cart-total-cents", "discount-percent", "tax-of-zero"]
         assert app.screen.query_one(QueueTable).selected_id() == "cart-total-cents"
+        assert app.screen.query_one(PromptEditor).text == CLEAN  # what was typed comes back as the draft
         await pilot.press("u")
-        assert isinstance(app.screen, MessageModal) and app.screen.body == "nothing to undo"
+        assert not isinstance(app.screen, MessageModal)
+        assert status(app) == "nothing to undo"
     assert tree(shop.corpus.root) == before
 
 

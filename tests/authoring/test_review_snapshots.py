@@ -54,6 +54,9 @@ SCREENS = {
     "override_modal": steps("a", prompt="Totals drop cents (#12).\n"),
     "refused_modal": steps("a"),
     "filtered": steps("slash", "t", "a", "x", "enter"),
+    "editing": steps("e"),
+    "marks": steps("e", "x", "escape", "down", "s"),
+    "quit_modal": steps("e", "x", "escape", "q"),
 }
 
 
