@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from corpus.references import find_references
 from miner.classify import Category, PathClassifier, is_binary_name, is_formatting_message
 from miner.gitlog import LogCommit
 
@@ -20,10 +21,6 @@ FEATURE_WORDS = re.compile(
     r"^(add(s|ed)? (support|option|feature|new)|implement(s|ed)?|introduce[sd]?|feat(\([^)]*\))?!?:|"
     r"refactor|bump|release|version|prepare|initial|wip\b|merge branch)",
     re.IGNORECASE,
-)
-ISSUE_REFS = re.compile(
-    r"(?:\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s*)?(?:(?<![\w/])#\d+\b|\bGH-\d+\b|"
-    r"\b[A-Z][A-Z0-9]{1,9}-\d+\b|https?://\S+/(?:issues|pull|merge_requests)/\d+)",
 )
 REVERT = re.compile(r"^revert\b|\bthis reverts commit [0-9a-f]{7,40}", re.IGNORECASE | re.MULTILINE)
 MAINTENANCE_PENALTY = 2.0
@@ -137,7 +134,7 @@ def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_
         strong = [word for word in words if word in STRONG_FIX_WORDS]
         score += 2.0 if strong else 1.0
         evidence.append(f"fix words in message: {', '.join(words)}")
-    refs = sorted({match.group(0).strip() for match in ISSUE_REFS.finditer(text)})
+    refs = sorted({ref.text.strip() for ref in find_references(text) if ref.kind != "change-id"})
     if refs:
         score += 1.0
         evidence.append(f"issue references: {', '.join(refs[:5])}")
