@@ -171,6 +171,8 @@ class CorpusConfig:
     """Defaults for new and unowned cases."""
     test_globs: tuple[str, ...] = ()
     """Gitignore-style globs marking test files; replace the built-in rules when given."""
+    behaviour_directions: tuple[tuple[str, str], ...] = ()
+    """corpus.yaml's `behaviour.directions`: (metric, lower | higher | neutral) pairs overriding compare's defaults."""
 
 
 @dataclass(frozen=True)

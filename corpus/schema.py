@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -292,9 +293,35 @@ def parse_config(path: Path, data: Any) -> CorpusConfig:
                             policy=defaults_reader.choice("policy", POLICIES, default="advisory"),
                             setup=_parse_setup_defaults(setup_reader) if setup_reader else SetupDefaults())
         defaults_reader.finish()
-    config = CorpusConfig(name=name, repo=r.text("repo"), defaults=defaults, test_globs=r.strings("test_globs"))
+    behaviour_reader = r.child("behaviour")
+    directions: tuple[tuple[str, str], ...] = ()
+    if behaviour_reader:
+        directions = _parse_directions(behaviour_reader)
+        behaviour_reader.finish()
+    config = CorpusConfig(name=name, repo=r.text("repo"), defaults=defaults, test_globs=r.strings("test_globs"),
+                          behaviour_directions=directions)
     r.finish()
     return config
+
+
+DIRECTIONS = ("lower", "higher", "neutral")
+"""What a behaviour metric's direction can be: lower or higher is better, or neither."""
+METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def _parse_directions(r: _Reader) -> tuple[tuple[str, str], ...]:
+    """behaviour.directions: metric name -> lower | higher | neutral, in file order."""
+    d = r.child("directions")
+    if d is None:
+        return ()
+    out = []
+    for key in list(d.data):
+        name = str(key)
+        if not METRIC_NAME.match(name):
+            raise d.fail(name, f"expected a metric name (lowercase letters, digits and _), found {name!r}")
+        out.append((name, d.choice(name, DIRECTIONS, default="")))
+    d.finish()
+    return tuple(out)
 
 
 def _parse_setup_defaults(r: _Reader) -> SetupDefaults:

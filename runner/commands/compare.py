@@ -8,6 +8,7 @@ import click
 
 from corpus.store import Corpus
 from runner.commands.options import RUN_HELP, exits, json_option, recorded_corpus_option, run_dir
+from runner.gate.behaviour import directions_for
 from runner.gate.gate import CompareOptions, evaluate
 from runner.gate.pairing import load_trials, only_variant, policy_for
 from runner.gate.quarantine import Quarantine, load_quarantine
@@ -51,9 +52,10 @@ def compare_command(baseline: Path, candidate: Path, baseline_variant: str | Non
         base = only_variant(base, baseline_variant, "--baseline-variant")
     if candidate_variant is not None:
         cand = only_variant(cand, candidate_variant, "--candidate-variant")
-    cases, source = policy_for(Corpus.open(corpus_dir) if corpus_dir is not None else None, cand, base)
+    corpus = Corpus.open(corpus_dir) if corpus_dir is not None else None
+    cases, source = policy_for(corpus, cand, base)
     report = evaluate(base, cand, cases, load_quarantine(quarantine_file) if quarantine_file else Quarantine(),
-                      options, policy_source=source)
+                      options, policy_source=source, directions=directions_for(corpus, cand, base))
     triage = find_triage(report)
     if html_file is not None:
         write_compare_html(report, html_file, triage)

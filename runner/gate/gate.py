@@ -31,6 +31,7 @@ from datetime import date
 from typing import Literal
 
 from corpus.errors import ExitCode, UsageError
+from runner.gate.behaviour import BehaviourComparison, Directions, compare_behaviour, directions_for
 from runner.gate.pairing import MIN_TRIALS, CaseInfo, Row, RunTrials, pair_runs
 from runner.gate.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 from runner.gate.quarantine import Quarantine
@@ -152,6 +153,8 @@ class CompareReport:
     """The gate refused to judge (too few trials, or a dataset change)."""
     policy_source: str = "the corpus"
     """Where policy and criticality came from: the runs' records, or a corpus as it is today."""
+    behaviour: BehaviourComparison | None = None
+    """Behaviour medians against the baseline (``runner.gate.behaviour``); information, never a finding."""
 
     @property
     def verdict(self) -> Verdict:
@@ -190,8 +193,9 @@ class CompareReport:
 
 
 def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, CaseInfo],
-             quarantine: Quarantine, options: CompareOptions, policy_source: str = "the corpus") -> CompareReport:
-    """Compare two runs and decide."""
+             quarantine: Quarantine, options: CompareOptions, policy_source: str = "the corpus",
+             directions: Directions | None = None) -> CompareReport:
+    """Compare two runs and decide; behaviour is judged by directions (default: as the runs recorded them)."""
     today = options.today or date.today()
     keyed_by, rows = pair_runs(baseline, candidate, cases, quarantine, today)
     gated = [r for r in rows if r.gated]
@@ -210,7 +214,8 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
         findings.sort(key=lambda f: f.level != "BLOCK")
     return CompareReport(baseline, candidate, keyed_by, tuple(rows), summary, test, advisory_test, power,
                          tuple(findings), quarantine, options, today, refused=bool(refusals),
-                         policy_source=policy_source)
+                         policy_source=policy_source, behaviour=compare_behaviour(
+                             rows, baseline, candidate, directions or directions_for(None, candidate, baseline)))
 
 
 def _drop_test(rows: Sequence[Row], alpha: float) -> DropTest:

@@ -30,14 +30,41 @@ from typing import Literal
 from corpus.errors import HindcastError, UsageError
 from corpus.model import Policy
 from corpus.store import Corpus
+from runner.behaviour.trial import read_behaviour
 from runner.gate.quarantine import Quarantine, QuarantineEntry
 from runner.runs.aggregate import Aggregate, cell_aggregate
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.manifest import CaseMeta
-from runner.runs.result import TrialResult
+from runner.runs.result import TrialResult, trial_path
 
 MIN_TRIALS = 3
 """Fewer non-error trials than this for any case and compare and flakes refuse to judge."""
+TOKEN_BUCKETS = ("input", "cache_read", "cache_write", "output")
+"""The disjoint token buckets of a behaviour record, in report order."""
+
+
+@dataclass(frozen=True)
+class TrialBehaviour:
+    """What compare reads of one trial's behaviour.json."""
+
+    metrics: Mapping[str, float | None]
+    """The behaviour metrics by name (``runner.behaviour.metrics``); None where the transcript cannot say."""
+    tokens: Mapping[str, int | None]
+    """Tokens by bucket (TOKEN_BUCKETS); None where the transcript does not say."""
+
+
+def trial_behaviour(document: Mapping[str, object]) -> TrialBehaviour:
+    """The metrics and token buckets of a behaviour.json document (values that are not numbers are unknown)."""
+    def number(value: object) -> float | None:
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    metrics = document.get("metrics")
+    record = document.get("record")
+    tokens = record.get("tokens") if isinstance(record, dict) else None
+    return TrialBehaviour(
+        {str(k): number(v) for k, v in metrics.items()} if isinstance(metrics, dict) else {},
+        {b: (int(v) if (v := number(tokens.get(b))) is not None else None) if isinstance(tokens, dict) else None
+         for b in TOKEN_BUCKETS})
 
 
 @dataclass(frozen=True)
@@ -64,6 +91,10 @@ class RunTrials:
     """The run's mode."""
     selected: str | None = None
     """The variant --baseline-variant/--candidate-variant picked; None when the whole run is compared."""
+    behaviour: Mapping[tuple[str, str, int], TrialBehaviour] = field(default_factory=dict)
+    """Each trial's behaviour.json by (variant, case id, trial); trials without one are absent."""
+    directions: Mapping[str, str] | None = None
+    """corpus.yaml's behaviour.directions as the run recorded them; None when it recorded none."""
 
     @property
     def label(self) -> str:
@@ -76,7 +107,8 @@ def only_variant(run: RunTrials, name: str, flag: str) -> RunTrials:
     if name not in run.variants:
         raise UsageError(f"{flag} {name}: run {run.run_id} has no variant {name!r} (it has {', '.join(run.variants)})")
     trials = {key: records for key, records in run.trials.items() if key[0] == name}
-    return replace(run, variants=(name,), trials=trials, selected=name)
+    behaviour = {key: b for key, b in run.behaviour.items() if key[0] == name}
+    return replace(run, variants=(name,), trials=trials, selected=name, behaviour=behaviour)
 
 
 def from_loaded(run: LoadedRun) -> RunTrials:
@@ -85,11 +117,14 @@ def from_loaded(run: LoadedRun) -> RunTrials:
     for result in run.trials:
         trials.setdefault((result.variant, result.case_id), []).append(result)
     manifest = run.manifest
+    behaviour = {(t.variant, t.case_id, t.trial): trial_behaviour(document) for t in run.trials
+                 if t.behaviour and (document := read_behaviour(
+                     trial_path(run.directory, t.variant, t.case_id, t.trial))) is not None}
     return RunTrials(manifest.run_id, manifest.dataset_fingerprint,
                      tuple(v.name for v in manifest.config.variants),
                      {key: tuple(sorted(records, key=lambda r: r.trial)) for key, records in trials.items()},
                      run.directory, manifest.name, manifest.cases_meta, bool(manifest.cases_meta),
-                     manifest.config.mode)
+                     manifest.config.mode, behaviour=behaviour, directions=manifest.directions)
 
 
 def load_trials(run_dir: Path) -> RunTrials:

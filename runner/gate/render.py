@@ -6,9 +6,11 @@ import json
 import math
 from typing import Any
 
+from runner.behaviour.metrics import Spread
+from runner.gate.behaviour import BehaviourComparison, change_text
 from runner.gate.flakes import FlakesReport
 from runner.gate.gate import CompareReport
-from runner.gate.pairing import MIN_TRIALS, Row, RunTrials
+from runner.gate.pairing import MIN_TRIALS, TOKEN_BUCKETS, Row, RunTrials
 from runner.gate.stats import DropTest
 from runner.gate.summary import Spend
 from runner.gate.triage import Triage
@@ -114,7 +116,9 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
                      f"{rate.candidate_trials})")
     lines.append(f"  duration p50: {_seconds(s.duration[0].p50)} -> {_seconds(s.duration[1].p50)}; "
                  f"p99: {_seconds(s.duration[0].p99)} -> {_seconds(s.duration[1].p99)}")
-    for extra in (_spend_line("cost", s.cost, "$", 4), _spend_line("tokens", s.tokens, "", 0)):
+    buckets = [_spend_line(f"tokens, {name}", (s.token_buckets[0].get(name), s.token_buckets[1].get(name)), "", 0)
+               for name in TOKEN_BUCKETS]
+    for extra in (_spend_line("cost", s.cost, "$", 4), _spend_line("tokens", s.tokens, "", 0), *buckets):
         if extra:
             lines.append(extra)
     test, adv = report.test, report.advisory_test
@@ -130,10 +134,49 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
                      f"{adv.paired.mean_difference * 100:+.1f} pp, interval {_interval(adv)}, "
                      f"McNemar p = {adv.mcnemar.p_value:.4g}")
     lines.append(f"  power: {report.power.text()}")
+    if report.behaviour is not None and report.behaviour.changes:
+        lines += ["", *render_behaviour(report.behaviour)]
     lines.append("")
     lines.extend(f"{f.level}: {f.message}" for f in report.findings)
     lines.append(f"verdict: {report.verdict} (exit {report.exit_code})")
     return lines
+
+
+def render_behaviour(behaviour: BehaviourComparison) -> list[str]:
+    """The behaviour section: how medians are judged, every counted change (regressions first) and the tally."""
+    head = (f"Behaviour (medians of non-error trials per case; a change counts at {behaviour.threshold:.0%} or more "
+            f"with the metric known in {behaviour.min_known} or more trials of each run; information, never a "
+            f"verdict):")
+    lines = [head, f"  directions: {behaviour.directions.source}"]
+    if behaviour.directions.unknown:
+        lines.append(f"  not a metric, ignored: {', '.join(behaviour.directions.unknown)}")
+    lines.extend(f"  {change_text(c)}" for c in behaviour.counted())
+    totals = {kind: sum(t[kind] for t in behaviour.tally().values())
+              for kind in ("regress", "improve", "neutral", "unknown")}
+    lines.append(f"  {len(behaviour.changes)} metric x case pairs: {totals['regress']} regress, {totals['improve']} "
+                 f"improve, {totals['neutral']} neutral, {totals['unknown']} unknown")
+    return lines
+
+
+def _spread_json(value: Spread | None) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    return {"min": value.minimum, "median": value.median, "max": value.maximum, "trials": value.trials}
+
+
+def behaviour_document(behaviour: BehaviourComparison | None) -> dict[str, Any] | None:
+    """The behaviour comparison as a JSON-ready mapping."""
+    if behaviour is None:
+        return None
+    return {
+        "directions": dict(behaviour.directions.by_metric), "directions_source": behaviour.directions.source,
+        "unknown_directions": list(behaviour.directions.unknown), "threshold": behaviour.threshold,
+        "min_trials": behaviour.min_known, "tally": behaviour.tally(),
+        "changes": [{"key": c.key, "metric": c.metric, "direction": c.direction, "change": c.change,
+                     "relative": None if c.relative is None else _number(c.relative),
+                     "baseline": _spread_json(c.baseline), "candidate": _spread_json(c.candidate)}
+                    for c in behaviour.changes],
+    }
 
 
 def _tally_json(tally: Aggregate | None) -> dict[str, Any] | None:
@@ -169,6 +212,9 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
     s, p = report.summary, report.power
     spend = {name: [None if x is None else {"total": x.total, "trials": x.trials} for x in pair]
              for name, pair in (("cost_usd", s.cost), ("tokens", s.tokens))}
+    spend["tokens_by_bucket"] = {bucket: [None if x is None else {"total": x.total, "trials": x.trials}
+                                          for x in (s.token_buckets[0].get(bucket), s.token_buckets[1].get(bucket))]
+                                 for bucket in TOKEN_BUCKETS}
     return {
         "verdict": report.verdict, "exit_code": report.exit_code, "refused": report.refused,
         "findings": [{"level": f.level, "rule": f.rule, "message": f.message} for f in report.findings],
@@ -194,6 +240,7 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
             "cost_change_pct": s.cost_change_pct, **spend,
         },
         "test": test(report.test), "advisory_test": test(report.advisory_test),
+        "behaviour": behaviour_document(report.behaviour),
         "power": {"cases": p.cases, "trials": p.trials, "sd": p.sd, "sd_source": p.sd_source,
                   "min_detectable_drop": _number(p.min_detectable_drop), "target_drop": p.target_drop,
                   "target_is_observed": p.target_is_observed, "cases_needed": p.cases_needed, "text": p.text()},

@@ -4,12 +4,12 @@ tokens."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from runner.gate.pairing import Row, RunTrials
+from runner.gate.pairing import TOKEN_BUCKETS, Row, RunTrials
 from runner.runs.result import TrialResult
 
 
@@ -112,6 +112,9 @@ class Summary:
     """Baseline and candidate cost in USD, where recorded."""
     tokens: tuple[Spend | None, Spend | None]
     """Baseline and candidate tokens, where recorded."""
+    token_buckets: tuple[Mapping[str, Spend | None], Mapping[str, Spend | None]] = field(
+        default_factory=lambda: ({}, {}))
+    """Baseline and candidate tokens by bucket (``TOKEN_BUCKETS``) from the trials' behaviour.json, where known."""
 
     @property
     def cost_change_pct(self) -> float | None:
@@ -176,4 +179,11 @@ def summarize(rows: Sequence[Row], baseline: RunTrials, candidate: RunTrials, ke
                   spread([t.durations.total for t in cand if t.durations.total is not None])),
         cost=(spend([t.cost_usd for t in base]), spend([t.cost_usd for t in cand])),
         tokens=(spend([t.tokens for t in base]), spend([t.tokens for t in cand])),
+        token_buckets=(token_buckets(baseline, base), token_buckets(candidate, cand)),
     )
+
+
+def token_buckets(run: RunTrials, trials: Sequence[TrialResult]) -> dict[str, Spend | None]:
+    """Tokens of each bucket over the trials whose behaviour.json knows it."""
+    records = [b for t in trials if (b := run.behaviour.get((t.variant, t.case_id, t.trial))) is not None]
+    return {bucket: spend([r.tokens.get(bucket) for r in records]) for bucket in TOKEN_BUCKETS}

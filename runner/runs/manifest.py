@@ -110,6 +110,9 @@ class RunManifest:
     """Title, owner, policy and criticality of every case as the corpus said when the run started."""
     triage: dict[str, Any] | None = None
     """A triage run: the baseline and candidate run ids and paths it reruns the regressions of."""
+    directions: dict[str, str] | None = None
+    """corpus.yaml's behaviour.directions when the run started (metric -> lower, higher or neutral); None in runs
+    made before runs recorded them."""
 
 
 def load_object(text: str, path: Path) -> dict[str, Any]:
@@ -155,10 +158,15 @@ def read_manifest(run_dir: Path) -> RunManifest:
         triage = data.get("triage")
         if triage is not None and not isinstance(triage, dict):
             raise ValueError(f"triage: {triage!r} is not an object")
+        directions = data.get("directions")
+        if directions is not None and not (isinstance(directions, dict) and all(
+                isinstance(k, str) and isinstance(v, str) for k, v in directions.items())):
+            raise ValueError(f"directions: {directions!r} is not an object of metric names and directions")
         return RunManifest(run_id=data["run_id"], created=data["created"],
                            dataset_fingerprint=data["dataset_fingerprint"], runtime=dict(data["runtime"]),
                            config=config, resumed=tuple(data.get("resumed") or ()), digests=digests,
-                           name=name, origin=origin, cases_meta=meta, triage=triage)
+                           name=name, origin=origin, cases_meta=meta, triage=triage,
+                           directions=directions)
     except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"{path}: not a run manifest ({exc.__class__.__name__}: {exc})") from None
 

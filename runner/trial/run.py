@@ -104,7 +104,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         manifest = RunManifest(new_run_id(), _now(), dataset, runtime_info(config, sandbox), config, name=name,
                                origin=Origin(str(corpus.root.resolve()), str(repo.resolve())),
                                cases_meta=case_meta(stored_all, config.cases, corpus.config.defaults.owner),
-                               triage=options.triage)
+                               triage=options.triage, directions=dict(corpus.config.behaviour_directions))
     elif options.name is not None and options.name != manifest.name:
         raise UsageError(f"--name {options.name}: a resumed run keeps its name ({manifest.name or 'none'})")
     saved = source_trials(config) if config.mode == "regrade" else {}
