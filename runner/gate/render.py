@@ -212,7 +212,7 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
     s, p = report.summary, report.power
     spend = {name: [None if x is None else {"total": x.total, "trials": x.trials} for x in pair]
              for name, pair in (("cost_usd", s.cost), ("tokens", s.tokens))}
-    spend["tokens_by_bucket"] = {bucket: [None if x is None else {"total": x.total, "trials": x.trials}
+    by_bucket = {bucket: [None if x is None else {"total": x.total, "trials": x.trials}
                                           for x in (s.token_buckets[0].get(bucket), s.token_buckets[1].get(bucket))]
                                  for bucket in TOKEN_BUCKETS}
     return {
@@ -237,7 +237,7 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
                                           "rate": _number(e.candidate_rate)},
                             "rose": e.rose} for e in s.errors],
             "duration": [{"p50": d.p50, "p99": d.p99} for d in s.duration],
-            "cost_change_pct": s.cost_change_pct, **spend,
+            "cost_change_pct": s.cost_change_pct, **spend, "tokens_by_bucket": by_bucket,
         },
         "test": test(report.test), "advisory_test": test(report.advisory_test),
         "behaviour": behaviour_document(report.behaviour),
