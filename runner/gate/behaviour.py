@@ -139,6 +139,11 @@ class BehaviourComparison:
     min_known: int = MIN_KNOWN
     """Trials per run that must know a metric."""
 
+    @property
+    def recorded(self) -> bool:
+        """Whether either run knew any metric of any paired row (runs without behaviour.json know none)."""
+        return any(c.baseline is not None or c.candidate is not None for c in self.changes)
+
     def counted(self) -> list[MetricChange]:
         """The regressions, then the improvements, each in row and metric order."""
         return [c for kind in ("regress", "improve") for c in self.changes if c.change == kind]

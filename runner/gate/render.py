@@ -134,7 +134,7 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
                      f"{adv.paired.mean_difference * 100:+.1f} pp, interval {_interval(adv)}, "
                      f"McNemar p = {adv.mcnemar.p_value:.4g}")
     lines.append(f"  power: {report.power.text()}")
-    if report.behaviour is not None and report.behaviour.changes:
+    if report.behaviour is not None and report.behaviour.recorded:
         lines += ["", *render_behaviour(report.behaviour)]
     lines.append("")
     lines.extend(f"{f.level}: {f.message}" for f in report.findings)

@@ -91,7 +91,7 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"verdict", "exit_code", "refused", "findings", "baseline", "candidate", "keyed_by",
                          "regressions", "declined", "fixes", "new", "missing", "quarantined", "summary", "test",
-                         "advisory_test", "power", "options", "policy_source", "triage"}
+                         "advisory_test", "power", "options", "policy_source", "triage", "behaviour"}
     assert (data["verdict"], data["exit_code"], data["refused"]) == ("BLOCK", 4, False)
     assert data["findings"][0] == {"level": "BLOCK", "rule": "missing-case",
                                    "message": "1 blocking case of the baseline missing from the candidate: refund"}
