@@ -167,3 +167,22 @@ def test_runs_without_behaviour_show_no_section(tmp_path: Path, capsys: pytest.C
     assert data["behaviour"]["directions_source"] == "the defaults (the runs recorded none)"
     assert {c["change"] for c in data["behaviour"]["changes"]} == {"unknown"}
     assert data["summary"]["tokens_by_bucket"]["input"] == [None, None]
+
+
+def test_run_json_directions_must_be_names_and_directions(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = json.loads((runs / "cand" / "run.json").read_text())
+    manifest["directions"] = {"tool_calls": 3}
+    (runs / "cand" / "run.json").write_text(json.dumps(manifest))
+    assert run_cli(cli, "runner", ["compare", "--baseline", str(runs / "base"), "--candidate",
+                                   str(runs / "cand")]) == 3
+    err = capsys.readouterr().err
+    assert f"{runs / 'cand' / 'run.json'}: not a run manifest (ValueError: directions:" in err
+    assert "Traceback" not in err
+
+
+def test_a_changed_behaviour_file_is_bad_input(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = runs / "cand" / "default" / "a" / "1" / "behaviour.json"
+    path.write_text(path.read_text().replace('"tool_calls": 6', '"tool_calls": 1'))
+    assert run_cli(cli, "runner", ["compare", "--baseline", str(runs / "base"), "--candidate",
+                                   str(runs / "cand")]) == 3
+    assert "does not match the digest its result.json recorded" in capsys.readouterr().err
