@@ -185,12 +185,34 @@ def number_text(value: float) -> str:
     return f"{int(value):,}" if float(value).is_integer() else f"{value:.4g}"
 
 
+SHOWN = 5
+"""Counted changes of one class listed per metric in the text report; --json has every one."""
+
+
 def change_text(change: MetricChange) -> str:
-    """One counted change as a line: ``regress  tool_calls (lower is better), calc: median 2 -> 6 (+200%), ...``."""
+    """One counted change as text: ``regress  calc: median 2 -> 6 (+200%) over 5 and 5 trials``."""
     before, after = change.baseline, change.candidate
     assert before is not None and after is not None
     relative = change.relative
     pct = "from 0" if relative is None or math.isinf(relative) else f"{relative * 100:+.0f}%"
-    return (f"{change.change:<8} {change.metric} ({change.direction} is better), {change.key}: median "
-            f"{number_text(before.median)} -> {number_text(after.median)} ({pct}) over {before.trials} and "
-            f"{after.trials} trials")
+    return (f"{change.change:<8} {change.key}: median {number_text(before.median)} -> {number_text(after.median)} "
+            f"({pct}) over {before.trials} and {after.trials} trials")
+
+
+def behaviour_lines(behaviour: BehaviourComparison) -> list[str]:
+    """Per metric with a counted change: its tally, then its regressions and improvements (SHOWN of each)."""
+    lines = []
+    tally = behaviour.tally()
+    for metric in METRICS:
+        changes = [c for c in behaviour.changes if c.metric == metric]
+        if not any(c.change in ("regress", "improve") for c in changes):
+            continue
+        counts = tally[metric]
+        lines.append(f"{metric} ({behaviour.directions.by_metric[metric]} is better): "
+                     + ", ".join(f"{counts[kind]} {kind}" for kind in CHANGES))
+        for kind in ("regress", "improve"):
+            found = [c for c in changes if c.change == kind]
+            lines.extend(f"  {change_text(c)}" for c in found[:SHOWN])
+            if len(found) > SHOWN:
+                lines.append(f"  and {len(found) - SHOWN} more {kind} (--json lists every case)")
+    return lines

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from runner.behaviour.metrics import Spread
-from runner.gate.behaviour import BehaviourComparison, change_text
+from runner.gate.behaviour import BehaviourComparison, behaviour_lines
 from runner.gate.flakes import FlakesReport
 from runner.gate.gate import CompareReport
 from runner.gate.pairing import MIN_TRIALS, TOKEN_BUCKETS, Row, RunTrials
@@ -150,7 +150,7 @@ def render_behaviour(behaviour: BehaviourComparison) -> list[str]:
     lines = [head, f"  directions: {behaviour.directions.source}"]
     if behaviour.directions.unknown:
         lines.append(f"  not a metric, ignored: {', '.join(behaviour.directions.unknown)}")
-    lines.extend(f"  {change_text(c)}" for c in behaviour.counted())
+    lines.extend(f"  {line}" for line in behaviour_lines(behaviour))
     totals = {kind: sum(t[kind] for t in behaviour.tally().values())
               for kind in ("regress", "improve", "neutral", "unknown")}
     lines.append(f"  {len(behaviour.changes)} metric x case pairs: {totals['regress']} regress, {totals['improve']} "

@@ -130,7 +130,8 @@ def test_runs_with_written_behaviour(runs: Path, capsys: pytest.CaptureFixture[s
     # The candidate's record is the one judged by: tool_calls is higher-is-better there.
     assert lines[start + 1:] == [
         "  directions: as run cand recorded them when it started",
-        "  improve  tool_calls (higher is better), a: median 4 -> 6 (+50%) over 4 and 3 trials",
+        "  tool_calls (higher is better): 0 regress, 1 improve, 1 neutral, 1 unknown",
+        "    improve  a: median 4 -> 6 (+50%) over 4 and 3 trials",
         "  54 metric x case pairs: 0 regress, 1 improve, 1 neutral, 52 unknown",
         "",
         "verdict: PASS (exit 0)"]
@@ -186,3 +187,23 @@ def test_a_changed_behaviour_file_is_bad_input(runs: Path, capsys: pytest.Captur
     assert run_cli(cli, "runner", ["compare", "--baseline", str(runs / "base"), "--candidate",
                                    str(runs / "cand")]) == 3
     assert "does not match the digest its result.json recorded" in capsys.readouterr().err
+
+
+def test_text_lists_five_changes_of_a_class_per_metric(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    names = [f"case{n}" for n in range(1, 8)]
+    kinds = dict.fromkeys(names, "blocking")
+    base = write_run(tmp_path / "runs", "base", dict.fromkeys(names, "ppp"), kinds=kinds)
+    cand = write_run(tmp_path / "runs", "cand", dict.fromkeys(names, "ppp"), kinds=kinds)
+    add_behaviour(base, {name: calls(2, 2, 2) for name in names})
+    add_behaviour(cand, {name: calls(n, n, n) for n, name in enumerate(names, start=3)})
+    assert run_cli(cli, "runner", ["compare", "--baseline", str(base), "--candidate", str(cand)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = lines.index("  tool_calls (lower is better): 7 regress, 0 improve, 0 neutral, 0 unknown")
+    assert lines[start + 1:start + 8] == [
+        "    regress  case1: median 2 -> 3 (+50%) over 3 and 3 trials",
+        "    regress  case2: median 2 -> 4 (+100%) over 3 and 3 trials",
+        "    regress  case3: median 2 -> 5 (+150%) over 3 and 3 trials",
+        "    regress  case4: median 2 -> 6 (+200%) over 3 and 3 trials",
+        "    regress  case5: median 2 -> 7 (+250%) over 3 and 3 trials",
+        "    and 2 more regress (--json lists every case)",
+        "  126 metric x case pairs: 7 regress, 0 improve, 0 neutral, 119 unknown"]

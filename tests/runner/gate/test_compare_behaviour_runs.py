@@ -41,13 +41,20 @@ def test_run_records_directions_and_compare_judges_by_them(busy_run: tuple[Bench
                         "metric known in 3 or more trials of each run; information, never a verdict):")
     assert lines[start + 1:] == [
         f"  directions: as run {run_dir.name} recorded them when it started",
-        "  regress  shell_commands (lower is better), calc-add: median 1 -> 4 (+300%) over 3 and 3 trials",
-        "  regress  repeated_searches (lower is better), calc-add: median 0 -> 3 (from 0) over 3 and 3 trials",
-        "  regress  llm_calls (lower is better), calc-add: median 1 -> 4 (+300%) over 3 and 3 trials",
-        "  regress  input_tokens (lower is better), calc-add: median 1,110 -> 4,440 (+300%) over 3 and 3 trials",
-        "  regress  output_tokens (lower is better), calc-add: median 50 -> 200 (+300%) over 3 and 3 trials",
-        "  regress  total_tokens (lower is better), calc-add: median 1,160 -> 4,640 (+300%) over 3 and 3 trials",
-        "  improve  tool_calls (higher is better), calc-add: median 1 -> 4 (+300%) over 3 and 3 trials",
+        "  shell_commands (lower is better): 1 regress, 0 improve, 0 neutral, 0 unknown",
+        "    regress  calc-add: median 1 -> 4 (+300%) over 3 and 3 trials",
+        "  repeated_searches (lower is better): 1 regress, 0 improve, 0 neutral, 0 unknown",
+        "    regress  calc-add: median 0 -> 3 (from 0) over 3 and 3 trials",
+        "  tool_calls (higher is better): 0 regress, 1 improve, 0 neutral, 0 unknown",
+        "    improve  calc-add: median 1 -> 4 (+300%) over 3 and 3 trials",
+        "  llm_calls (lower is better): 1 regress, 0 improve, 0 neutral, 0 unknown",
+        "    regress  calc-add: median 1 -> 4 (+300%) over 3 and 3 trials",
+        "  input_tokens (lower is better): 1 regress, 0 improve, 0 neutral, 0 unknown",
+        "    regress  calc-add: median 1,110 -> 4,440 (+300%) over 3 and 3 trials",
+        "  output_tokens (lower is better): 1 regress, 0 improve, 0 neutral, 0 unknown",
+        "    regress  calc-add: median 50 -> 200 (+300%) over 3 and 3 trials",
+        "  total_tokens (lower is better): 1 regress, 0 improve, 0 neutral, 0 unknown",
+        "    regress  calc-add: median 1,160 -> 4,640 (+300%) over 3 and 3 trials",
         "  18 metric x case pairs: 6 regress, 1 improve, 10 neutral, 1 unknown",
         "",
         # The behaviour lines never change the verdict: the cost rise does, from the transcripts' own cost.
@@ -72,12 +79,13 @@ def test_corpus_applies_todays_directions(busy_run: tuple[Bench, Path], capsys: 
     assert compare(run_dir, "--corpus", str(bench.corpus.root)) == 2
     lines = capsys.readouterr().out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("Behaviour ("))
-    assert lines[start + 1:start + 4] == [
+    assert lines[start + 1:start + 5] == [
         f"  directions: the corpus {bench.corpus.root} as it is today (--corpus)",
         "  not a metric, ignored: tool_call",
-        "  regress  shell_commands (lower is better), calc-add: median 1 -> 4 (+300%) over 3 and 3 trials"]
-    counted = [line.split()[:3] for line in lines[start + 3:] if line.startswith(("  regress", "  improve"))]
-    assert counted == [["regress", name, "(lower"] for name in (
+        "  shell_commands (lower is better): 1 regress, 0 improve, 0 neutral, 0 unknown",
+        "    regress  calc-add: median 1 -> 4 (+300%) over 3 and 3 trials"]
+    counted = [line.split()[:3] for line in lines[start + 3:] if line.endswith(" 0 improve, 0 neutral, 0 unknown")]
+    assert counted == [[name, "(lower", "is"] for name in (
         "shell_commands", "repeated_searches", "tool_calls", "input_tokens", "output_tokens", "total_tokens",
         "cost_usd")]
     assert "  18 metric x case pairs: 7 regress, 0 improve, 10 neutral, 1 unknown" in lines
