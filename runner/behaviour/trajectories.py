@@ -261,7 +261,8 @@ def parse_atif(text: str) -> Behaviour:
         step = mapping(step)
         if step.get("source") != "agent" or step.get("is_copied_context"):
             continue
-        llm_calls += integer(step.get("llm_call_count")) if integer(step.get("llm_call_count")) is not None else 1
+        count = integer(step.get("llm_call_count"))
+        llm_calls += 1 if count is None else count
         model = model or step.get("model_name")
         message = _text(step.get("message"))
         if message.strip():
