@@ -58,16 +58,28 @@ def read_trajectory(workspace: Path, relative: str, limit: int = TRAJECTORY_LIMI
             handle = os.open(parts[-1], FILE, dir_fd=fd)
         except OSError as exc:
             return None, _why(relative, exc)
-        with os.fdopen(handle, "rb") as stream:
-            info = os.fstat(stream.fileno())
-            if not stat.S_ISREG(info.st_mode):
+        try:
+            if not stat.S_ISREG(os.fstat(handle).st_mode):
                 return None, f"{relative}: not a regular file"
-            data = stream.read(limit + 1)
+            data = _read(handle, limit + 1)
+        finally:
+            os.close(handle)
         if len(data) > limit:
             return None, f"{relative}: larger than {limit} bytes"
         return data, ""
     finally:
         os.close(fd)
+
+
+def _read(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def _why(relative: str, exc: OSError) -> str:
