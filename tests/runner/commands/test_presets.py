@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from runner.cli import cli
 from runner.commands.run import resume_command
 from runner.runs.manifest import Variant
 from runner.trial.plan import RunOptions, parse_agents, with_trajectory_files, with_transcript_formats
-from tests.testing.trialkit import SANDBOX_ARGS, Bench
+from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent
 
 
 def call(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -120,3 +121,21 @@ def test_a_bad_price_table_is_refused_before_the_run(calc_fast: Bench, capsys: p
 def test_resume_command_keeps_the_price_table(tmp_path: Path) -> None:
     line = resume_command(tmp_path / "run", RunOptions(prices=tmp_path / "p.yaml"))
     assert line.endswith(f"--prices {tmp_path / 'p.yaml'}")
+
+
+def test_the_trajectory_file_and_the_presets_format_are_recorded_and_kept_by_a_resume(
+        calc_fast: Bench, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = call([*base(calc_fast), "--agent", f"fixer={agent('fix')}", "--trajectory-file", "out.traj.json"],
+                      capsys)
+    assert code == ExitCode.OK
+    (run_dir,) = calc_fast.results.iterdir()
+    (variant,) = json.loads((run_dir / "run.json").read_text())["config"]["variants"]
+    assert variant == {"name": "fixer", "command": agent("fix"), "transcript_format": "auto",
+                       "trajectory_file": "out.traj.json"}
+    # a resume given the same option agrees with the recorded run; a different file is refused
+    code, _, _ = call([*base(calc_fast), "--resume", str(run_dir), "--agent", f"fixer={agent('fix')}",
+                       "--trajectory-file", "out.traj.json"], capsys)
+    assert code == ExitCode.OK
+    code, _, err = call([*base(calc_fast), "--resume", str(run_dir), "--agent", f"fixer={agent('fix')}",
+                         "--trajectory-file", "other.json"], capsys)
+    assert code == ExitCode.BAD_INPUT and "different variants" in err
