@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from corpus.errors import ExitCode, UsageError
 from runner.cli import cli
 from runner.commands.run import resume_command
 from runner.runs.manifest import Variant
+from runner.trial.agent import render_command
 from runner.trial.plan import RunOptions, parse_agents, with_trajectory_files, with_transcript_formats
 from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent
 
@@ -139,3 +141,29 @@ def test_the_trajectory_file_and_the_presets_format_are_recorded_and_kept_by_a_r
     code, _, err = call([*base(calc_fast), "--resume", str(run_dir), "--agent", f"fixer={agent('fix')}",
                          "--trajectory-file", "other.json"], capsys)
     assert code == ExitCode.BAD_INPUT and "different variants" in err
+
+
+@pytest.mark.parametrize("preset", ["codex", "claude", "gemini", "opencode"])
+def test_a_preset_hands_the_whole_prompt_to_its_cli(preset: str, tmp_path: Path) -> None:
+    """Each preset's command, run by bash with a stand-in CLI that prints its arguments and stdin: the prompt
+    arrives whole (as stdin or as one argument), quotes and newlines included, and the model flag with it."""
+    bin_dir, workspace = tmp_path / "bin", tmp_path / "work space"
+    bin_dir.mkdir()
+    workspace.mkdir()
+    stand_in = bin_dir / preset
+    stand_in.write_text('#!/bin/sh\npwd\nfor a in "$@"; do printf "[%s]\\n" "$a"; done\necho "stdin:"\ncat\n')
+    stand_in.chmod(0o755)
+    prompt = tmp_path / "prompt.md"
+    prompt.write_text("Fix 'add' in \"calc.py\"\n$HOME `x`")
+    (variant,) = parse_agents((preset,), ("model=m-1",))
+    assert variant.command is not None
+    command = render_command(variant.command, {"workspace": str(workspace), "prompt_file": str(prompt),
+                                               "case_id": "c", "trial": "1"})
+    ran = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=True,
+                         stdin=subprocess.DEVNULL, env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
+    lines = ran.stdout.split("\n")
+    # the workspace is the CLI's directory, or (codex) given with -C
+    assert lines[0] == str(workspace) or lines[lines.index("[-C]") + 1] == f"[{workspace}]"
+    assert "[m-1]" in lines
+    whole = "Fix 'add' in \"calc.py\"\n$HOME `x`"
+    assert f"[{whole}]" in ran.stdout or ran.stdout.endswith("stdin:\n" + whole)
