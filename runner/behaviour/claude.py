@@ -47,6 +47,7 @@ def parse_claude(text: str) -> Behaviour:
     """The record of a Claude Code stream-json transcript."""
     lines = read_lines(text)
     session = None
+    model = None
     main_messages: set[str] = set()
     snapshots: dict[str, Tokens] = {}
     uses: dict[str, dict[str, Any]] = {}
@@ -60,6 +61,7 @@ def parse_claude(text: str) -> Behaviour:
         kind = event.get("type")
         if kind == "system" and event.get("subtype") == "init":
             session = event.get("session_id") or session
+            model = event.get("model") if isinstance(event.get("model"), str) else model
         elif kind == "assistant" and isinstance(event.get("message"), dict):
             message = event["message"]
             message_id = str(message.get("id") or f"#{len(snapshots)}")
@@ -68,6 +70,8 @@ def parse_claude(text: str) -> Behaviour:
             main = event.get("parent_tool_use_id") is None
             if main:
                 main_messages.add(message_id)
+                if model is None and isinstance(message.get("model"), str):
+                    model = message["model"]
             for block in message.get("content") or []:
                 if not isinstance(block, dict):
                     continue
@@ -118,4 +122,4 @@ def parse_claude(text: str) -> Behaviour:
         status_word, reason = "partial", "the stream ended before its result line (cut off or killed)"
     return Behaviour("claude", status_word, reason, session, len(main_messages) or None, turns,  # type: ignore[arg-type]
                      tuple(calls), tokens, cost, "agent" if cost is not None else "none", final,
-                     tuple(w for w, _ in order), (), lines.skipped)
+                     tuple(w for w, _ in order), (), lines.skipped, model)

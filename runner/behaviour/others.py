@@ -36,12 +36,14 @@ def parse_gemini_stream(text: str) -> Behaviour:
     order: list[tuple[Literal["text", "tool"], str]] = []
     final_parts: list[str] = []
     result: dict[str, Any] | None = None
+    model = None
     calls_made = 0
     in_call = False
     for number_, event in enumerate(lines.objects):
         kind = event.get("type")
         if kind == "init":
             session = event.get("session_id") or session
+            model = event.get("model") if isinstance(event.get("model"), str) else model
         elif kind == "message" and event.get("role") == "assistant":
             if not order or order[-1][0] != "text":
                 order.append(("text", str(number_)))
@@ -82,7 +84,7 @@ def parse_gemini_stream(text: str) -> Behaviour:
     status_word, reason = _ended(lines.skipped, result is not None, "its result line")
     final = "".join(final_parts) if order and order[-1][0] == "text" else None
     return Behaviour("gemini", status_word, reason, session, calls_made or None, None, tuple(calls),  # type: ignore[arg-type]
-                     tokens, None, "none", final, tuple(w for w, _ in order), (), lines.skipped)
+                     tokens, None, "none", final, tuple(w for w, _ in order), (), lines.skipped, model)
 
 
 def parse_gemini_json(text: str) -> Behaviour:
@@ -108,8 +110,10 @@ def parse_gemini_json(text: str) -> Behaviour:
         calls.extend(ToolCall(kind_name, raw) for _ in range(count))
     tokens = Tokens(prompt - cached, cached, None, candidates + thoughts, thoughts) if stats.get("models") else Tokens()
     response = data.get("response") if isinstance(data.get("response"), str) else None
+    models = [name for name in stats.get("models") or {} if isinstance(name, str)]
     return Behaviour("gemini-json", "parsed", "tool calls counted by name only (no order, arguments or commands)",
-                     data.get("session_id"), requests or None, None, tuple(calls), tokens, None, "none", response)
+                     data.get("session_id"), requests or None, None, tuple(calls), tokens, None, "none", response,
+                     model=models[0] if len(models) == 1 else None)
 
 
 def _ms(value: Any) -> float | None:

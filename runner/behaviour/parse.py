@@ -12,11 +12,15 @@ from runner.behaviour.codex import parse_codex
 from runner.behaviour.jsonl import read_lines
 from runner.behaviour.others import parse_gemini_json, parse_gemini_stream, parse_generic, parse_opencode
 from runner.behaviour.record import Behaviour, unparsed
+from runner.behaviour.trajectories import document_format, parse_atif, parse_mini_swe_agent, parse_swe_agent
 
 PARSERS: dict[str, Callable[[str], Behaviour]] = {
     "codex": parse_codex, "claude": parse_claude, "gemini": parse_gemini_stream, "gemini-json": parse_gemini_json,
     "opencode": parse_opencode, "generic": parse_generic,
+    "mini-swe-agent": parse_mini_swe_agent, "swe-agent": parse_swe_agent, "atif": parse_atif,
 }
+DOCUMENTS = frozenset({"gemini-json", "mini-swe-agent", "swe-agent", "atif"})
+"""Formats that are one JSON document (any number of lines), not one JSON object per line."""
 FORMATS = (*PARSERS, "none", "auto")
 """What --transcript-format accepts: a format, none (plain text) or auto (detect it)."""
 
@@ -48,12 +52,15 @@ def _looks(obj: dict[str, Any]) -> str | None:
 def detect(text: str) -> str:
     """The format of a transcript from its first JSON lines; ``none`` when nothing matches."""
     stripped = text.strip()
-    if stripped.startswith("{") and "\n" not in stripped:
+    if stripped.startswith("{"):
         try:
             whole = json.loads(stripped)
         except ValueError:
             whole = None
-        if isinstance(whole, dict) and ("response" in whole or "stats" in whole) and "type" not in whole:
+        if isinstance(whole, dict) and document_format(whole) is not None:
+            return str(document_format(whole))
+        if ("\n" not in stripped and isinstance(whole, dict) and ("response" in whole or "stats" in whole)
+                and "type" not in whole):
             return "gemini-json"
     for obj in read_lines(text).objects[:10]:
         found = _looks(obj)
@@ -69,7 +76,7 @@ def parse(text: str, format: str = "auto") -> Behaviour:
     chosen = detect(text) if format == "auto" else format
     if chosen == "none":
         return Behaviour("none", "none", "plain text: no machine-readable transcript")
-    if chosen != "gemini-json" and not read_lines(text).objects:
+    if chosen not in DOCUMENTS and not read_lines(text).objects:
         return unparsed(chosen, f"no JSON lines in the transcript (expected {chosen})")
     try:
         return PARSERS[chosen](text)

@@ -56,7 +56,8 @@ class Behaviour:
     """What the transcript says the agent did."""
 
     format: str
-    """The transcript format read (codex, claude, gemini, gemini-json, opencode, generic) or none."""
+    """The transcript format read (codex, claude, gemini, gemini-json, opencode, generic, mini-swe-agent,
+    swe-agent, atif) or none."""
     status: Status
     """parsed; partial (the stream ended before its last event, or had lines that are not JSON); unparsed (the
     transcript could not be read as its format: every metric that needs it is None); none (plain text)."""
@@ -84,6 +85,8 @@ class Behaviour:
     """Wall time of each model call or turn, when the stream has timestamps."""
     skipped_lines: int = 0
     """Lines that were not JSON (a cut-off last line included)."""
+    model: str | None = None
+    """The model the transcript names (as the agent spells it), for pricing; None when it names none."""
 
 
 def unparsed(format: str, reason: str) -> Behaviour:

@@ -16,6 +16,7 @@ from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
 from runner.behaviour.parse import FORMATS
+from runner.behaviour.prices import load_prices
 from runner.commands.options import env_cache_dir, env_cache_options, sandbox_option
 from runner.envs.cache import default_cache_dir
 from runner.gate.select import changed_since, select_cases
@@ -24,7 +25,8 @@ from runner.runs.find import default_results, recorded_origin, resolve_run
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import MODES, Variant
 from runner.runs.result import TrialResult
-from runner.trial.plan import RunOptions, parse_agent, with_transcript_formats
+from runner.trial.plan import RunOptions, parse_agents, with_trajectory_files, with_transcript_formats
+from runner.trial.presets import PRESETS
 from runner.trial.run import preview, run
 from runner.verify.record import unverified_warning
 
@@ -46,8 +48,18 @@ from runner.verify.record import unverified_warning
                    "with today's grader [default: agent].")
 @click.option("--agent-command", default=None, metavar="CMD",
               help="Agent command; {workspace}, {prompt_file}, {case_id}, {trial} are replaced, shell-quoted.")
-@click.option("--agent", "agents", multiple=True, metavar="NAME=CMD",
-              help="A named agent variant (repeatable): every variant runs on every case.")
+@click.option("--agent", "agents", multiple=True, metavar="NAME=CMD|PRESET",
+              help="A named agent variant (repeatable): every variant runs on every case. A preset ("
+                   + ", ".join(PRESETS) + "; NAME=preset:PRESET to name it) is that CLI's non-interactive command "
+                   "line and transcript format.")
+@click.option("--agent-arg", "agent_args", multiple=True, metavar="[NAME:]KEY=VALUE",
+              help="Vary a preset: model=MODEL adds its model flag; NAME: for one variant (repeatable).")
+@click.option("--trajectory-file", "trajectory_files", multiple=True, metavar="[NAME=]PATH",
+              help="Read the agent's behaviour from this file it leaves in its workspace (a path relative to it, "
+                   "e.g. a mini-swe-agent .traj.json) instead of its stdout; NAME= for one variant (repeatable).")
+@click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="A price table (YAML or JSON: per model, USD per million input, cache_read, cache_write and "
+                   "output tokens) costing trials whose agent reports tokens but no cost.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Trials run at once.")
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where run directories are made [default: CORPUS/results].")
@@ -87,15 +99,22 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
             results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
             agent_timeout: float | None, sandbox: str, agent_network: str, agent_binds: tuple[Path, ...],
             agent_home: tuple[Path, ...], max_errors: int | None, dry_run: bool, env_cache: Path | None,
-            no_env_cache: bool, transcript_formats: tuple[str, ...], name: str | None) -> int:
+            no_env_cache: bool, transcript_formats: tuple[str, ...], name: str | None,
+            agent_args: tuple[str, ...] = (), trajectory_files: tuple[str, ...] = (),
+            prices: Path | None = None) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
     if agent_command is not None:
         variants = (Variant("default", agent_command),)
     elif agents:
-        variants = tuple(parse_agent(spec) for spec in agents)
+        variants = parse_agents(agents, agent_args)
+    if agent_args and not agents:
+        raise click.UsageError("--agent-arg varies a preset: give one with --agent (" + ", ".join(PRESETS) + ")")
     variants = with_transcript_formats(variants, transcript_formats)
+    variants = with_trajectory_files(variants, trajectory_files)
+    if prices is not None:
+        load_prices(prices)  # checked before anything runs
     lookup = results_dir if results_dir is not None else default_results(corpus_dir)
     if patch_from is not None and mode == "regrade":
         patch_from = resolve_run(patch_from, lookup)
@@ -121,7 +140,8 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                          jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
                          agent_timeout=agent_timeout, repo=repo, sandbox=sandbox,
                          agent_network=agent_network == "host", agent_binds=agent_binds, agent_home=agent_home,
-                         env_cache=env_cache_dir(env_cache, no_env_cache), max_errors=max_errors, name=name)
+                         env_cache=env_cache_dir(env_cache, no_env_cache), max_errors=max_errors, name=name,
+                         prices=prices)
     if dry_run:
         previews = preview(corpus, options)
         if warning:
@@ -179,6 +199,8 @@ def resume_command(run_dir: Path, options: RunOptions) -> str:
         words.append("--keep")
     if options.max_errors is not None:
         words += ["--max-errors", str(options.max_errors)]
+    if options.prices is not None:
+        words += ["--prices", str(options.prices.absolute())]
     return shlex.join(words)
 
 

@@ -30,6 +30,8 @@ class Variant:
     """Agent command template with {workspace}, {prompt_file}, {case_id}, {trial}."""
     transcript_format: str = "auto"
     """How the agent's transcript is read into behaviour.json (``runner.behaviour.parse.FORMATS``)."""
+    trajectory_file: str | None = None
+    """A file the agent leaves in its workspace (a path relative to it) read instead of its stdout."""
 
 
 @dataclass(frozen=True)

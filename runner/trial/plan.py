@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -9,11 +10,13 @@ from typing import Any
 from corpus import StoredCase
 from corpus.errors import UsageError
 from runner.behaviour.parse import FORMATS
+from runner.behaviour.sources import trajectory_path_problem
 from runner.runs.digests import TrialId, audit_run
 from runner.runs.load import load_run
 from runner.runs.manifest import MODES, VARIANT_NAME, CaseMeta, RunConfig, Variant, read_manifest
 from runner.runs.result import RESULT_FILE, parse_trial, trial_path
 from runner.trial.agent import command_problem
+from runner.trial.presets import PRESETS, preset_command, preset_name
 from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT, SavedAttempt, TrialSpec
 
 DEFAULT_AGENT_TIMEOUT = 1800.0
@@ -68,14 +71,51 @@ class RunOptions:
     """A label for a new run (--name); a resumed run keeps its own."""
     triage: dict[str, Any] | None = None
     """A triage run: what it reruns (recorded in run.json)."""
+    prices: Path | None = None
+    """A price table (``runner.behaviour.prices``) for trials whose agent reports tokens but no cost (--prices)."""
 
 
-def parse_agent(spec: str) -> Variant:
-    """NAME=CMD from --agent."""
+def parse_agent(spec: str, arguments: Mapping[str, str] | None = None) -> Variant:
+    """NAME=CMD from --agent, or a preset (``codex``, ``NAME=preset:codex``: its command, with the --agent-arg
+    arguments applied, and its transcript format)."""
+    preset = preset_name(spec)
+    if preset is not None:
+        name, which = preset
+        chosen = PRESETS[which]
+        return check_variant(Variant(name, preset_command(chosen, arguments or {}), chosen.transcript_format))
+    if arguments:
+        raise UsageError(f"--agent-arg: {spec!r} is not a preset (--agent NAME=preset:{'|'.join(PRESETS)})")
     name, sep, command = spec.partition("=")
     if not sep or not command.strip():
-        raise UsageError(f"--agent {spec!r}: expected NAME=COMMAND")
+        raise UsageError(f"--agent {spec!r}: expected NAME=COMMAND or a preset ({', '.join(PRESETS)})")
     return check_variant(Variant(name.strip(), command))
+
+
+def parse_agents(specs: tuple[str, ...], argument_specs: tuple[str, ...] = ()) -> tuple[Variant, ...]:
+    """The variants of --agent, with --agent-arg ``KEY=VALUE`` (every preset) or ``NAME:KEY=VALUE`` (one
+    variant, which must be a preset) applied."""
+    presets = {p[0] for spec in specs if (p := preset_name(spec)) is not None}
+    everyone: dict[str, str] = {}
+    named: dict[str, dict[str, str]] = {}
+    for spec in argument_specs:
+        target, key_value = (spec.split(":", 1) if ":" in spec.partition("=")[0] else (None, spec))
+        key, sep, value = key_value.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--agent-arg {spec!r}: expected [NAME:]KEY=VALUE")
+        if target is None:
+            if not presets:
+                raise UsageError(f"--agent-arg {spec!r}: no preset agent (--agent {'|'.join(PRESETS)})")
+            everyone[key.strip()] = value
+        elif target not in presets:
+            raise UsageError(f"--agent-arg {spec!r}: no preset variant {target!r}")
+        else:
+            named.setdefault(target, {})[key.strip()] = value
+    variants = []
+    for spec in specs:
+        preset = preset_name(spec)
+        arguments = {**everyone, **named.get(preset[0], {})} if preset is not None else None
+        variants.append(parse_agent(spec, arguments))
+    return tuple(variants)
 
 
 def with_transcript_formats(variants: tuple[Variant, ...], specs: tuple[str, ...]) -> tuple[Variant, ...]:
@@ -95,6 +135,28 @@ def with_transcript_formats(variants: tuple[Variant, ...], specs: tuple[str, ...
     if (everyone or named) and not variants:
         raise UsageError("--transcript-format needs an agent (--agent-command or --agent NAME=CMD)")
     return tuple(replace(v, transcript_format=named.get(v.name, everyone or v.transcript_format)) for v in variants)
+
+
+def with_trajectory_files(variants: tuple[Variant, ...], specs: tuple[str, ...]) -> tuple[Variant, ...]:
+    """The variants with --trajectory-file applied: ``PATH`` (relative to the workspace) for every variant,
+    ``NAME=PATH`` for one."""
+    everyone: str | None = None
+    named: dict[str, str] = {}
+    names = {v.name for v in variants}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or name not in names:
+            name, path = "", spec  # a path that holds '=' but names no variant is a path
+        problem = trajectory_path_problem(path)
+        if problem:
+            raise UsageError(f"--trajectory-file {spec!r}: {problem}")
+        if name:
+            named[name] = path
+        else:
+            everyone = path
+    if (everyone or named) and not variants:
+        raise UsageError("--trajectory-file needs an agent (--agent-command or --agent NAME=CMD)")
+    return tuple(replace(v, trajectory_file=named.get(v.name, everyone or v.trajectory_file)) for v in variants)
 
 
 def check_run_name(name: str) -> str:

@@ -1,0 +1,169 @@
+"""Agent presets expand to their CLI's non-interactive command line and transcript format; --agent-arg varies them;
+--trajectory-file names a file in the workspace; --prices is checked before anything runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from corpus.cli_support import run_cli
+from corpus.errors import ExitCode, UsageError
+from runner.cli import cli
+from runner.commands.run import resume_command
+from runner.runs.manifest import Variant
+from runner.trial.agent import render_command
+from runner.trial.plan import RunOptions, parse_agents, with_trajectory_files, with_transcript_formats
+from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent
+
+
+def call(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = run_cli(cli, "runner", argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def base(bench: Bench) -> list[str]:
+    return ["run", "--corpus", str(bench.corpus.root), "--results-dir", str(bench.results), "--all", *SANDBOX_ARGS]
+
+
+def test_each_preset_expands_to_its_command_and_format() -> None:
+    assert parse_agents(("codex", "claude", "gemini", "opencode")) == (
+        Variant("codex", "codex exec --json --full-auto -C {workspace} - < {prompt_file}", "codex"),
+        Variant("claude", "cd {workspace} && claude -p --output-format stream-json --verbose "
+                          "--dangerously-skip-permissions < {prompt_file}", "claude"),
+        Variant("gemini", "cd {workspace} && prompt=$(cat {prompt_file}) && gemini --output-format stream-json "
+                          '--yolo --prompt "$prompt"', "gemini"),
+        Variant("opencode", 'cd {workspace} && prompt=$(cat {prompt_file}) && opencode run --format json "$prompt"',
+                "opencode"))
+
+
+def test_named_presets_and_their_models() -> None:
+    variants = parse_agents(("fast=preset:codex", "deep=preset:codex", "c=preset:claude", "mine=true"),
+                            ("model=gpt-5-mini", "deep:model=gpt-5 high", "c:model=claude-opus-4-1"))
+    assert variants == (
+        Variant("fast", "codex exec --json --full-auto -C {workspace} -m gpt-5-mini - < {prompt_file}", "codex"),
+        Variant("deep", "codex exec --json --full-auto -C {workspace} -m 'gpt-5 high' - < {prompt_file}", "codex"),
+        Variant("c", "cd {workspace} && claude -p --output-format stream-json --verbose "
+                     "--dangerously-skip-permissions --model claude-opus-4-1 < {prompt_file}", "claude"),
+        Variant("mine", "true"))
+    # an explicit --transcript-format still wins over the preset's
+    assert with_transcript_formats(variants[:1], ("fast=generic",))[0].transcript_format == "generic"
+
+
+@pytest.mark.parametrize(("agents", "args", "message"), [
+    (("x=preset:aider",), (), "--agent 'x=preset:aider': no preset 'aider' (presets: codex, claude, gemini, opencode)"),
+    (("x=true",), ("model=m",), "--agent-arg 'model=m': no preset agent (--agent codex|claude|gemini|opencode)"),
+    (("codex",), ("other:model=m",), "--agent-arg 'other:model=m': no preset variant 'other'"),
+    (("codex",), ("effort=high",), "--agent-arg effort: unknown argument (expected model)"),
+    (("codex",), ("model",), "--agent-arg 'model': expected [NAME:]KEY=VALUE"),
+    (("codex",), ("model= ",), "--agent-arg model=: the model is empty"),
+])
+def test_bad_presets_and_arguments(agents: tuple[str, ...], args: tuple[str, ...], message: str) -> None:
+    with pytest.raises(UsageError) as info:
+        parse_agents(agents, args)
+    assert str(info.value) == message
+
+
+def test_trajectory_files() -> None:
+    two = (Variant("a", "true"), Variant("b", "true"))
+    assert with_trajectory_files(two, ("out/run.traj.json", "b=b.traj")) == (
+        Variant("a", "true", trajectory_file="out/run.traj.json"), Variant("b", "true", trajectory_file="b.traj"))
+    # '=' in a path that names no variant is part of the path
+    assert with_trajectory_files(two, ("x=y.json",))[0].trajectory_file == "x=y.json"
+    for bad in ("/etc/passwd", "../up.json", "a/./b", "a//b", ""):
+        with pytest.raises(UsageError, match="--trajectory-file"):
+            with_trajectory_files(two, (bad,))
+    with pytest.raises(UsageError, match="needs an agent"):
+        with_trajectory_files((), ("t.json",))
+
+
+def test_dry_run_shows_a_presets_expanded_command(calc_fast: Bench, capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "codex").write_text("#!/bin/sh\nexit 0\n")  # a stand-in: the dry run only checks it is there
+    (bin_dir / "codex").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    code, out, err = call([*base(calc_fast), "--dry-run", "--agent", "codex", "--agent", "c=preset:claude",
+                           "--agent-arg", "model=o3", "--trajectory-file", "c=t.json"], capsys)
+    assert code == ExitCode.OK and "Traceback" not in err
+    assert out.splitlines() == [
+        "codex::calc-add #1: codex exec --json --full-auto -C /workspace -m o3 - < /task/prompt.md",
+        ("c::calc-add #1: cd /workspace && claude -p --output-format stream-json --verbose "
+        "--dangerously-skip-permissions --model o3 < /task/prompt.md")]
+    assert not calc_fast.results.exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--agent-command", "true", "--agent-arg", "model=x"], "--agent-arg varies a preset"),
+    (["--agent", "x=preset:nope"], "no preset 'nope'"),
+    (["--agent-command", "true", "--trajectory-file", "../x"], "--trajectory-file '../x': the path must stay"),
+    (["--agent-command", "true", "--prices", "/nonexistent/prices.yaml"], "prices.yaml: file not found"),
+])
+def test_bad_options_are_one_line_and_write_nothing(calc_fast: Bench, capsys: pytest.CaptureFixture[str],
+                                                    args: list[str], message: str) -> None:
+    code, out, err = call([*base(calc_fast), *args], capsys)
+    assert code == ExitCode.BAD_INPUT and out == "" and err.count("\n") == 1 and message in err
+    assert not calc_fast.results.exists()
+
+
+def test_a_bad_price_table_is_refused_before_the_run(calc_fast: Bench, capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path) -> None:
+    (tmp_path / "prices.json").write_text('{"gpt-5": {"input": 1}}')
+    code, _, err = call([*base(calc_fast), "--agent-command", "true", "--prices", str(tmp_path / "prices.json")],
+                        capsys)
+    assert code == ExitCode.BAD_INPUT and "prices.json: gpt-5: output is required" in err
+    assert not calc_fast.results.exists()
+
+
+def test_resume_command_keeps_the_price_table(tmp_path: Path) -> None:
+    line = resume_command(tmp_path / "run", RunOptions(prices=tmp_path / "p.yaml"))
+    assert line.endswith(f"--prices {tmp_path / 'p.yaml'}")
+
+
+def test_the_trajectory_file_and_the_presets_format_are_recorded_and_kept_by_a_resume(
+        calc_fast: Bench, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = call([*base(calc_fast), "--agent", f"fixer={agent('fix')}", "--trajectory-file", "out.traj.json"],
+                      capsys)
+    assert code == ExitCode.OK
+    (run_dir,) = calc_fast.results.iterdir()
+    (variant,) = json.loads((run_dir / "run.json").read_text())["config"]["variants"]
+    assert variant == {"name": "fixer", "command": agent("fix"), "transcript_format": "auto",
+                       "trajectory_file": "out.traj.json"}
+    # a resume given the same option agrees with the recorded run; a different file is refused
+    code, _, _ = call([*base(calc_fast), "--resume", str(run_dir), "--agent", f"fixer={agent('fix')}",
+                       "--trajectory-file", "out.traj.json"], capsys)
+    assert code == ExitCode.OK
+    code, _, err = call([*base(calc_fast), "--resume", str(run_dir), "--agent", f"fixer={agent('fix')}",
+                         "--trajectory-file", "other.json"], capsys)
+    assert code == ExitCode.BAD_INPUT and "different variants" in err
+
+
+@pytest.mark.parametrize("preset", ["codex", "claude", "gemini", "opencode"])
+def test_a_preset_hands_the_whole_prompt_to_its_cli(preset: str, tmp_path: Path) -> None:
+    """Each preset's command, run by bash with a stand-in CLI that prints its arguments and stdin: the prompt
+    arrives whole (as stdin or as one argument), quotes and newlines included, and the model flag with it."""
+    bin_dir, workspace = tmp_path / "bin", tmp_path / "work space"
+    bin_dir.mkdir()
+    workspace.mkdir()
+    stand_in = bin_dir / preset
+    stand_in.write_text('#!/bin/sh\npwd\nfor a in "$@"; do printf "[%s]\\n" "$a"; done\necho "stdin:"\ncat\n')
+    stand_in.chmod(0o755)
+    prompt = tmp_path / "prompt.md"
+    prompt.write_text("Fix 'add' in \"calc.py\"\n$HOME `x`")
+    (variant,) = parse_agents((preset,), ("model=m-1",))
+    assert variant.command is not None
+    command = render_command(variant.command, {"workspace": str(workspace), "prompt_file": str(prompt),
+                                               "case_id": "c", "trial": "1"})
+    ran = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=True,
+                         stdin=subprocess.DEVNULL, env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
+    lines = ran.stdout.split("\n")
+    # the workspace is the CLI's directory, or (codex) given with -C
+    assert lines[0] == str(workspace) or lines[lines.index("[-C]") + 1] == f"[{workspace}]"
+    assert "[m-1]" in lines
+    whole = "Fix 'add' in \"calc.py\"\n$HOME `x`"
+    assert f"[{whole}]" in ran.stdout or ran.stdout.endswith("stdin:\n" + whole)
