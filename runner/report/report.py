@@ -18,7 +18,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from runner.behaviour.aggregate import run_behaviour
 from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
+from runner.report.behaviour import behaviour_json, behaviour_table, totals_line
 from runner.report.pages import at as _at
 from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
@@ -90,7 +92,8 @@ def case_label(run: LoadedRun, case_id: str) -> str:
 
 
 def render_table(run: LoadedRun, console: Console | None = None) -> str:
-    """The terminal report: a cases x variants grid, then one line per variant; returns the text printed."""
+    """The terminal report: a cases x variants grid, one line per variant, then (when trials recorded behaviour)
+    the behaviour table and the run's totals; returns the text printed."""
     buffer = io.StringIO()
     out = console or Console(file=buffer, width=160, color_system=None, highlight=False)
     manifest, config = run.manifest, run.manifest.config
@@ -125,6 +128,13 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
     for trial in run.trials:
         if trial.outcome == "error":
             out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
+    behaviour = run_behaviour(run)
+    if behaviour.recorded:
+        out.print()
+        out.print("behaviour: per case the median over its non-error trials; total: every recorded trial",
+                  markup=False)
+        out.print(behaviour_table(behaviour))
+        out.print(totals_line(behaviour.run), markup=False, soft_wrap=True)
     return buffer.getvalue()
 
 
@@ -148,7 +158,8 @@ def aggregate_json(aggregate: Aggregate) -> dict[str, Any]:
 
 
 def report_document(run: LoadedRun) -> dict[str, Any]:
-    """The whole run as one JSON-able document: manifest, aggregates and every trial."""
+    """The whole run as one JSON-able document: manifest, aggregates, every trial, and behaviour (every cell's
+    spreads, the totals per variant and of the run)."""
     manifest = run.manifest
     return {
         "run_id": manifest.run_id,
@@ -166,6 +177,7 @@ def report_document(run: LoadedRun) -> dict[str, Any]:
         "variants": [aggregate_json(v) for v in run.variants],
         "cells": [aggregate_json(c) for c in run.cells],
         "trials": [asdict(t) for t in run.trials],
+        "behaviour": behaviour_json(run_behaviour(run)),
     }
 
 
