@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from runner.behaviour.aggregate import run_behaviour
+from runner.behaviour.aggregate import BUCKETS, METRICS, run_behaviour
 from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
 from runner.report.behaviour import behaviour_json, behaviour_table, totals_line
 from runner.report.pages import at as _at
@@ -201,7 +201,8 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
     """A self-contained page (inline style, no script, nothing fetched): the run's notes, summaries, one grid of
     cases by variants whose cells show each trial's outcome, duration and reason, CSS-only filters, the errors
     apart, and one section per trial (shown when its cell is clicked) embedding its prompt, transcript, patch and
-    grader log, with links relative to html_path."""
+    grader log, with links relative to html_path; when trials recorded behaviour, the run's and each variant's totals
+    and each cell's medians, and in each trial's section its record (tool calls, tokens, cost)."""
     base = relative_base(run.directory, html_path)
     budget = Budget()
     by_key = {(t.variant, t.case_id, t.trial): t for t in run.trials}
@@ -230,7 +231,8 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
     return template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.runtime),
                            notes=run_notes(run), rows=rows, views=views, k=common_k(run), budget=budget,
                            page_budget=PAGE_BUDGET, errors=[v for v in views if v.result.outcome == "error"],
-                           max_k=max((len(v.pass_at_k) for v in run.variants), default=0))
+                           max_k=max((len(v.pass_at_k) for v in run.variants), default=0),
+                           behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS)
 
 
 def write_html(run: LoadedRun, html_path: Path) -> None:
