@@ -8,8 +8,8 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from corpus.fsutil import atomic_write_text
-from runner.report.artifacts import ARTIFACT_CAP, seconds
 from runner.behaviour.metrics import Spread
+from runner.report.artifacts import ARTIFACT_CAP, seconds
 from runner.report.behaviour import count, dollars, tokens
 
 
