@@ -104,7 +104,8 @@ def record_view(folder: Path) -> RecordView | None:
         return None
     record = _obj(data.get("record"))
     tokens, metrics = _obj(record.get("tokens")), _obj(data.get("metrics"))
-    calls: list[Any] = record.get("tool_calls") if isinstance(record.get("tool_calls"), list) else []
+    found = record.get("tool_calls")
+    calls: list[Any] = found if isinstance(found, list) else []
     session = record.get("session_id")
     return RecordView(
         format=_text(record.get("format"), 40), status=_text(record.get("status"), 40),
