@@ -104,12 +104,16 @@ def behaviour_table(behaviour: RunBehaviour) -> Table:
     return table
 
 
+def _known(value: float | None, what: str) -> str:
+    return f"{what} unknown" if value is None else f"{count(value)} {what}"
+
+
 def totals_line(total: Totals) -> str:
     """The run's totals in one line."""
     buckets = ", ".join(f"{bucket.replace('_', ' ')} {tokens(n)}" for bucket, n in total.tokens.items()
                         if n is not None)
+    token_text = "tokens unknown" if total.total_tokens is None else f"{tokens(total.total_tokens)} tokens ({buckets})"
     cost = "cost unknown" if total.cost_usd is None else f"cost {dollars(total.cost_usd)}"
-    return (f"run total: {total.trials} trial(s), {seconds(total.duration_seconds) or '—'}, "
-            f"{count(total.llm_calls)} model calls, {count(total.tool_calls)} tool calls, "
-            f"{tokens(total.total_tokens)} tokens{f' ({buckets})' if buckets else ''}, "
+    return (f"run total: {total.trials} trial(s), {seconds(total.duration_seconds) or 'time unknown'}, "
+            f"{_known(total.llm_calls, 'model calls')}, {_known(total.tool_calls, 'tool calls')}, {token_text}, "
             f"{cost} ({total.cost_trials} of {total.trials} trials had a cost)")
