@@ -134,7 +134,9 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
         out.print("behaviour: per case the median over its non-error trials; total: every recorded trial",
                   markup=False)
         out.print(behaviour_table(behaviour))
-        out.print(totals_line(behaviour.run), markup=False, soft_wrap=True)
+        out.print(totals_line(behaviour.run), markup=False)
+        out.print("records: parsed, partial (cut off), unparsed, none (plain text) or absent (no behaviour.json)",
+                  markup=False)
     return buffer.getvalue()
 
 
