@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runner.report.record_view import RecordView, record_view
 from runner.runs.result import TrialResult, trial_path
 
 ARTIFACT_CAP = 200_000
@@ -111,6 +112,8 @@ class TrialView:
     """The case's title (the case id when the run recorded none)."""
     run_label: str = ""
     """Which run the trial belongs to, on pages that show two (empty otherwise)."""
+    behaviour: RecordView | None = None
+    """The trial's behaviour.json, summarized; None when the trial has none."""
 
 
 def relative_base(run_dir: Path, page: Path) -> Path:
@@ -124,7 +127,7 @@ def trial_view(run_dir: Path, base: Path, trial: TrialResult, anchor: str, title
     folder = trial_path(run_dir, trial.variant, trial.case_id, trial.trial)
     href = trial_path(base, trial.variant, trial.case_id, trial.trial).as_posix()
     artifacts = tuple(read_artifact(folder, name, f"{href}/{name}", budget) for name in EMBEDDED)
-    return TrialView(anchor, trial, href, artifacts, title, run_label)
+    return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder))
 
 
 def seconds(value: float | None) -> str:

@@ -8,7 +8,9 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from corpus.fsutil import atomic_write_text
+from runner.behaviour.metrics import Spread
 from runner.report.artifacts import ARTIFACT_CAP, seconds
+from runner.report.behaviour import count, dollars, tokens
 
 
 def rate(value: float | None) -> str:
@@ -30,6 +32,19 @@ def size(value: int | None) -> str:
     return f"{value / 1000:.1f} KB" if value < 1_000_000 else f"{value / 1_000_000:.1f} MB"
 
 
+SHOWN = {"figure": count, "tokens": tokens, "dollars": dollars, "seconds": seconds}
+"""How a spread's values are shown, by kind."""
+
+
+def spread_text(value: Spread | None, kind: str = "figure") -> str:
+    """A spread as its median, with its min–max when they show differently: "2", "2 (1–3)"; a dash when unknown."""
+    if value is None:
+        return "—"
+    show = SHOWN[kind]
+    low, high = show(value.minimum), show(value.maximum)
+    return show(value.median) if low == high else f"{show(value.median)} ({low}–{high})"
+
+
 def environment() -> Environment:
     """The templates under runner/report/templates, every value escaped (untrusted text is never marked safe)."""
     env = Environment(loader=PackageLoader("runner.report", "templates"),
@@ -39,6 +54,10 @@ def environment() -> Environment:
     env.filters["at"] = at
     env.filters["seconds"] = seconds
     env.filters["size"] = size
+    env.filters["figure"] = count
+    env.filters["tokens"] = tokens
+    env.filters["dollars"] = dollars
+    env.filters["spread"] = spread_text
     env.globals["artifact_cap"] = ARTIFACT_CAP
     return env
 

@@ -18,7 +18,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from runner.behaviour.aggregate import BUCKETS, METRICS, run_behaviour
 from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
+from runner.report.behaviour import behaviour_json, behaviour_table, totals_line
 from runner.report.pages import at as _at
 from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
@@ -90,7 +92,8 @@ def case_label(run: LoadedRun, case_id: str) -> str:
 
 
 def render_table(run: LoadedRun, console: Console | None = None) -> str:
-    """The terminal report: a cases x variants grid, then one line per variant; returns the text printed."""
+    """The terminal report: a cases x variants grid, one line per variant, then (when trials recorded behaviour)
+    the behaviour table and the run's totals; returns the text printed."""
     buffer = io.StringIO()
     out = console or Console(file=buffer, width=160, color_system=None, highlight=False)
     manifest, config = run.manifest, run.manifest.config
@@ -125,6 +128,15 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
     for trial in run.trials:
         if trial.outcome == "error":
             out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
+    behaviour = run_behaviour(run)
+    if behaviour.recorded:
+        out.print()
+        out.print("behaviour: per case the median over its non-error trials; total: every recorded trial",
+                  markup=False)
+        out.print(behaviour_table(behaviour))
+        out.print(totals_line(behaviour.run), markup=False)
+        out.print("records: parsed, partial (cut off), unparsed, none (plain text) or absent (no behaviour.json)",
+                  markup=False)
     return buffer.getvalue()
 
 
@@ -148,7 +160,8 @@ def aggregate_json(aggregate: Aggregate) -> dict[str, Any]:
 
 
 def report_document(run: LoadedRun) -> dict[str, Any]:
-    """The whole run as one JSON-able document: manifest, aggregates and every trial."""
+    """The whole run as one JSON-able document: manifest, aggregates, every trial, and behaviour (every cell's
+    spreads, the totals per variant and of the run)."""
     manifest = run.manifest
     return {
         "run_id": manifest.run_id,
@@ -166,6 +179,7 @@ def report_document(run: LoadedRun) -> dict[str, Any]:
         "variants": [aggregate_json(v) for v in run.variants],
         "cells": [aggregate_json(c) for c in run.cells],
         "trials": [asdict(t) for t in run.trials],
+        "behaviour": behaviour_json(run_behaviour(run)),
     }
 
 
@@ -189,7 +203,8 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
     """A self-contained page (inline style, no script, nothing fetched): the run's notes, summaries, one grid of
     cases by variants whose cells show each trial's outcome, duration and reason, CSS-only filters, the errors
     apart, and one section per trial (shown when its cell is clicked) embedding its prompt, transcript, patch and
-    grader log, with links relative to html_path."""
+    grader log, with links relative to html_path; when trials recorded behaviour, the run's and each variant's totals
+    and each cell's medians, and in each trial's section its record (tool calls, tokens, cost)."""
     base = relative_base(run.directory, html_path)
     budget = Budget()
     by_key = {(t.variant, t.case_id, t.trial): t for t in run.trials}
@@ -218,7 +233,8 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
     return template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.runtime),
                            notes=run_notes(run), rows=rows, views=views, k=common_k(run), budget=budget,
                            page_budget=PAGE_BUDGET, errors=[v for v in views if v.result.outcome == "error"],
-                           max_k=max((len(v.pass_at_k) for v in run.variants), default=0))
+                           max_k=max((len(v.pass_at_k) for v in run.variants), default=0),
+                           behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS)
 
 
 def write_html(run: LoadedRun, html_path: Path) -> None:

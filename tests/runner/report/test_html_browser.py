@@ -7,6 +7,7 @@ from pathlib import Path
 
 from corpus.cli_support import run_cli
 from runner.cli import cli
+from tests.runner.report.behaviourkit import EVIL, behaviour_run
 from tests.runner.report.htmlkit import HOSTILE, add_artifacts, browser_check, report_run
 from tests.testing.runbuilder import record_digests, write_run
 
@@ -103,3 +104,28 @@ def test_compare_leads_with_the_regression_and_fetches_nothing(tmp_path: Path) -
     assert seen["link"] == "#c2-2" and seen["trial_after"] is True and seen["overview_after"] is False
     assert seen["add"] == "rgb(230, 255, 236)"
     assert seen["title"] == "Hindcast compare: PASS" and seen["fetched"] == []
+
+
+BEHAVIOUR_CHECK = SHOWN + """
+const out = {};
+out.overview = shown(document.getElementById('behaviour')) && shown(document.querySelector('table.totals'));
+out.every_metric = document.querySelector('details').open;
+document.querySelector('details summary').click();
+out.every_metric_opened = document.querySelector('details').open && shown(document.querySelector('table.metrics'));
+location.hash = '#t0-0-2';
+const section = document.getElementById('t0-0-2');
+out.calls = [...section.querySelectorAll('table.calls code')].filter(shown).map(c => c.textContent);
+out.behaviour_above_panels = section.querySelector('.behaviour').getBoundingClientRect().bottom
+  <= section.querySelector('.panel').getBoundingClientRect().top;
+""" + FINISH
+
+
+def test_report_shows_behaviour_and_a_trial_record(tmp_path: Path) -> None:
+    run_dir = behaviour_run(tmp_path / "runs" / "r1")
+    page = tmp_path / "out" / "report.html"
+    assert run_cli(cli, "runner", ["report", str(run_dir), "--html", str(page)]) == 0
+    seen = browser_check(page, BEHAVIOUR_CHECK, tmp_path)
+    assert seen["overview"] is True and seen["every_metric"] is False and seen["every_metric_opened"] is True
+    assert seen["calls"] == ["ls", "cat a.py", "grep -n x a.py", EVIL]
+    assert seen["behaviour_above_panels"] is True
+    assert seen["title"] == "Hindcast run 20260101T000000Z-abcd" and seen["fetched"] == []

@@ -1,0 +1,62 @@
+"""The demo's scripted agents print what they did in an agent CLI's format: the fixer as Claude Code stream-json
+with usage and cost, the noop as codex exec --json; so the demo's report shows behaviour and cost."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from corpus import Corpus
+from runner.behaviour.aggregate import run_behaviour
+from runner.behaviour.trial import read_behaviour
+from runner.report.report import render_table
+from runner.runs.manifest import Variant
+from runner.runs.result import trial_path
+from runner.trial.plan import RunOptions
+from runner.trial.run import run
+
+ROOT = Path(__file__).resolve().parents[3]
+CASE = "coupon-double-discount"
+
+
+def test_demo_agents_record_behaviour_and_the_fixer_its_cost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = tmp_path / "app"
+    subprocess.run([sys.executable, str(ROOT / "demo" / "build_app.py"), str(app)], check=True,
+                   capture_output=True)
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    python = shlex.quote(sys.executable)
+    agents = ROOT / "demo" / "agents"
+    loaded = run(Corpus.open(ROOT / "demo" / "corpus"), RunOptions(
+        case_ids=(CASE,), repo=app, results_dir=tmp_path / "results", scratch_root=tmp_path / "scratch",
+        agent_binds=(agents, Path(sys.prefix)),
+        variants=(Variant("fixer", f"{python} {agents / 'fixer.py'} {{case_id}}"),
+                  Variant("noop", f"{python} {agents / 'noop.py'} {{prompt_file}}"))))
+    assert {t.variant: t.outcome for t in loaded.trials} == {"fixer": "pass", "noop": "fail"}
+    fixer = read_behaviour(trial_path(loaded.directory, "fixer", CASE, 1))
+    assert fixer is not None
+    record = fixer["record"]
+    assert (record["format"], record["status"], record["cost_source"]) == ("claude", "parsed", "agent")
+    assert [(c["raw_name"], c["command"]) for c in record["tool_calls"]] == [
+        ("Bash", "git status --short"), ("Read", None), ("Read", None),
+        ("Bash", f"git apply {agents / 'fixes' / f'{CASE}.patch'}"), ("Bash", "git diff --stat")]
+    assert [c["arguments"]["file_path"].rsplit("/", 1)[1] for c in record["tool_calls"][1:3]] == ["cart.py",
+                                                                                                 "pricing.py"]
+    assert fixer["metrics"]["shell_edits"] == 1 and record["llm_calls"] == 6
+    assert record["final_message"] == f"applied {CASE}.patch"
+    noop = read_behaviour(trial_path(loaded.directory, "noop", CASE, 1))
+    assert noop is not None
+    assert (noop["record"]["format"], noop["record"]["status"], noop["record"]["cost_usd"]) == ("codex", "parsed",
+                                                                                              None)
+    (command,) = [c["command"] for c in noop["record"]["tool_calls"]]
+    assert command.startswith("cat ") and command.endswith("prompt.md")
+    assert noop["metrics"]["total_tokens"] > 0
+    behaviour = run_behaviour(loaded)
+    fixer_trial = next(t for t in loaded.trials if t.variant == "fixer")
+    assert fixer_trial.cost_usd is not None and fixer_trial.cost_usd > 0
+    assert behaviour.run.cost_usd == fixer_trial.cost_usd and behaviour.run.cost_trials == 1
+    assert f"${fixer_trial.cost_usd:.4f}" in render_table(loaded)
