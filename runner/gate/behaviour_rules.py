@@ -29,7 +29,8 @@ def behaviour_findings(baseline: RunTrials, candidate: RunTrials) -> list[RuleFi
 
 
 def _folder(run: RunTrials, result: TrialResult) -> Path | None:
-    if run.directory is None:
+    """The trial's folder when it has a behaviour.json its result.json vouches for (loading checked the digest)."""
+    if run.directory is None or not result.behaviour:
         return None
     return trial_path(run.directory, result.variant, result.case_id, result.trial)
 
