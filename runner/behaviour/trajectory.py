@@ -176,7 +176,7 @@ def check_trajectory(trajectory: Trajectory, record: Behaviour, *, complete: boo
         made = sum(1 for call in calls if names_tool(name, call))
         if made > ceiling:
             found.append(Deviation("too_many_calls", f"{made} calls of {name}, at most {ceiling}"))
-    if trajectory.steps or trajectory.mode in ("strict", "unordered"):
+    if trajectory.steps:  # without steps only the forbidden tools and the ceilings are checked
         found += MODES[trajectory.mode](trajectory.steps, calls)
     if not found and not complete:
         found.append(Deviation("incomplete", "the transcript was cut at its size limit: later calls are unknown"))

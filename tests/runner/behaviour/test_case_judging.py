@@ -68,3 +68,9 @@ def test_result_json_lists_fifty_deviations_and_counts_the_rest() -> None:
     record = replace(RECORD, tool_calls=(EDIT,) * 60)
     check = check_trajectory(Trajectory(forbidden_tools=("edit",)), record).to_json()
     assert len(check["deviations"]) == 50 and check["more"] == 10 and check["passed"] is False
+
+
+def test_a_trajectory_without_steps_checks_only_its_tools() -> None:
+    assert check_trajectory(Trajectory(mode="strict", max_calls={"shell": 1}), RECORD).passed
+    over = check_trajectory(Trajectory(mode="strict", max_calls={"shell": 0}), RECORD)
+    assert [d.message for d in over.deviations] == ["1 calls of shell, at most 0"]
