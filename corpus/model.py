@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Policy = Literal["advisory", "blocking"]
 Status = Literal["active", "deprecated"]
@@ -13,6 +13,16 @@ POLICIES: tuple[str, ...] = ("advisory", "blocking")
 STATUSES: tuple[str, ...] = ("active", "deprecated")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+
+TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
+ArgumentMatch = Literal["exact", "subset", "regex"]
+TRAJECTORY_MODES: tuple[str, ...] = ("strict", "unordered", "subset", "superset")
+ARGUMENT_MATCHES: tuple[str, ...] = ("exact", "subset", "regex")
+BEHAVIOUR_METRICS: tuple[str, ...] = (
+    "shell_commands", "env_assignments", "chain_segments", "max_chain_segments", "network_commands", "web_fetches",
+    "web_searches", "shell_edits", "tool_edits", "repeated_searches", "longest_tool_streak", "tool_calls",
+    "llm_calls", "input_tokens", "output_tokens", "total_tokens", "longest_turn_seconds", "cost_usd")
+"""The behaviour metrics a bait can name (the runner's per-trial metrics, counted and timed)."""
 
 DEFAULT_GRADER_TIMEOUT = 300
 DEFAULT_SETUP_TIMEOUT = 600
@@ -48,6 +58,44 @@ class Grader:
     """Test paths the fix deleted; removed from the workspace before grading."""
     network: bool = False
     """The grader keeps the host's network inside the sandbox (off by default)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One required tool call of a trajectory."""
+
+    tool: str
+    """The tool: the agent's own name (any case) or the normalized kind (shell, edit, read, search, ...)."""
+    arguments: dict[str, Any] = field(default_factory=dict, hash=False)
+    """Arguments the call must have (a shell call's ``command`` is the command with its wrapper removed)."""
+    match: ArgumentMatch = "subset"
+    """exact (the arguments are these), subset (the given keys match) or regex (given text values are searched
+    for as regular expressions in the call's values)."""
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """The tool calls a case requires of the agent, checked per trial from its behaviour record."""
+
+    steps: tuple[Step, ...] = ()
+    """The required steps, in order."""
+    mode: TrajectoryMode = "superset"
+    """superset (the steps appear in order, other calls allowed), strict (exactly these calls in this order),
+    unordered (exactly these calls, any order) or subset (every call is one of the steps)."""
+    forbidden_tools: tuple[str, ...] = ()
+    """Tools never to be called (the agent's name or the kind); a call makes the trial fail and blocks compare."""
+    max_calls: dict[str, int] = field(default_factory=dict, hash=False)
+    """The most calls allowed per tool (the agent's name or the kind)."""
+
+
+@dataclass(frozen=True)
+class Bait:
+    """A case that reproduces a known misbehaviour: a cell misbehaves when its median metric exceeds threshold."""
+
+    metric: str
+    """A behaviour metric name (BEHAVIOUR_METRICS)."""
+    threshold: float
+    """The median of the metric over a cell's trials must exceed this for the misbehaviour to be reproduced."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +168,12 @@ class Case:
     """An author's written justification for approving despite leakage findings."""
     mined: Provenance | None = None
     """The miner's provenance, when the case came from a scan."""
+    max_turns: int | None = None
+    """The most model calls (else agent turns) a trial may use; more, or none reported, fails the trial."""
+    bait: Bait | None = None
+    """The misbehaviour this case reproduces, which compare checks the baseline still shows."""
+    trajectory: Trajectory | None = None
+    """The tool calls required and forbidden; a deviation fails the trial."""
 
 
 @dataclass(frozen=True)

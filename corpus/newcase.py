@@ -127,11 +127,20 @@ def emit(mapping: dict[str, Any], indent: int = 0) -> str:
             if not value:
                 out.append(f"{pad}{key}: []\n")
             else:
-                items = "".join(f"{pad}  - {scalar(item, indent + 4)}\n" for item in value)
+                items = "".join(_item(item, indent) for item in value)
                 out.append(f"{pad}{key}:\n{items}")
         else:
             out.append(f"{pad}{key}: {scalar(value, indent + 2)}\n")
     return "".join(out)
+
+
+def _item(item: Any, indent: int) -> str:
+    """One list item: a scalar, or a mapping whose first key follows the dash (a trajectory's steps)."""
+    pad = " " * indent
+    if isinstance(item, dict) and item:
+        body = emit(item, indent + 4)
+        return f"{pad}  - {body[indent + 4:]}"
+    return f"{pad}  - {scalar(item, indent + 4)}\n"
 
 
 def _check(case: Case) -> None:

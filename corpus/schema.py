@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from corpus.behaviourschema import parse_bait, parse_max_turns, parse_trajectory
 from corpus.errors import CorpusError
 from corpus.model import (
     POLICIES,
@@ -211,6 +212,9 @@ def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case
         tags=r.strings("tags"),
         leak_override=r.text("leak_override"),
         mined=_parse_provenance(mined_reader) if mined_reader else None,
+        max_turns=parse_max_turns(r),
+        bait=parse_bait(r),
+        trajectory=parse_trajectory(r),
     )
     r.finish()
     return case

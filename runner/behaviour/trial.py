@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from corpus.fsutil import atomic_write_bytes
+from corpus.model import Case
 from runner.behaviour.metrics import trial_metrics
 from runner.behaviour.parse import FORMATS, parse
 from runner.behaviour.record import Behaviour
+from runner.behaviour.trajectory import budget_problem, check_trajectory
 from runner.runs.result import TrialResult
 
 BEHAVIOUR_FILE = "behaviour.json"
@@ -29,11 +31,8 @@ def behaviour_document(record: Behaviour) -> dict[str, Any]:
             "calls_by_tool": metrics.calls_by_tool}
 
 
-def record_behaviour(folder: Path, result: TrialResult, transcript_format: str = "auto") -> TrialResult:
-    """Read folder's transcript.log, write behaviour.json, and return the result with its digest and with the
-    cost and tokens the record gives (unless the result already has them). Modes without an agent: unchanged."""
-    if result.mode not in AGENT_MODES:
-        return result
+def read_record(folder: Path, result: TrialResult, transcript_format: str = "auto") -> Behaviour:
+    """The behaviour record of folder's transcript.log (partial when the transcript was cut at its size limit)."""
     if transcript_format not in FORMATS:
         raise ValueError(f"unknown transcript format {transcript_format!r}")
     path = folder / "transcript.log"
@@ -41,12 +40,57 @@ def record_behaviour(folder: Path, result: TrialResult, transcript_format: str =
     record = parse(text, transcript_format)
     if "transcript_truncated" in result.flags and record.status == "parsed":
         record = replace(record, status="partial", reason="the transcript was cut at its size limit")
+    return record
+
+
+def judge_behaviour(case: Case, record: Behaviour, result: TrialResult) -> TrialResult:
+    """The result with the case's behaviour checks applied: max_turns, then trajectory (its verdict in the
+    ``trajectory`` field). A broken check makes the trial a fail, its reason first; the grader's outcome stays in
+    grader_outcome. A breach the record shows fails even an error trial (an agent cannot turn its own breach
+    into an error); a record that cannot say (no turn count, an unreadable or cut transcript) fails a pass or a
+    fail, and leaves an error an error."""
+    complete = "transcript_truncated" not in result.flags
+    problems: list[tuple[str, bool]] = []
+    trajectory = None
+    if case.max_turns is not None:
+        problem = budget_problem(case.max_turns, record, complete=complete)
+        if problem is not None:
+            problems.append((problem, problem.startswith("over_budget")))
+    if case.trajectory is not None:
+        check = check_trajectory(case.trajectory, record, complete=complete)
+        trajectory = check.to_json()
+        if not check.passed:
+            first = check.deviations[0]
+            problems.append((f"trajectory: {first.kind}: {first.message}",
+                             first.kind not in ("unreadable", "incomplete")))
+    result = replace(result, trajectory=trajectory)
+    deciding = [text for text, shown in problems if shown or result.outcome != "error"]
+    if not deciding:
+        return result
+    return replace(result, outcome="fail", reason=f"{deciding[0]} (graded {result.outcome}: {result.reason})")
+
+
+def write_behaviour(folder: Path, result: TrialResult, record: Behaviour) -> TrialResult:
+    """Write behaviour.json and return the result with its digest and with the cost and tokens the record gives
+    (unless the result already has them)."""
     data = (json.dumps(behaviour_document(record), indent=2, sort_keys=True) + "\n").encode("utf-8")
     atomic_write_bytes(folder / BEHAVIOUR_FILE, data)
     return replace(result, behaviour={"format": record.format, "status": record.status,
                                       "sha256": hashlib.sha256(data).hexdigest()},
                    cost_usd=result.cost_usd if result.cost_usd is not None else record.cost_usd,
                    tokens=result.tokens if result.tokens is not None else record.tokens.total)
+
+
+def record_behaviour(folder: Path, result: TrialResult, transcript_format: str = "auto",
+                     case: Case | None = None) -> TrialResult:
+    """Read folder's transcript.log, decide the case's behaviour checks (when a case is given), write
+    behaviour.json, and return the result with its digest. Modes without an agent: unchanged."""
+    if result.mode not in AGENT_MODES:
+        return result
+    record = read_record(folder, result, transcript_format)
+    if case is not None:
+        result = judge_behaviour(case, record, result)
+    return write_behaviour(folder, result, record)
 
 
 def behaviour_problem(folder: Path, result: TrialResult) -> str | None:

@@ -32,6 +32,7 @@ from typing import Literal
 
 from corpus.errors import ExitCode, UsageError
 from runner.gate.behaviour import BehaviourComparison, Directions, compare_behaviour, directions_for
+from runner.gate.behaviour_rules import behaviour_findings
 from runner.gate.pairing import MIN_TRIALS, CaseInfo, Row, RunTrials, pair_runs
 from runner.gate.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 from runner.gate.quarantine import Quarantine
@@ -210,7 +211,8 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
         findings = [*statistical_findings(test, options), *critical_findings(rows), *missing_findings(rows),
                     *quarantine_findings(quarantine, cases), *same_run_findings(baseline, candidate),
                     *warning_findings(test, power, summary, options),
-                    *advisory_findings(rows, advisory_test, options)]
+                    *advisory_findings(rows, advisory_test, options),
+                    *(Finding(*found) for found in behaviour_findings(baseline, candidate))]
         findings.sort(key=lambda f: f.level != "BLOCK")
     return CompareReport(baseline, candidate, keyed_by, tuple(rows), summary, test, advisory_test, power,
                          tuple(findings), quarantine, options, today, refused=bool(refusals),

@@ -11,6 +11,7 @@ from typing import Any
 
 from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_text
+from corpus.model import Bait, Step, Trajectory
 
 FORMAT = 2
 """The format number of run.json (2: with the digest of every recorded trial)."""
@@ -74,6 +75,24 @@ class CaseMeta:
     """Blocks on any regression and is never quarantined."""
     status: str = "active"
     """active or deprecated."""
+    max_turns: int | None = None
+    """The case's turn budget (None: none, or a run made before runs recorded it)."""
+    bait: Bait | None = None
+    """The misbehaviour the case reproduces, which compare checks the baseline still shows."""
+    trajectory: Trajectory | None = None
+    """The tool calls the case requires and forbids."""
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> CaseMeta:
+        """A CaseMeta from run.json (the behaviour fields optional: older runs did not record them)."""
+        data = dict(data)
+        bait, trajectory = data.pop("bait", None), data.pop("trajectory", None)
+        if trajectory is not None:
+            steps = tuple(Step(**step) for step in trajectory.get("steps") or ())
+            trajectory = Trajectory(steps, trajectory.get("mode", "superset"),
+                                    tuple(trajectory.get("forbidden_tools") or ()),
+                                    dict(trajectory.get("max_calls") or {}))
+        return CaseMeta(**data, bait=Bait(**bait) if bait is not None else None, trajectory=trajectory)
 
 
 @dataclass(frozen=True)
@@ -153,7 +172,7 @@ def read_manifest(run_dir: Path) -> RunManifest:
         if bad is not None:
             raise ValueError(f"digests: {bad!r} is not a sha256 hex digest")
         origin = Origin(**data["origin"]) if data.get("origin") else None
-        meta = {case: CaseMeta(**m) for case, m in (data.get("cases_meta") or {}).items()}
+        meta = {case: CaseMeta.from_json(m) for case, m in (data.get("cases_meta") or {}).items()}
         name = data.get("name")
         if name is not None and not isinstance(name, str):
             raise ValueError(f"name: {name!r} is not a string")

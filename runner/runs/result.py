@@ -91,6 +91,9 @@ class TrialResult:
     behaviour: dict[str, Any] | None = None
     """behaviour.json's format, status and sha256 (``runner.behaviour.trial``); None when no agent ran, or in a
     result written before trials recorded behaviour."""
+    trajectory: dict[str, Any] | None = None
+    """The case's trajectory check (``runner.behaviour.trajectory``): {passed, deviations, more}; None when the
+    case has no trajectory or no agent ran."""
     env_cache: str | None = None
     """hit, miss or off: whether the environment and workspace overlay came from the environment cache (None:
     the trial ended before its workspace was prepared, or a result written before the cache existed)."""

@@ -167,11 +167,12 @@ def check_run_name(name: str) -> str:
 
 
 def case_meta(stored: dict[str, StoredCase], cases: tuple[str, ...], default_owner: str | None) -> dict[str, CaseMeta]:
-    """What run.json keeps of each selected case: title, owner, policy, criticality and status."""
+    """What run.json keeps of each selected case: title, owner, policy, criticality, status and behaviour checks."""
     meta = {}
     for case_id in cases:
         case = stored[case_id].case
-        meta[case_id] = CaseMeta(case.title, case.owner or default_owner, case.policy, case.critical, case.status)
+        meta[case_id] = CaseMeta(case.title, case.owner or default_owner, case.policy, case.critical, case.status,
+                                 case.max_turns, case.bait, case.trajectory)
     return meta
 
 

@@ -126,7 +126,7 @@ def run_trial(spec: TrialSpec, ctx: TrialContext, assets: CaseAssets | HindcastE
         if ctx.cancel.is_set():
             raise Cancelled
         with writing(target):
-            result = record_behaviour(staging, result, spec.transcript_format)
+            result = record_behaviour(staging, result, spec.transcript_format, spec.stored.case)
             (staging / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
             replace_directory(staging, target)
         return result
