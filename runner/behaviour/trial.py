@@ -13,7 +13,9 @@ from corpus.fsutil import atomic_write_bytes
 from corpus.model import Case
 from runner.behaviour.metrics import trial_metrics
 from runner.behaviour.parse import FORMATS, parse
+from runner.behaviour.prices import PriceTable, priced
 from runner.behaviour.record import Behaviour
+from runner.behaviour.sources import TRAJECTORY_FILE, source_text
 from runner.behaviour.trajectory import budget_problem, check_trajectory
 from runner.runs.result import TrialResult
 
@@ -31,16 +33,18 @@ def behaviour_document(record: Behaviour) -> dict[str, Any]:
             "calls_by_tool": metrics.calls_by_tool}
 
 
-def read_record(folder: Path, result: TrialResult, transcript_format: str = "auto") -> Behaviour:
-    """The behaviour record of folder's transcript.log (partial when the transcript was cut at its size limit)."""
+def read_record(folder: Path, result: TrialResult, transcript_format: str = "auto",
+                prices: PriceTable | None = None) -> Behaviour:
+    """The behaviour record of folder's trajectory.json when the agent left one, else of its transcript.log
+    (partial when the transcript was cut at its size limit), priced from the table when the agent reported no
+    cost."""
     if transcript_format not in FORMATS:
         raise ValueError(f"unknown transcript format {transcript_format!r}")
-    path = folder / "transcript.log"
-    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-    record = parse(text, transcript_format)
-    if "transcript_truncated" in result.flags and record.status == "parsed":
+    record = parse(source_text(folder), transcript_format)
+    from_file = (folder / TRAJECTORY_FILE).is_file()
+    if "transcript_truncated" in result.flags and record.status == "parsed" and not from_file:
         record = replace(record, status="partial", reason="the transcript was cut at its size limit")
-    return record
+    return priced(record, prices) if prices else record
 
 
 def judge_behaviour(case: Case, record: Behaviour, result: TrialResult) -> TrialResult:
@@ -82,12 +86,12 @@ def write_behaviour(folder: Path, result: TrialResult, record: Behaviour) -> Tri
 
 
 def record_behaviour(folder: Path, result: TrialResult, transcript_format: str = "auto",
-                     case: Case | None = None) -> TrialResult:
-    """Read folder's transcript.log, decide the case's behaviour checks (when a case is given), write
-    behaviour.json, and return the result with its digest. Modes without an agent: unchanged."""
+                     case: Case | None = None, prices: PriceTable | None = None) -> TrialResult:
+    """Read folder's trajectory.json or transcript.log, decide the case's behaviour checks (when a case is given),
+    write behaviour.json, and return the result with its digest. Modes without an agent: unchanged."""
     if result.mode not in AGENT_MODES:
         return result
-    record = read_record(folder, result, transcript_format)
+    record = read_record(folder, result, transcript_format, prices)
     if case is not None:
         result = judge_behaviour(case, record, result)
     return write_behaviour(folder, result, record)

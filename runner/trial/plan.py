@@ -295,7 +295,8 @@ def plan_trials(config: RunConfig, stored: dict[str, StoredCase], saved: dict[Tr
                 if config.mode == "regrade" and (variant.name, case_id, t) not in saved:
                     continue
                 plan.append(TrialSpec(stored[case_id], variant.name, t, config.mode, variant.command,
-                                      saved.get((variant.name, case_id, t)), variant.transcript_format))
+                                      saved.get((variant.name, case_id, t)), variant.transcript_format,
+                                      variant.trajectory_file))
     return plan
 
 

@@ -18,6 +18,7 @@ from corpus.errors import UsageError
 from corpus.fsutil import publish_directory
 from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
+from runner.behaviour.prices import load_prices
 from runner.envs.cache import EnvCache
 from runner.process import kill_running
 from runner.runs.digests import DigestLedger, forget_trials
@@ -236,7 +237,8 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
     ctx = TrialContext(repo=repo, run_dir=run_dir, agent_timeout=config.agent_timeout, hidden=hidden,
                        test_globs=test_globs, scratch_root=options.scratch_root, keep=options.keep,
                        transcript_limit=options.transcript_limit, cancel=cancel,
-                       discard=discard, confinement=confinement, env_cache=env_cache)
+                       discard=discard, confinement=confinement, env_cache=env_cache,
+                       prices=load_prices(options.prices) if options.prices is not None else None)
     assets = AssetCache(repo, root)
     pool = ThreadPoolExecutor(max_workers=options.jobs)
 

@@ -18,6 +18,8 @@ from typing import Any
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import GitError, HindcastError
 from corpus.fsutil import replace_directory, staging_directory, writing
+from runner.behaviour.prices import PriceTable
+from runner.behaviour.sources import TRAJECTORY_FILE, copy_trajectory
 from runner.behaviour.trial import record_behaviour
 from runner.envs.cache import EnvCache
 from runner.grading.failclosed import RestoreAction, edited_test_files
@@ -80,6 +82,8 @@ class TrialSpec:
     """regrade: the trial whose patch is applied."""
     transcript_format: str = "auto"
     """How the transcript is read into behaviour.json."""
+    trajectory_file: str | None = None
+    """A file the agent leaves in its workspace, copied as trajectory.json and read instead of the transcript."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,8 @@ class TrialContext:
     """Where setup, agent and grader run (bubblewrap by default)."""
     env_cache: EnvCache | None = None
     """Where environments and workspace overlays are shared between trials (None: each trial runs setup)."""
+    prices: PriceTable | None = None
+    """The user's price table, for agents that report tokens but no cost (--prices)."""
 
 
 def run_trial(spec: TrialSpec, ctx: TrialContext, assets: CaseAssets | HindcastError) -> TrialResult | None:
@@ -126,7 +132,7 @@ def run_trial(spec: TrialSpec, ctx: TrialContext, assets: CaseAssets | HindcastE
         if ctx.cancel.is_set():
             raise Cancelled
         with writing(target):
-            result = record_behaviour(staging, result, spec.transcript_format, spec.stored.case)
+            result = record_behaviour(staging, result, spec.transcript_format, spec.stored.case, ctx.prices)
             (staging / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
             replace_directory(staging, target)
         return result
@@ -308,6 +314,8 @@ class _Trial:
                                              "reason": source.reason})
             if (saved.directory / "transcript.log").is_file():
                 shutil.copyfile(saved.directory / "transcript.log", transcript)
+            if (saved.directory / TRAJECTORY_FILE).is_file():
+                shutil.copyfile(saved.directory / TRAJECTORY_FILE, self.staging / TRAJECTORY_FILE)
             if source.outcome == "error" and source.grader_outcome is None:
                 return b"", f"source trial was an error: {source.reason}"
             patch = (saved.directory / "candidate.patch").read_bytes()
@@ -341,6 +349,8 @@ class _Trial:
                           transcript_bytes=ran.output_bytes)
         if ran.truncated:
             self.flags.append("transcript_truncated")
+        if spec.trajectory_file and copy_trajectory(prepared.workspace, spec.trajectory_file, self.staging):
+            self.flags.append("trajectory_missing")  # behaviour is then read from the transcript
         return agent_error(ran)
 
     def _decide(self, graded: GradeResult) -> tuple[Outcome, str]:

@@ -4,6 +4,7 @@ vouches for it; cost and tokens come from it."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,7 @@ from corpus.errors import UsageError
 from runner.behaviour.trial import BEHAVIOUR_FILE
 from runner.runs.load import load_run
 from runner.runs.result import trial_path
-from runner.trial.plan import with_transcript_formats
+from runner.trial.plan import with_trajectory_files, with_transcript_formats
 from tests.testing.trialkit import Bench, agent, variants
 
 
@@ -59,3 +60,32 @@ def test_a_changed_behaviour_file_makes_the_run_untrusted(calc_fast: Bench) -> N
     path.unlink()
     with pytest.raises(UsageError, match="recorded in result.json but missing"):
         load_run(run.directory)
+
+
+def test_a_trajectory_file_left_in_the_workspace_is_read_instead_of_the_transcript(calc_fast: Bench) -> None:
+    line = '{"tool": "bash", "args": {"command": "rg -n add"}, "exit_code": 0}'
+    command = f"printf '%s\\n' '{line}' > .traj.jsonl && {agent('fix')}"
+    missing = agent("fix")
+    run = calc_fast.run(variants=with_trajectory_files(variants(left=command, gone=missing),
+                                                       ("left=.traj.jsonl", "gone=.traj.jsonl")))
+    by_variant = {t.variant: t for t in run.trials}
+    left = by_variant["left"]
+    folder = trial_path(run.directory, "left", left.case_id, 1)
+    assert (folder / "trajectory.json").read_text() == line + "\n"
+    doc = json.loads((folder / BEHAVIOUR_FILE).read_text())
+    assert doc["record"]["format"] == "generic" and [c["command"] for c in doc["record"]["tool_calls"]] == ["rg -n add"]
+    gone = by_variant["gone"]
+    assert "trajectory_missing" in gone.flags and gone.behaviour is not None and gone.behaviour["status"] == "none"
+
+
+def test_a_price_table_prices_tokens_when_the_agent_reports_no_cost(calc_fast: Bench, tmp_path: Path) -> None:
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("claude-test: {input: 1.0, output: 2.0, cache_read: 0.1, cache_write: 1.25}\n")
+    run = calc_fast.run(variants=variants(cut=agent("stream", "claude", "cut"), paid=agent("stream", "claude")),
+                        prices=prices)
+    by_variant = {t.variant: t for t in run.trials}
+    # 13 input, 210 cache read, 5 cache write, 50 output tokens at USD per million
+    assert by_variant["cut"].cost_usd == pytest.approx((13 * 1.0 + 210 * 0.1 + 5 * 1.25 + 50 * 2.0) / 1e6)
+    doc = json.loads((trial_path(run.directory, "cut", by_variant["cut"].case_id, 1) / BEHAVIOUR_FILE).read_text())
+    assert doc["record"]["cost_source"] == "price_table"
+    assert by_variant["paid"].cost_usd == 0.0125  # the agent's own figure wins
