@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from dataclasses import asdict
 
 from corpus.model import Case, CaseFiles
 from corpus.schema import to_full_mapping
@@ -15,7 +16,8 @@ def _sha256(data: bytes) -> str:
 
 
 def case_fingerprint(case: Case, files: CaseFiles) -> str:
-    """sha256 of what defines a trial: task, commits, setup, grader, oracle patch and grader files."""
+    """sha256 of what defines a trial: task, commits, setup, grader, oracle patch, grader files and the behaviour
+    checks (max_turns, bait, trajectory) when the case sets them."""
     canonical = {
         "id": case.id,
         "prompt": case.prompt,
@@ -26,6 +28,13 @@ def case_fingerprint(case: Case, files: CaseFiles) -> str:
         "oracle_patch": _sha256(files.oracle_patch),
         "grader_files": {path: _sha256(content) for path, content in files.grader_files},
     }
+    # The behaviour checks decide trials too; only a case that sets one gets the key, so the fingerprints of
+    # every other case stay what they were before the checks existed.
+    if case.max_turns is not None:
+        canonical["max_turns"] = case.max_turns
+    for key, value in (("bait", case.bait), ("trajectory", case.trajectory)):
+        if value is not None:
+            canonical[key] = asdict(value)
     return _sha256(json.dumps(canonical, sort_keys=True, separators=(",", ":")).encode("utf-8"))
 
 

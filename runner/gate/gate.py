@@ -77,7 +77,7 @@ class Finding:
     """BLOCK or WARN."""
     rule: str
     """refused, significant-drop, critical-regression, missing-case, quarantine, underpowered-drop, cost,
-    error-rate, advisory-drop, advisory-tolerance, advisory-regression, same-run."""
+    error-rate, advisory-drop, advisory-tolerance, advisory-regression, same-run, forbidden-tool, bait."""
     message: str
     """One line for a person."""
 

@@ -3,6 +3,8 @@ line; `runner validate` reports them; every writer keeps them."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -12,9 +14,10 @@ import pytest
 from corpus import Corpus
 from corpus.cli_support import run_cli
 from corpus.errors import CorpusError, ExitCode
+from corpus.fingerprint import case_fingerprint
 from corpus.model import BEHAVIOUR_METRICS, Bait, Step, Trajectory
 from corpus.newcase import write_new
-from corpus.schema import parse_case
+from corpus.schema import parse_case, to_full_mapping
 from corpus.yamlio import load_yaml
 from runner.behaviour.metrics import COUNTED, TIMED
 from runner.cli import cli
@@ -129,3 +132,20 @@ def test_writers_keep_the_fields(tmp_path: Path) -> None:
     loaded = parse_case(written, load_yaml(written))
     assert (loaded.max_turns, loaded.bait, loaded.trajectory) == (12, again.bait, TRAJECTORY)
     assert "    - tool: Read\n" in written.read_text()
+
+
+def test_the_fields_are_part_of_the_case_fingerprint_only_when_set(tmp_path: Path) -> None:
+    corpus, _, case = build_corpus(tmp_path)
+    (stored,) = corpus.load_all()
+    plain = case_fingerprint(stored.case, stored.files)
+    # a case without the fields keeps the fingerprint it had before they existed
+    canonical = {"id": case.id, "prompt": case.prompt, "base_commit": case.base_commit,
+                 "fix_commit": case.fix_commit, "setup": to_full_mapping(case.setup),
+                 "grader": to_full_mapping(case.grader),
+                 "oracle_patch": hashlib.sha256(stored.files.oracle_patch).hexdigest(),
+                 "grader_files": {p: hashlib.sha256(c).hexdigest() for p, c in stored.files.grader_files}}
+    assert plain == hashlib.sha256(json.dumps(canonical, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    changed = {case_fingerprint(replace(stored.case, **fields), stored.files) for fields in (
+        {"max_turns": 12}, {"max_turns": 13}, {"bait": Bait("shell_edits", 0.5)}, {"trajectory": TRAJECTORY},
+        {"trajectory": replace(TRAJECTORY, mode="strict")})}
+    assert len(changed) == 5 and plain not in changed
