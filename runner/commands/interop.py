@@ -9,6 +9,7 @@ import click
 
 from corpus.fsutil import atomic_write_text
 from runner.commands.options import RUN_HELP, run_dir
+from runner.runs.frozen import freeze
 from runner.runs.interop import export_rows, import_rows
 from runner.runs.load import load_run
 
@@ -30,16 +31,24 @@ def import_command(source: Path, out: Path, variant: str, policy: str, name: str
 
 
 @click.command("export", help=(
-    "Write a run's trials as JSONL rows: case_id, variant, trial, passed, outcome, reason, critical, cost_usd, "
-    "tokens and the trajectory read from each transcript.\n\nRUN: " + RUN_HELP))
+    "Write a run's trials as JSONL rows (--jsonl: case_id, variant, trial, passed, outcome, reason, critical, "
+    "cost_usd, tokens and the trajectory read from each transcript), or the whole run as one frozen file (--json: "
+    "run.json and every trial's result and behaviour, without transcripts or patches).\n\nRUN: " + RUN_HELP))
 @click.argument("run", type=click.Path(path_type=Path))
-@click.option("--jsonl", "jsonl_file", type=click.Path(path_type=Path), required=True, metavar="FILE",
+@click.option("--jsonl", "jsonl_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Write one row per trial to FILE ('-' for stdout).")
+@click.option("--json", "json_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Write the run as one frozen file ('-' for stdout) that report, compare and flakes accept "
+                   "wherever they take a run: a gate baseline to commit.")
 @click.option("--corpus", "corpus_dir", type=click.Path(path_type=Path), default=None,
               help="Where a bare `latest` or run name is looked up [default: ./evals].")
-def export_command(run: Path, jsonl_file: Path, corpus_dir: Path | None) -> None:
-    text = export_rows(load_run(run_dir(run, corpus_dir)))
-    if str(jsonl_file) == "-":
+def export_command(run: Path, jsonl_file: Path | None, json_file: Path | None, corpus_dir: Path | None) -> None:
+    if (jsonl_file is None) == (json_file is None):
+        raise click.UsageError("give either --jsonl FILE or --json FILE")
+    loaded = load_run(run_dir(run, corpus_dir))
+    text, target = (export_rows(loaded), jsonl_file) if jsonl_file is not None else (freeze(loaded), json_file)
+    assert target is not None
+    if str(target) == "-":
         sys.stdout.write(text)
     else:
-        atomic_write_text(jsonl_file, text)
+        atomic_write_text(target, text)

@@ -15,8 +15,8 @@ from runner.runs.find import default_results, resolve_run
 GATE_CORPUS_HELP = "Corpus directory (case policy and criticality)."
 """--corpus help of the commands that read case policy and criticality from a corpus (select)."""
 
-RUN_HELP = ("A run directory, `latest` (the newest run) or a run's --name, bare (looked up in the --corpus "
-            "results) or after a results directory (results/latest).")
+RUN_HELP = ("A run directory, a frozen run file (runner export --json), `latest` (the newest run) or a run's "
+            "--name, bare (looked up in the --corpus results) or after a results directory (results/latest).")
 """How a run argument can be written (``runner.runs.find.resolve_run``)."""
 
 recorded_corpus_option = click.option(
@@ -53,9 +53,9 @@ def env_cache_dir(env_cache: Path | None, no_env_cache: bool) -> Path | None:
     return env_cache if env_cache is not None else default_cache_dir()
 
 
-def run_dir(argument: Path, corpus_dir: Path | None) -> Path:
+def run_dir(argument: Path, corpus_dir: Path | None, *, frozen: bool = True) -> Path:
     """The run directory a run argument names (``runner.runs.find.resolve_run``)."""
-    return resolve_run(argument, default_results(corpus_dir))
+    return resolve_run(argument, default_results(corpus_dir), frozen=frozen)
 
 
 def exits(**meanings: str) -> str:

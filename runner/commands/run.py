@@ -117,9 +117,9 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
         load_prices(prices)  # checked before anything runs
     lookup = results_dir if results_dir is not None else default_results(corpus_dir)
     if patch_from is not None and mode == "regrade":
-        patch_from = resolve_run(patch_from, lookup)
+        patch_from = resolve_run(patch_from, lookup, frozen=False)
     if resume is not None:
-        resume = resolve_run(resume, lookup)
+        resume = resolve_run(resume, lookup, frozen=False)
         recorded_corpus, recorded_repo = recorded_origin(resume)
         source = click.get_current_context().get_parameter_source
         if source("corpus_dir") is ParameterSource.DEFAULT:

@@ -55,7 +55,7 @@ from runner.trial.run import run
 def triage_command(baseline: Path, candidate: Path, baseline_variant: str | None, candidate_variant: str | None,
                    reruns: int, corpus_dir: Path | None, quarantine_file: Path | None, repo: Path | None, jobs: int, sandbox: str | None,
                    agent_binds: tuple[Path, ...], env_cache: Path | None, no_env_cache: bool, as_json: bool) -> int:
-    base_dir, cand_dir = run_dir(baseline, corpus_dir), run_dir(candidate, corpus_dir)
+    base_dir, cand_dir = run_dir(baseline, corpus_dir), run_dir(candidate, corpus_dir, frozen=False)
     base, cand = load_trials(base_dir), load_trials(cand_dir)
     if baseline_variant is not None:
         base = only_variant(base, baseline_variant, "--baseline-variant")

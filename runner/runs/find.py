@@ -48,14 +48,22 @@ def default_results(corpus_dir: Path | None) -> Path:
     return (corpus_dir or Path("evals")) / RESULTS_DIR
 
 
-def resolve_run(argument: Path, results_dir: Path) -> Path:
+def resolve_run(argument: Path, results_dir: Path, *, frozen: bool = True) -> Path:
     """The run directory an argument names.
 
-    An existing directory is itself. Otherwise the last component is ``latest`` (the newest run that is not a
+    A frozen run (one file, ``runner.runs.frozen``) is unpacked into a temporary run directory (frozen=False:
+    refused, for the commands that add trials to a run). An existing directory is itself. Otherwise the last component is ``latest`` (the newest run that is not a
     triage run) or a run name
     given with --name (the newest run of that name), looked up in the directory before it, or in results_dir
     when the argument is the bare word. UsageError when nothing matches.
     """
+    from runner.runs.frozen import is_frozen, thawed
+
+    if is_frozen(argument):
+        if not frozen:
+            raise UsageError(f"{argument}: a frozen run is one file of results; it cannot be resumed, regraded or "
+                             f"rerun (use its run directory)")
+        return thawed(argument)
     if argument.is_dir():
         return argument
     word = argument.name
