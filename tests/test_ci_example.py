@@ -24,7 +24,7 @@ TOOLS: dict[str, click.Group] = {"runner": runner_cli, "miner": miner_cli, "auth
 KINDS = {"cart": "critical", "login": "blocking", "docs": "advisory"}
 
 
-GATE_VARIABLES = {"baseline": "evals/baseline", "candidate": "results/latest", "out": "hindcast-report",
+GATE_VARIABLES = {"baseline": "evals/baseline.json", "candidate": "results/latest", "out": "hindcast-report",
                   "TRIAGE_RERUNS": "3"}
 """Sample values of gate.sh's variables."""
 
@@ -99,7 +99,7 @@ def test_every_command_exists_with_its_flags() -> None:
 
 def test_the_workflow_uses_the_gate_script_and_uploads_the_reports() -> None:
     scripts = workflow_scripts()
-    assert any("bash .github/hindcast/gate.sh evals/baseline results/latest hindcast-report" in s for s in scripts)
+    assert any("bash .github/hindcast/gate.sh evals/baseline.json results/latest hindcast-report" in s for s in scripts)
     steps = [s for job in workflow()["jobs"].values() for s in job["steps"]]
     upload = next(s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact"))
     assert upload["if"] == "always()" and "hindcast-report/" in upload["with"]["path"]
@@ -139,3 +139,17 @@ def test_the_gate_script_fails_when_the_gate_cannot_judge(tmp_path: Path) -> Non
                              capture_output=True, text=True, cwd=tmp_path, check=False,
                              env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
     assert missing.returncode == 3 and "runner: error:" in missing.stderr
+
+
+def test_the_gate_script_takes_a_frozen_baseline(tmp_path: Path) -> None:
+    runs = tmp_path / "results"
+    write_run(runs, "base", {"cart": "ppp", "login": "ppp", "docs": "ppp"}, kinds=KINDS)
+    write_run(runs, "cand", {"cart": "fff", "login": "ppp", "docs": "ppp"}, kinds=KINDS)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    frozen = tmp_path / "baseline.json"
+    subprocess.run(["runner", "export", str(runs / "base"), "--json", str(frozen)], env=env, check=True, cwd=tmp_path)
+    proc = subprocess.run(["bash", str(EXAMPLES / "gate.sh"), str(frozen), str(runs / "cand"), str(tmp_path / "out")],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
+    assert proc.returncode == 4, proc.stderr
+    assert proc.stdout.splitlines()[-1] == (
+        "::error title=Hindcast gate::BLOCK: the candidate is worse than the baseline (compare.html)")
