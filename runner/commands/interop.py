@@ -15,7 +15,7 @@ from runner.runs.load import load_run
 
 
 @click.command("import")
-@click.argument("source", type=click.Path(path_type=Path), metavar="FILE.jsonl")
+@click.argument("source", type=click.Path(path_type=Path), metavar="FILE.jsonl|JOB_DIR")
 @click.option("--out", type=click.Path(path_type=Path), required=True, metavar="RUN_DIR",
               help="The run directory to make (it must not exist).")
 @click.option("--variant", default="imported", show_default=True, metavar="NAME",
@@ -24,8 +24,9 @@ from runner.runs.load import load_run
               help="The policy of the imported cases (a case a row marks critical is blocking and critical).")
 @click.option("--name", default=None, metavar="LABEL", help="Name the run, as `runner run --name` does.")
 def import_command(source: Path, out: Path, variant: str, policy: str, name: str | None) -> None:
-    """Make a run directory from per-trial JSONL rows (case_id, trial, passed, critical, cost_usd, trajectory),
-    so report, compare and flakes read results produced by another harness."""
+    """Make a run directory from per-trial JSONL rows (case_id, trial, passed, critical, cost_usd, trajectory), or
+    from a Harbor job directory (one result.json per trial, its reward the outcome), so report, compare and flakes
+    read results produced by another harness."""
     made = import_rows(source, out, variant, policy, name)
     click.echo(f"imported {source} as run {made}")
 

@@ -114,11 +114,17 @@ def dataset_fingerprint(case_ids: list[str]) -> str:
 
 def import_rows(source: Path, out: Path, variant: str = "imported", policy: str = "blocking",
                 name: str | None = None) -> Path:
-    """Write the rows of source as the run directory out (which must not exist), atomically. Rows that name a
-    ``variant`` are that variant's trials (a matrix); the others are ``variant``'s."""
+    """Write the rows of source (a JSONL file, or a Harbor job directory: ``runner.runs.harbor``) as the run
+    directory out (which must not exist), atomically. Rows that name a ``variant`` are that variant's trials (a
+    matrix); the others are ``variant``'s."""
     if out.exists():
         raise UsageError(f"--out {out}: already exists")
-    rows = read_rows(source)
+    if source.is_dir():
+        from runner.runs.harbor import harbor_rows
+
+        rows = harbor_rows(source)
+    else:
+        rows = read_rows(source)
     names = [str(r.extra.get("variant") or variant) for r in rows]
     bad = next((n for n in names if not VARIANT_NAME.match(n)), None)
     if bad is not None:
@@ -141,8 +147,9 @@ def import_rows(source: Path, out: Path, variant: str = "imported", policy: str 
             if row.trajectory:
                 atomic_write_text(folder / TRANSCRIPT, "".join(json.dumps(step) + "\n" for step in row.trajectory))
             tokens = row.extra.get("tokens")
+            outcome = "error" if row.extra.get("error") else "pass" if row.passed else "fail"
             result = TrialResult(
-                row.case_id, name_, row.trial, "pass" if row.passed else "fail",
+                row.case_id, name_, row.trial, outcome,  # type: ignore[arg-type]
                 str(row.extra.get("reason") or ("imported: passed" if row.passed else "imported: failed")),
                 hashlib.sha256(row.case_id.encode()).hexdigest(), now, cost_usd=row.cost_usd,
                 tokens=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None)

@@ -87,3 +87,53 @@ def test_import_refuses_an_existing_directory_and_duplicates(tmp_path: Path, cap
     (tmp_path / "run").mkdir()
     code, _, err = call(capsys, "import", str(source), "--out", str(tmp_path / "run"))
     assert code == ExitCode.BAD_INPUT and err == f"runner: error: --out {tmp_path / 'run'}: already exists\n"
+
+
+def harbor_trial(job: Path, task: str, index: int, reward: float | None, *, started: str, cost: float = 0.05,
+                 exception: str | None = None) -> None:
+    trial = job / f"{task}__{index:04d}"
+    trial.mkdir(parents=True)
+    data = {
+        "id": f"00000000-0000-0000-0000-{index:012d}", "task_name": task, "trial_name": trial.name,
+        "trial_uri": f"file://{trial}", "task_checksum": "abc",
+        "agent_info": {"name": "claude-code", "version": "2.1", "model_info": {"name": "claude-sonnet-4-5",
+                                                                              "provider": "anthropic"}},
+        "agent_result": {"n_input_tokens": 12000, "n_cache_tokens": 9000, "n_output_tokens": 800,
+                         "cost_usd": cost},
+        "verifier_result": None if reward is None else {"rewards": {"reward": reward}},
+        "exception_info": None if exception is None else {
+            "exception_type": "AgentTimeoutError", "exception_message": exception, "exception_traceback": "",
+            "occurred_at": started},
+        "started_at": started, "finished_at": started,
+    }
+    (trial / "result.json").write_text(json.dumps(data))
+
+
+def test_a_harbor_job_directory_imports_as_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    job = tmp_path / "jobs" / "2026-11-30__12-00-00"
+    rewards = {"fix_login": [1.0, 1.0, 0.0], "Tax Rounding": [0.0, 0.0, None]}
+    for task, outcomes in rewards.items():
+        for number, reward in enumerate(outcomes):
+            harbor_trial(job, task, number + (10 if task == "fix_login" else 20), reward,
+                         started=f"2026-11-30T12:0{number}:00", exception=None if reward is not None else "timed out")
+    (job / "result.json").write_text("{}")  # the job's own summary sits beside the trials
+    code, out, err = call(capsys, "import", str(job), "--out", str(tmp_path / "run"))
+    assert code == ExitCode.OK, err
+    run = load_run(tmp_path / "run")
+    assert [v.name for v in run.manifest.config.variants] == ["claude-code-claude-sonnet-4-5"]
+    assert [(t.case_id, t.trial, t.outcome, t.reason) for t in run.trials] == [
+        ("fix-login", 1, "pass", "harbor: reward 1"), ("fix-login", 2, "pass", "harbor: reward 1"),
+        ("fix-login", 3, "fail", "harbor: reward 0"), ("tax-rounding", 1, "fail", "harbor: reward 0"),
+        ("tax-rounding", 2, "fail", "harbor: reward 0"),
+        ("tax-rounding", 3, "error", "harbor: AgentTimeoutError: timed out")]
+    assert {(t.cost_usd, t.tokens) for t in run.trials} == {(0.05, 12800)}
+    code, out, _ = call(capsys, "flakes", str(tmp_path / "run"))
+    # the errored trial leaves tax-rounding two scored trials: too few to label, as for any run
+    assert code == ExitCode.BLOCK and out.splitlines()[-1] == "refused: fewer than 3 non-error trials for tax-rounding"
+    broken = tmp_path / "broken"
+    harbor_trial(broken, "x", 1, None, started="2026-11-30T12:00:00")
+    code, _, err = call(capsys, "import", str(broken), "--out", str(tmp_path / "run2"))
+    assert code == ExitCode.BAD_INPUT and err == (
+        f"runner: error: {broken / 'x__0001' / 'result.json'}: neither a verifier reward nor an exception: the "
+        "trial's outcome is unknown\n")
+    assert not (tmp_path / "run2").exists()
