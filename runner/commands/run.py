@@ -165,7 +165,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                     click.echo(warning, err=True)
                 click.echo(f"run {run_dir}: {total} trial(s)", err=True)
 
-            loaded = run(corpus, options, progress=_print_line, announce=announce, stopped=why.append)
+            loaded = run(corpus, options, progress=print_progress, announce=announce, stopped=why.append)
     except KeyboardInterrupt:
         if not made:
             raise
@@ -204,7 +204,7 @@ def resume_command(run_dir: Path, options: RunOptions) -> str:
     return shlex.join(words)
 
 
-def _print_line(done: int, total: int, result: TrialResult) -> None:
+def print_progress(done: int, total: int, result: TrialResult) -> None:
     click.echo(f"[{done}/{total}] {result.variant}::{result.case_id} #{result.trial}: {result.outcome} "
                f"({result.reason})", err=True)
 

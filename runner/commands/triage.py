@@ -17,13 +17,13 @@ from runner.commands.options import (
     recorded_corpus_option,
     run_dir,
 )
+from runner.commands.run import print_progress
 from runner.gate.gate import CompareOptions, evaluate
 from runner.gate.pairing import load_trials, only_variant, policy_for
 from runner.gate.quarantine import Quarantine, load_quarantine
 from runner.gate.triage import check_dataset, label_regressions, triage_options
 from runner.runs.find import recorded_origin
 from runner.runs.manifest import read_manifest
-from runner.runs.result import TrialResult
 from runner.trial.run import run
 
 
@@ -61,12 +61,12 @@ def triage_command(baseline: Path, candidate: Path, baseline_variant: str | None
         base = only_variant(base, baseline_variant, "--baseline-variant")
     if candidate_variant is not None:
         cand = only_variant(cand, candidate_variant, "--candidate-variant")
-    recorded_corpus, recorded_repo = recorded_origin(cand_dir)
+    manifest = read_manifest(cand_dir)
+    recorded_corpus, recorded_repo = recorded_origin(cand_dir, manifest)
     corpus = Corpus.open(corpus_dir or recorded_corpus)
     cases, source = policy_for(corpus if corpus_dir is not None else None, cand, base)
     quarantine = load_quarantine(quarantine_file) if quarantine_file else Quarantine()
     report = evaluate(base, cand, cases, quarantine, CompareOptions(), policy_source=source)
-    manifest = read_manifest(cand_dir)
     check_dataset(corpus, manifest)
     changes: dict[str, object] = {"repo": repo or recorded_repo, "env_cache": env_cache_dir(env_cache, no_env_cache)}
     if sandbox is not None:
@@ -75,7 +75,7 @@ def triage_command(baseline: Path, candidate: Path, baseline_variant: str | None
         changes["agent_binds"] = agent_binds
     options = triage_options(report, manifest, reruns, jobs, corpus.root.resolve(), **changes)
     click.echo(f"triage: rerunning {len(report.regressions())} regression(s) {reruns} time(s) each", err=True)
-    loaded = run(corpus, options, progress=_line, announce=lambda d, n: click.echo(f"run {d}: {n} trial(s)", err=True))
+    loaded = run(corpus, options, progress=print_progress, announce=lambda d, n: click.echo(f"run {d}: {n} trial(s)", err=True))
     triage = label_regressions(report, loaded)
     if as_json:
         click.echo(json.dumps({"run_id": triage.run_id, "directory": str(triage.directory),
@@ -88,8 +88,3 @@ def triage_command(baseline: Path, candidate: Path, baseline_variant: str | None
             click.echo(f"{key:<{width}}  {label.text()}")
         click.echo(f"triage run: {triage.directory}")
     return ExitCode.FAILED if any(t.outcome == "error" for t in loaded.trials) else ExitCode.OK
-
-
-def _line(done: int, total: int, result: TrialResult) -> None:
-    click.echo(f"[{done}/{total}] {result.variant}::{result.case_id} #{result.trial}: {result.outcome} "
-               f"({result.reason})", err=True)

@@ -84,9 +84,9 @@ def resolve_run(argument: Path, results_dir: Path, *, frozen: bool = True) -> Pa
     return runs[0].directory
 
 
-def recorded_origin(run_dir: Path) -> tuple[Path, Path]:
+def recorded_origin(run_dir: Path, manifest: RunManifest | None = None) -> tuple[Path, Path]:
     """The corpus and repository a run recorded; UsageError when it recorded none or the corpus is gone."""
-    origin = read_manifest(run_dir).origin
+    origin = (manifest or read_manifest(run_dir)).origin
     if origin is None:
         raise UsageError(f"{run_dir}: the run does not record its corpus (made by an older Hindcast); pass --corpus")
     corpus = Path(origin.corpus)
