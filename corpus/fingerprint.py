@@ -17,7 +17,7 @@ def _sha256(data: bytes) -> str:
 
 def case_fingerprint(case: Case, files: CaseFiles) -> str:
     """sha256 of what defines a trial: task, commits, setup, grader, oracle patch, grader files and the behaviour
-    checks (max_turns, bait, trajectory) when the case sets them."""
+    checks (max_turns, bait, trajectory) and the HTTP fixture with its responses when the case sets them."""
     canonical = {
         "id": case.id,
         "prompt": case.prompt,
@@ -32,9 +32,11 @@ def case_fingerprint(case: Case, files: CaseFiles) -> str:
     # every other case stay what they were before the checks existed.
     if case.max_turns is not None:
         canonical["max_turns"] = case.max_turns
-    for key, value in (("bait", case.bait), ("trajectory", case.trajectory)):
+    for key, value in (("bait", case.bait), ("trajectory", case.trajectory), ("http_fixture", case.http_fixture)):
         if value is not None:
             canonical[key] = asdict(value)
+    if case.http_fixture is not None:  # the canned responses are what the agent and the grader are answered
+        canonical["http_files"] = {path: _sha256(content) for path, content in files.http_files}
     return _sha256(json.dumps(canonical, sort_keys=True, separators=(",", ":")).encode("utf-8"))
 
 

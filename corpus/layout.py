@@ -6,6 +6,7 @@ from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from corpus.errors import UsageError
+from corpus.model import HTTP_DIR as MODEL_HTTP_DIR
 from corpus.model import SLUG, Case
 from corpus.schema import to_mapping
 
@@ -15,6 +16,8 @@ CONFIG = "corpus.yaml"
 CASE_FILE = "case.yaml"
 ORACLE_FILE = "oracle.patch"
 GRADER_DIR = "grader"
+HTTP_DIR = MODEL_HTTP_DIR
+"""The canned responses of a case's HTTP fixture, by their path under it."""
 REJECTED_FILE = "rejected.yaml"
 SCAN_STATE_FILE = "scan-state.yaml"
 """What the miner's scans covered (machine-written)."""
@@ -24,7 +27,7 @@ RESULTS_DIR = "results"
 """Run directories, unless `--results-dir` says otherwise."""
 KEY_ORDER = ("id", "title", "owner", "policy", "critical", "status", "deprecated_reason", "holdout",
              "base_commit", "fix_commit", "prompt", "setup", "grader", "trigger_paths", "tags",
-             "max_turns", "bait", "trajectory", "leak_override", "mined")
+             "max_turns", "bait", "trajectory", "http_fixture", "leak_override", "mined")
 
 
 def case_mapping(case: Case) -> dict[str, Any]:

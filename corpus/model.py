@@ -98,6 +98,42 @@ class Bait:
     """The median of the metric over a cell's trials must exceed this for the misbehaviour to be reproduced."""
 
 
+HTTP_DIR = "http"
+"""The folder of a case directory that holds its HTTP fixture's canned responses."""
+HTTP_METHODS: tuple[str, ...] = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "*")
+"""The methods an HTTP fixture route can answer ("*" answers any)."""
+
+
+@dataclass(frozen=True)
+class HttpRoute:
+    """One canned response of a case's HTTP fixture."""
+
+    path: str
+    """The request path it answers (`/v1/users/42`); with a `?`, the query string must match too."""
+    method: str = "GET"
+    """The request method (HTTP_METHODS; "*" for any)."""
+    status: int = 200
+    """The response status."""
+    file: str | None = None
+    """The response body: a file under the case's `http/` directory."""
+    body: str | None = None
+    """The response body as inline text (instead of file)."""
+    content_type: str | None = None
+    """The Content-Type; by default guessed from file's name, else text/plain."""
+    headers: dict[str, str] = field(default_factory=dict, hash=False)
+    """Other response headers."""
+
+
+@dataclass(frozen=True)
+class HttpFixture:
+    """A hermetic HTTP server on 127.0.0.1 that the runner starts for each trial and stops when it ends."""
+
+    routes: tuple[HttpRoute, ...] = ()
+    """The canned responses; with none, every file under the case's `http/` directory is served at its path."""
+    require_token: bool = False
+    """Requests without the trial's token (`Authorization: Bearer TOKEN` or `X-Eval-Token`) get 401."""
+
+
 @dataclass(frozen=True)
 class Provenance:
     """What the miner saw when it proposed the case; kept on approval for the record."""
@@ -174,6 +210,8 @@ class Case:
     """The misbehaviour this case reproduces, which compare checks the baseline still shows."""
     trajectory: Trajectory | None = None
     """The tool calls required and forbidden; a deviation fails the trial."""
+    http_fixture: HttpFixture | None = None
+    """A hermetic HTTP server the agent and the grader reach at EVAL_HTTP_URL, even with their network off."""
 
 
 @dataclass(frozen=True)
@@ -184,11 +222,14 @@ class CaseFiles:
     """`git diff --binary` of the fix's non-test changes."""
     grader_files: tuple[tuple[str, bytes], ...]
     """(repository path, fix-commit content) for every test path the fix added or modified, sorted."""
+    http_files: tuple[tuple[str, bytes], ...] = ()
+    """(path under `http/`, content) of the HTTP fixture's canned responses, sorted."""
 
     @staticmethod
-    def of(oracle_patch: bytes, grader_files: dict[str, bytes]) -> CaseFiles:
-        """Build from a mapping, sorting paths so equal content compares equal."""
-        return CaseFiles(oracle_patch, tuple(sorted(grader_files.items())))
+    def of(oracle_patch: bytes, grader_files: dict[str, bytes], http_files: dict[str, bytes] | None = None,
+           ) -> CaseFiles:
+        """Build from mappings, sorting paths so equal content compares equal."""
+        return CaseFiles(oracle_patch, tuple(sorted(grader_files.items())), tuple(sorted((http_files or {}).items())))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Any
 
 from corpus.errors import UsageError
 from corpus.fsutil import DIR_MODE, staging_directory
-from corpus.layout import CASE_FILE, GRADER_DIR, ORACLE_FILE, case_mapping, check_id, repo_path
+from corpus.layout import CASE_FILE, GRADER_DIR, HTTP_DIR, ORACLE_FILE, case_mapping, check_id, repo_path
 from corpus.model import SHA, Case, CaseFiles
 
 PLAIN = re.compile(r"^[A-Za-z0-9_/.][A-Za-z0-9 _./@+=,;:()-]*$")
@@ -168,15 +168,17 @@ def write_files(directory: str, case: Case, files: CaseFiles) -> None:
     _check(case)
     _write(f"{directory}/{ORACLE_FILE}", files.oracle_patch)
     made: set[str] = set()
-    for path, content in files.grader_files:
-        relative = repo_path(path, "grader file path")
-        folder = directory + "/" + GRADER_DIR
-        for part in (GRADER_DIR, *relative.parts[:-1]):
-            folder = folder if part == GRADER_DIR else f"{folder}/{part}"
-            if folder not in made:
-                os.mkdir(folder)
-                made.add(folder)
-        _write(f"{folder}/{relative.name}", content)
+    for top, entries, what in ((GRADER_DIR, files.grader_files, "grader file path"),
+                               (HTTP_DIR, files.http_files, "HTTP fixture file path")):
+        for path, content in entries:
+            relative = repo_path(path, what)
+            folder = directory + "/" + top
+            for part in (top, *relative.parts[:-1]):
+                folder = folder if part == top else f"{folder}/{part}"
+                if folder not in made:
+                    os.mkdir(folder)
+                    made.add(folder)
+            _write(f"{folder}/{relative.name}", content)
     _write(f"{directory}/{CASE_FILE}", emit(case_mapping(case)).encode("utf-8"))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from corpus.behaviourschema import parse_bait, parse_max_turns, parse_trajectory
 from corpus.errors import CorpusError
+from corpus.httpschema import parse_http_fixture
 from corpus.model import (
     POLICIES,
     SHA,
@@ -215,6 +216,7 @@ def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case
         max_turns=parse_max_turns(r),
         bait=parse_bait(r),
         trajectory=parse_trajectory(r),
+        http_fixture=parse_http_fixture(r),
     )
     r.finish()
     return case

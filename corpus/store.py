@@ -11,10 +11,12 @@ from typing import Any
 
 from corpus.errors import CorpusError, UsageError
 from corpus.fsutil import atomic_write_bytes, atomic_write_text, replace_directory, staging_directory
+from corpus.httpschema import check_http_files
 from corpus.layout import (
     CASE_FILE,
     CONFIG,
     GRADER_DIR,
+    HTTP_DIR,
     ORACLE_FILE,
     REJECTED_FILE,
     Kind,
@@ -101,8 +103,10 @@ class Corpus:
         if not path.exists():
             raise CorpusError(path, f"no {'case' if kind == 'cases' else 'candidate'} {case_id!r}")
         stat = path.stat()
-        case = parse_case(path, load_yaml(path), expected_id=directory.name)
+        data = load_yaml(path)
+        case = parse_case(path, data, expected_id=directory.name)
         files = read_case_files(directory)
+        check_http_files(path, data, case, files)
         for grader_path, _ in files.grader_files:
             if grader_path in case.grader.deleted:
                 raise CorpusError(path, f"{grader_path} is both a grader file and deleted", field="grader.deleted")
@@ -194,17 +198,21 @@ def read_case_files(directory: Path) -> CaseFiles:
     oracle = directory / ORACLE_FILE
     if not oracle.exists():
         raise CorpusError(oracle, "file not found: every case needs its oracle patch")
-    grader_root = directory / GRADER_DIR
+    return CaseFiles.of(oracle.read_bytes(), _read_tree(directory / GRADER_DIR, "grader"),
+                        _read_tree(directory / HTTP_DIR, "HTTP fixture"))
+
+
+def _read_tree(root: Path, what: str) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
-    if grader_root.is_dir():
-        for path in sorted(grader_root.rglob("*")):
-            if BYTECODE_CACHE in path.relative_to(grader_root).parts:
+    if root.is_dir():
+        for path in sorted(root.rglob("*")):
+            if BYTECODE_CACHE in path.relative_to(root).parts:
                 continue
             if path.is_symlink():
-                raise CorpusError(path, "grader files must be regular files, not links")
+                raise CorpusError(path, f"{what} files must be regular files, not links")
             if path.is_file():
-                files[path.relative_to(grader_root).as_posix()] = path.read_bytes()
-    return CaseFiles.of(oracle.read_bytes(), files)
+                files[path.relative_to(root).as_posix()] = path.read_bytes()
+    return files
 
 
 def write_case_files(directory: Path, files: CaseFiles) -> None:
@@ -212,3 +220,5 @@ def write_case_files(directory: Path, files: CaseFiles) -> None:
     atomic_write_bytes(directory / ORACLE_FILE, files.oracle_patch)
     for path, content in files.grader_files:
         atomic_write_bytes(directory / GRADER_DIR / repo_path(path, "grader file path"), content)
+    for path, content in files.http_files:
+        atomic_write_bytes(directory / HTTP_DIR / repo_path(path, "HTTP fixture file path"), content)

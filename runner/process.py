@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runner.sandbox.bwrap import SandboxSpec, command_line
+from runner.sandbox.loopback import Receiver
 
 TAIL_BYTES = 8192
 # Process groups of commands still running, so an interrupted run can stop every one of them.
@@ -65,9 +67,17 @@ def run_command(
     started = time.monotonic()
     argv, status_read = ["bash", "-c", command], -1
     pass_fds: tuple[int, ...] = ()
+    receiver: Receiver | None = None
     if sandbox is not None:
         status_read, status_write = os.pipe()
-        argv, pass_fds = command_line(sandbox, argv, status_fd=status_write), (status_write,)
+        pass_fds = (status_write,)
+        loopback_fd = None
+        if sandbox.loopback is not None and sandbox.opens_loopback:
+            host_end, inside_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            loopback_fd = inside_end.detach()
+            pass_fds += (loopback_fd,)
+            receiver = Receiver(host_end, sandbox.loopback)
+        argv = command_line(sandbox, argv, status_fd=status_write, loopback_fd=loopback_fd)
         cwd, env = sandbox.workspace, {"PATH": os.environ.get("PATH", os.defpath)}
     try:
         with open(stdin_path, "rb") if stdin_path else open(os.devnull, "rb") as stdin:
@@ -84,12 +94,16 @@ def run_command(
     except OSError as exc:
         if status_read >= 0:
             os.close(status_read)
+        if receiver is not None:
+            receiver.channel.close()
         with open(log_path, "wb") as log:
             log.write(f"[hindcast: cannot start command: {exc.strerror}]\n".encode())
         return ProcessResult(None, False, 0.0, "", 0, False, start_error=exc.strerror or str(exc))
     finally:
         for fd in pass_fds:
             os.close(fd)
+    if receiver is not None:
+        receiver.start()
     with _RUNNING_LOCK:
         _RUNNING.add(proc.pid)
     pump = _OutputPump(proc, log_path, max_output_bytes)
@@ -112,6 +126,10 @@ def run_command(
     if status_read >= 0 and not _sandbox_started(status_read):
         lines = [line for line in tail.splitlines() if line.strip()]
         start_error = f"the sandbox could not be set up: {lines[-1] if lines else f'bwrap exit {proc.returncode}'}"
+    # The loopback's port is opened before the command starts: without it the command never ran.
+    unopened = receiver.finish() if receiver is not None else None
+    if unopened and not start_error:
+        start_error = f"the sandbox's loopback could not be set up: {unopened}"
     return ProcessResult(
         exit_code=None if timed_out or start_error else proc.returncode,
         timed_out=timed_out and not start_error,

@@ -25,6 +25,7 @@ from runner.grading.grader import GradeResult, judge, materialize_grader
 from runner.process import run_command
 from runner.sandbox.bwrap import Bind
 from runner.sandbox.confine import Confinement, sandbox_spec
+from runner.sandbox.loopback import Loopback
 from runner.workspace.inside import read_inside
 
 IMPORTABLE_PROBE = """\
@@ -130,13 +131,13 @@ def patch_paths(workspace: Path, patch: bytes, what: str = "candidate patch") ->
 def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping[str, str], conf: Confinement,
                 scratch: Path, log_path: Path, *, env_binds: tuple[Bind, ...] = (),
                 candidate: bool = True, what: str = "candidate patch",
-                touched: Sequence[str] | None = None) -> Graded:
+                touched: Sequence[str] | None = None, loopback: Loopback | None = None) -> Graded:
     """Apply patch to the fresh workspace, restore, write the grader files, run the grader and judge it.
 
     candidate: the patch is an agent's (agent and regrade modes). A patch that does not apply, and a grader
     that times out, is not runnable or leaves no readable report, are then the candidate's doing: a fail.
     what names the patch in reasons (the oracle patch, a saved patch); touched, the patch's paths when the caller
-    has them already (a snapshot's diff). Errors stay for what the harness could not do (start the grader, set up the sandbox).
+    has them already (a snapshot's diff); loopback, the case's HTTP fixture's port inside the sandbox. Errors stay for what the harness could not do (start the grader, set up the sandbox).
     """
     case = setup.case
     is_test = matcher_for_tests(setup.test_globs)
@@ -162,7 +163,7 @@ def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping
         home = scratch / "grader-home"
         home.mkdir(exist_ok=True)
         sandbox = sandbox_spec(conf, workspace=workspace, home=home, env=env, network=case.grader.network,
-                               extra=env_binds)
+                               extra=env_binds, loopback=loopback)
     ran = run_command(case.grader.command, workspace, dict(env), case.grader.timeout, log_path, sandbox=sandbox,
                       max_output_bytes=GRADER_LOG_LIMIT)
     result = judge(case.grader, ran, workspace, log_head(log_path))

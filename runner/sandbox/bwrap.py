@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from corpus.errors import UsageError
+from runner.sandbox.loopback import Loopback, opener_argv, opener_dirs
 
 WORKSPACE = "/workspace"
 """Where the workspace is inside the sandbox: one fixed path, so `{workspace}` means the same in every trial."""
@@ -63,6 +64,13 @@ class SandboxSpec:
     """Host paths to cover with an empty tmpfs where a bound directory contains them."""
     cwd: str = WORKSPACE
     """The working directory inside."""
+    loopback: Loopback | None = None
+    """A host server's ports the command reaches at 127.0.0.1 when network is off (with it on, they are there)."""
+
+    @property
+    def opens_loopback(self) -> bool:
+        """True when the command runs behind the opener that brings the loopback's ports inside."""
+        return self.loopback is not None and not self.network
 
 
 def available() -> str | None:
@@ -84,11 +92,13 @@ def _probe(bwrap: str | None) -> str | None:
     return None
 
 
-def command_line(spec: SandboxSpec, argv: Sequence[str], status_fd: int | None = None) -> list[str]:
+def command_line(spec: SandboxSpec, argv: Sequence[str], status_fd: int | None = None,
+                 loopback_fd: int | None = None) -> list[str]:
     """The bwrap command line that runs argv inside the sandbox the spec describes.
 
     With status_fd, bwrap writes JSON lines to that descriptor: `child-pid` once the command started inside,
-    `exit-code` when it ended; no `child-pid` means the sandbox itself could not be set up.
+    `exit-code` when it ended; no `child-pid` means the sandbox itself could not be set up. With loopback_fd
+    (when spec.opens_loopback), argv runs behind the opener, which hands the loopback's sockets over on it.
     """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -111,7 +121,13 @@ def command_line(spec: SandboxSpec, argv: Sequence[str], status_fd: int | None =
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     args += ["--dir", _parent(spec.home_target), "--bind", str(spec.home), spec.home_target]
     args += ["--dir", _parent(WORKSPACE), "--bind", str(spec.workspace), WORKSPACE]
-    for bind in spec.binds:
+    binds = list(spec.binds)
+    if spec.loopback is not None and spec.opens_loopback and loopback_fd is not None:
+        argv = opener_argv(spec.loopback, loopback_fd, list(argv))
+        shown = {b.target for b in spec.binds}
+        binds += [Bind(Path(d), d) for d in opener_dirs()
+                  if d not in shown and not any(_under(d, top) for top in SYSTEM_DIRS)]
+    for bind in binds:
         if not os.path.lexists(bind.source):
             continue
         args += ["--dir", _parent(bind.target), "--bind" if bind.writable else "--ro-bind",

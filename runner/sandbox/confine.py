@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from corpus.errors import UsageError
 from runner.sandbox.bwrap import SYSTEM_DIRS, TASK_DIR, WORKSPACE, Bind, SandboxSpec, available
+from runner.sandbox.loopback import Loopback
 
 SandboxKind = Literal["bwrap", "none"]
 SANDBOXES: tuple[SandboxKind, ...] = ("bwrap", "none")
@@ -193,9 +194,10 @@ def _host_tools(path_var: str, env: Mapping[str, str]) -> Tools:
 
 
 def sandbox_spec(conf: Confinement, *, workspace: Path, home: Path, env: Mapping[str, str], network: bool,
-                 extra: Iterable[Bind] = ()) -> SandboxSpec:
+                 extra: Iterable[Bind] = (), loopback: Loopback | None = None) -> SandboxSpec:
     """The sandbox of one command: the workspace and HOME given, the environment's tools, the user's binds,
-    the extra binds (the case's interpreter environment, the task directory), and env as seen inside."""
+    the extra binds (the case's interpreter environment, the task directory), env as seen inside, and the
+    host server's ports it reaches at 127.0.0.1 whatever its network (loopback)."""
     tools = host_tools(env)
     binds = [Bind(Path(d), d) for d in tools.dirs]
     binds += [Bind(p, str(p)) for p in conf.binds]
@@ -206,7 +208,7 @@ def sandbox_spec(conf: Confinement, *, workspace: Path, home: Path, env: Mapping
     if tools.path_prefix:
         inside["PATH"] = f"{tools.path_prefix}{os.pathsep}{env.get('PATH', '')}"
     return SandboxSpec(workspace=workspace, home=home, home_target=HOME_INSIDE, binds=tuple(binds),
-                       network=network, env=inside, hide=conf.hide)
+                       network=network, env=inside, hide=conf.hide, loopback=loopback)
 
 
 def copy_home_files(conf: Confinement, home: Path) -> None:

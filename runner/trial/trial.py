@@ -8,8 +8,9 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,7 @@ from runner.behaviour.prices import PriceTable
 from runner.behaviour.sources import TRAJECTORY_FILE, copy_trajectory
 from runner.behaviour.trial import record_behaviour
 from runner.envs.cache import EnvCache
+from runner.fixture.server import HTTP_LOG, FixtureServer, http_fixture, in_phase
 from runner.grading.failclosed import RestoreAction, edited_test_files
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import GradeResult
@@ -153,6 +155,7 @@ class _Trial:
         self.facts: dict[str, Any] = {}
         self.durations: dict[str, float] = {}
         self.flags: list[str] = []
+        self.fixture: FixtureServer | None = None
         for name, text in (("transcript.log", ""), ("candidate.patch", ""), ("grader.log", "")):
             (staging / name).write_text(text)
 
@@ -160,7 +163,8 @@ class _Trial:
         started = datetime.now(UTC).isoformat(timespec="seconds")
         clock = time.monotonic()
         try:
-            outcome, reason = self._steps(assets)
+            with self._http_fixture():
+                outcome, reason = self._steps(assets)
         except HindcastError as exc:
             outcome, reason = "error", exc.message
         except OSError as exc:
@@ -175,6 +179,16 @@ class _Trial:
             reason=reason, case_fingerprint=case_fingerprint(self.case, self.spec.stored.files), started=started,
             durations=Durations(**self.durations), mode=self.spec.mode, flags=tuple(self.flags),
             kept=str(self.scratch) if self.ctx.keep else None, **self.facts)
+
+    @contextmanager
+    def _http_fixture(self) -> Iterator[None]:
+        """The case's HTTP fixture for the whole trial; its requests are recorded in http.json at the end."""
+        with http_fixture(self.case, self.spec.stored.files, self.staging / HTTP_LOG) as self.fixture:
+            yield
+
+    def _prompt(self) -> str:
+        """The prompt as the agent reads it: `{{HTTP_URL}}` is the trial's fixture's URL."""
+        return self.fixture.substitute(self.case.prompt) if self.fixture else self.case.prompt
 
     def _check(self) -> None:
         if self.ctx.cancel.is_set():
@@ -213,11 +227,12 @@ class _Trial:
         try:
             setup = GradingSetup(self.case, spec.stored.files, assets.fix_config, assets.base_config,
                                  ctx.test_globs)
-            graded = grade_patch(setup, prepared.workspace, patch, prepared.env, ctx.confinement, self.scratch,
+            env, loopback = in_phase(self.fixture, prepared.env, "grader")
+            graded = grade_patch(setup, prepared.workspace, patch, env, ctx.confinement, self.scratch,
                                  self.staging / "grader.log", env_binds=prepared.env_binds(),
                                  candidate=spec.mode in ("agent", "regrade"),
                                  what="oracle patch" if spec.mode == "oracle" else "candidate patch",
-                                 touched=changed)
+                                 touched=changed, loopback=loopback)
         finally:
             self.durations["grader"] = round(time.monotonic() - clock, 3)
         self._check()
@@ -293,7 +308,7 @@ class _Trial:
         if saved is not None and (saved.directory / "prompt.md").is_file():
             shutil.copyfile(saved.directory / "prompt.md", self.staging / "prompt.md")
         else:
-            (self.staging / "prompt.md").write_text(self.case.prompt, encoding="utf-8")
+            (self.staging / "prompt.md").write_text(self._prompt(), encoding="utf-8")
 
     def _given_patch(self) -> tuple[bytes, str | None]:
         """baseline, oracle and regrade: the patch to grade, and an error when there is none to grade."""
@@ -327,9 +342,9 @@ class _Trial:
         assert spec.command is not None
         task = self.scratch / TASK_DIR_NAME
         task.mkdir()
-        (task / "prompt.md").write_text(self.case.prompt, encoding="utf-8")
+        (task / "prompt.md").write_text(self._prompt(), encoding="utf-8")
         marker = f"{MARKER_VAR}={secrets.token_hex(8)}"
-        env = agent_environment(prepared.env, ctx.hidden, marker)
+        env, loopback = in_phase(self.fixture, agent_environment(prepared.env, ctx.hidden, marker), "agent")
         sandbox = None
         if conf.sandboxed:
             home = self.scratch / "home"
@@ -337,7 +352,7 @@ class _Trial:
             copy_home_files(conf, home)
             sandbox = sandbox_spec(conf, workspace=prepared.workspace, home=home, env=env,
                                    network=conf.agent_network,
-                                   extra=(*prepared.env_binds(), Bind(task, TASK_DIR)))
+                                   extra=(*prepared.env_binds(), Bind(task, TASK_DIR)), loopback=loopback)
             places = {"workspace": WORKSPACE, "prompt_file": PROMPT_FILE}
         else:
             places = {"workspace": str(prepared.workspace), "prompt_file": str(task / "prompt.md")}

@@ -18,6 +18,7 @@ from corpus.gitutil import open_repository
 from corpus.model import Grader
 from corpus.store import Kind
 from runner.envs.cache import EnvCache
+from runner.fixture.server import HTTP_LOG, http_fixture, in_phase
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import TestOutcome, judge_tests
 from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
@@ -231,9 +232,11 @@ def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) 
             setup_duration = time.monotonic() - setup_started
         setup = GradingSetup(case, stored.files, assets.fix_config, assets.base_config, context.test_globs)
         patch = stored.files.oracle_patch if side == "oracle" else b""
-        graded = grade_patch(setup, prepared.workspace, patch, prepared.env, context.confinement, scratch,
-                             scratch / "grader.log", env_binds=prepared.env_binds(), candidate=False,
-                             what=f"{side} patch")
+        with http_fixture(stored.case, stored.files, scratch / HTTP_LOG) as fixture:
+            env, loopback = in_phase(fixture, prepared.env, "grader")
+            graded = grade_patch(setup, prepared.workspace, patch, env, context.confinement, scratch,
+                                 scratch / "grader.log", env_binds=prepared.env_binds(), candidate=False,
+                                 what=f"{side} patch", loopback=loopback)
         result = graded.result
         outcome, reason, exit_code, tests = result.outcome, result.reason, result.exit_code, result.tests
     except HindcastError as exc:
