@@ -9,6 +9,7 @@ from runner.commands.compare import compare_command
 from runner.commands.env import env_group
 from runner.commands.flakes import flakes_command
 from runner.commands.interop import export_command, import_command
+from runner.commands.merge import merge_command
 from runner.commands.report import report_command
 from runner.commands.run import run_command
 from runner.commands.runs import runs_command
@@ -18,7 +19,8 @@ from runner.commands.validate import validate_command
 from runner.commands.verify import verify_command
 
 COMMANDS = (validate_command, verify_command, run_command, runs_command, report_command, compare_command,
-            flakes_command, triage_command, select_command, import_command, export_command, env_group)
+            flakes_command, triage_command, select_command, import_command, export_command, merge_command,
+            env_group)
 
 
 @click.group(context_settings=CONTEXT)

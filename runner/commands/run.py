@@ -61,6 +61,9 @@ from runner.verify.record import unverified_warning
               help="A price table (YAML or JSON: per model, USD per million input, cache_read, cache_write and "
                    "output tokens) costing trials whose agent reports tokens but no cost.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Trials run at once.")
+@click.option("--shard", metavar="I/N", default=None,
+              help="Run only the I-th of N deterministic parts of the trials (a CI matrix job); `runner merge` "
+                   "joins the N runs.")
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where run directories are made [default: CORPUS/results].")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="RUN",
@@ -101,7 +104,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
             agent_home: tuple[Path, ...], max_errors: int | None, dry_run: bool, env_cache: Path | None,
             no_env_cache: bool, transcript_formats: tuple[str, ...], name: str | None,
             agent_args: tuple[str, ...] = (), trajectory_files: tuple[str, ...] = (),
-            prices: Path | None = None) -> int:
+            prices: Path | None = None, shard: str | None = None) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -141,7 +144,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                          agent_timeout=agent_timeout, repo=repo, sandbox=sandbox,
                          agent_network=agent_network == "host", agent_binds=agent_binds, agent_home=agent_home,
                          env_cache=env_cache_dir(env_cache, no_env_cache), max_errors=max_errors, name=name,
-                         prices=prices)
+                         prices=prices, shard=shard)
     if dry_run:
         previews = preview(corpus, options)
         if warning:

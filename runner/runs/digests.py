@@ -101,7 +101,7 @@ def audit_run(run_dir: Path, manifest: RunManifest) -> Audit:
     planned: set[str] = set()
     for variant in config.variants:
         for case_id in config.cases:
-            for number in range(1, config.trials + 1):
+            for number in config.numbers(variant.name, case_id):
                 key = trial_key(variant.name, case_id, number)
                 planned.add(key)
                 path = trial_path(run_dir, variant.name, case_id, number) / RESULT_FILE

@@ -54,12 +54,12 @@ def load_run(run_dir: Path | str) -> LoadedRun:
     for variant in config.variants:
         variant_cells = []
         for case_id in config.cases:
+            numbers = config.numbers(variant.name, case_id)
             found = [parse_trial(data, trial_path(run_dir, variant.name, case_id, t) / RESULT_FILE,
                                  variant.name, case_id, t)
-                     for t in range(1, config.trials + 1)
-                     if (data := recorded.get((variant.name, case_id, t))) is not None]
+                     for t in numbers if (data := recorded.get((variant.name, case_id, t))) is not None]
             trials.extend(found)
-            variant_cells.append(cell_aggregate(variant.name, case_id, found, config.trials))
+            variant_cells.append(cell_aggregate(variant.name, case_id, found, len(numbers)))
         cells.extend(variant_cells)
         totals.append(variant_aggregate(variant.name, variant_cells))
     problems = [problem for t in trials

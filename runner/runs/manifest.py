@@ -53,12 +53,31 @@ class RunConfig:
     """Trials run at once when the run was created (not part of what a resume must match)."""
     patch_from: str | None = None
     """regrade: the run directory whose candidate patches are graded again."""
+    shard: str | None = None
+    """`I/N`: the run holds the I-th of N deterministic parts of the trials (runner merge joins them)."""
 
     def comparable(self) -> dict[str, Any]:
         """The fields a resumed run must reproduce (everything but jobs)."""
         data = asdict(self)
         data.pop("jobs")
         return data
+
+    def planned(self) -> list[tuple[str, str, int]]:
+        """Every trial the run is made of, as (variant, case, trial) in case, variant, trial order: all of them,
+        or its shard's (the I-th of N contiguous parts of that order, their sizes differing by one at most, so
+        a case's trials stay together but where a part ends)."""
+        every = [(variant.name, case_id, t) for case_id in self.cases for variant in self.variants
+                 for t in range(1, self.trials + 1)]
+        if self.shard is None:
+            return every
+        index, count = (int(n) for n in self.shard.split("/"))
+        return every[len(every) * (index - 1) // count:len(every) * index // count]
+
+    def numbers(self, variant: str, case_id: str) -> list[int]:
+        """The trial numbers of one variant::case the run is made of (1..trials, or its shard's)."""
+        if self.shard is None:
+            return list(range(1, self.trials + 1))
+        return [t for v, c, t in self.planned() if v == variant and c == case_id]
 
 
 @dataclass(frozen=True)
@@ -134,6 +153,8 @@ class RunManifest:
     directions: dict[str, str] | None = None
     """corpus.yaml's behaviour.directions when the run started (metric -> lower, higher or neutral); None in runs
     made before runs recorded them."""
+    merged_from: tuple[dict[str, Any], ...] = ()
+    """A merged run (``runner merge``): its shards (run id, shard, created, resumes), in shard order."""
 
 
 def load_object(text: str, path: Path) -> dict[str, Any]:
@@ -187,7 +208,7 @@ def read_manifest(run_dir: Path) -> RunManifest:
                            dataset_fingerprint=data["dataset_fingerprint"], runtime=dict(data["runtime"]),
                            config=config, resumed=tuple(data.get("resumed") or ()), digests=digests,
                            name=name, origin=origin, cases_meta=meta, triage=triage,
-                           directions=directions)
+                           directions=directions, merged_from=tuple(data.get("merged_from") or ()))
     except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"{path}: not a run manifest ({exc.__class__.__name__}: {exc})") from None
 

@@ -73,6 +73,8 @@ class RunOptions:
     """A triage run: what it reruns (recorded in run.json)."""
     prices: Path | None = None
     """A price table (``runner.behaviour.prices``) for trials whose agent reports tokens but no cost (--prices)."""
+    shard: str | None = None
+    """`I/N`: run only the I-th of N deterministic parts of the trials (--shard)."""
 
 
 def parse_agent(spec: str, arguments: Mapping[str, str] | None = None) -> Variant:
@@ -213,6 +215,7 @@ def new_config(options: RunOptions, stored: dict[str, StoredCase]) -> RunConfig:
         raise UsageError(f"--mode {mode} runs no agent; drop --agent-command/--agent")
     trials = options.trials or 1
     timeout = options.agent_timeout or DEFAULT_AGENT_TIMEOUT
+    shard = check_shard(options.shard) if options.shard is not None else None
     if mode == "agent":
         if not options.variants:
             raise UsageError("--mode agent needs --agent-command CMD or --agent NAME=CMD")
@@ -220,9 +223,9 @@ def new_config(options: RunOptions, stored: dict[str, StoredCase]) -> RunConfig:
         if len(set(names)) != len(names):
             raise UsageError(f"variant {next(n for n in names if names.count(n) > 1)!r} is given twice")
         check_commands(options.variants)
-        return RunConfig(mode, trials, options.variants, cases, timeout, options.jobs)
+        return RunConfig(mode, trials, options.variants, cases, timeout, options.jobs, shard=shard)
     if mode in ("baseline", "oracle"):
-        return RunConfig(mode, trials, (Variant(mode, None),), cases, timeout, options.jobs)
+        return RunConfig(mode, trials, (Variant(mode, None),), cases, timeout, options.jobs, shard=shard)
     if options.patch_from is None:
         raise UsageError("--mode regrade needs --patch-from RUN_DIR")
     source = read_manifest(options.patch_from).config
@@ -236,7 +239,7 @@ def new_config(options: RunOptions, stored: dict[str, StoredCase]) -> RunConfig:
     if not cases:
         raise UsageError(f"{options.patch_from}: none of its cases is in the corpus")
     return RunConfig(mode, source.trials, source.variants, tuple(dict.fromkeys(cases)), source.agent_timeout,
-                     options.jobs, str(options.patch_from.resolve()))
+                     options.jobs, str(options.patch_from.resolve()), shard)
 
 
 def resume_config(recorded: RunConfig, options: RunOptions, stored: dict[str, StoredCase],
@@ -257,6 +260,8 @@ def resume_config(recorded: RunConfig, options: RunOptions, stored: dict[str, St
         given["agent_timeout"] = options.agent_timeout
     if options.patch_from is not None:
         given["patch_from"] = str(options.patch_from.resolve())
+    if options.shard is not None:
+        given["shard"] = check_shard(options.shard)
     for key, value in given.items():
         if getattr(recorded, key) != value:
             raise UsageError(f"--resume {run_dir}: the run was made with a different {key.replace('_', ' ')} "
@@ -284,20 +289,34 @@ def source_trials(config: RunConfig) -> dict[TrialId, SavedAttempt]:
 
 def plan_trials(config: RunConfig, stored: dict[str, StoredCase], saved: dict[TrialId, SavedAttempt],
           resume_dir: Path | None) -> list[TrialSpec]:
-    """The trials to run: all of them, or (resuming) those without a recorded pass or fail."""
+    """The trials to run: all of them (of the run's shard), or (resuming) those without a recorded pass or fail."""
     scored = _scored(resume_dir) if resume_dir is not None else set()
+    variants = {v.name: v for v in config.variants}
     plan = []
-    for case_id in config.cases:
-        for variant in config.variants:
-            for t in range(1, config.trials + 1):
-                if (variant.name, case_id, t) in scored:
-                    continue
-                if config.mode == "regrade" and (variant.name, case_id, t) not in saved:
-                    continue
-                plan.append(TrialSpec(stored[case_id], variant.name, t, config.mode, variant.command,
-                                      saved.get((variant.name, case_id, t)), variant.transcript_format,
-                                      variant.trajectory_file))
+    for variant_name, case_id, t in config.planned():
+        variant = variants[variant_name]
+        if (variant.name, case_id, t) in scored:
+            continue
+        if config.mode == "regrade" and (variant.name, case_id, t) not in saved:
+            continue
+        plan.append(TrialSpec(stored[case_id], variant.name, t, config.mode, variant.command,
+                              saved.get((variant.name, case_id, t)), variant.transcript_format,
+                              variant.trajectory_file))
     return plan
+
+
+def check_shard(text: str) -> str:
+    """`I/N` with 1 <= I <= N, normalized (UsageError naming --shard otherwise)."""
+    index, count = shard_numbers(text)
+    return f"{index}/{count}"
+
+
+def shard_numbers(text: str) -> tuple[int, int]:
+    """(I, N) of `I/N`; UsageError naming --shard when it is not one."""
+    head, sep, tail = text.strip().partition("/")
+    if not (sep and head.isdigit() and tail.isdigit()) or not 1 <= int(head) <= int(tail):
+        raise UsageError(f"--shard {text!r}: expected I/N with 1 <= I <= N (e.g. 2/3)")
+    return int(head), int(tail)
 
 
 def _scored(run_dir: Path) -> set[TrialId]:
