@@ -62,7 +62,8 @@ class TrajectoryVerdict:
         return tuple(d.message for d in self.deviations if d.kind == "too_many_calls")
 
     def summary(self) -> str:
-        """``ok``, or ``2 deviations (1 forbidden tool call, 1 ceiling exceeded)``."""
+        """``ok``, or ``2 deviations (1 forbidden tool call, 1 ceiling exceeded)``: the kinds counted among the
+        listed deviations."""
         if self.passed:
             return "ok"
         total = len(self.deviations) + self.more
@@ -71,6 +72,8 @@ class TrajectoryVerdict:
                  f"{len(self.ceilings)} ceiling{'s' if len(self.ceilings) != 1 else ''} exceeded"
                  if self.ceilings else ""]
         shown = ", ".join(p for p in parts if p)
+        if self.more:
+            shown += f"{'; ' if shown else ''}{self.more} beyond the {len(self.deviations)} listed"
         return f"{total} deviation{'s' if total != 1 else ''}" + (f" ({shown})" if shown else "")
 
 
