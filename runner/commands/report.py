@@ -20,7 +20,8 @@ from runner.runs.load import load_run
               default=None, metavar="FILE",
               help="Also write a self-contained HTML page embedding and linking every trial's artifacts.")
 def report_command(run: Path, corpus_dir: Path | None, as_json: bool, html_file: Path | None) -> None:
-    """Show a run: pass rate, pass@k, pass^k and errors per case and variant, recomputed from the trials.
+    """Show a run: pass rate, pass@k, pass^k and errors per case and variant, recomputed from the trials, then
+    behaviour (medians per case, totals) and, for cases with a trajectory or max_turns, each trial's verdicts.
 
     RUN is a run directory, `latest` (the newest run) or a run's --name, bare or after a results directory."""
     loaded = load_run(run_dir(run, corpus_dir))

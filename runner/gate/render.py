@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from runner.behaviour.metrics import Spread
-from runner.gate.behaviour import BehaviourComparison, behaviour_lines
+from runner.gate.behaviour import CHANGES, BehaviourComparison, behaviour_lines
 from runner.gate.flakes import FlakesReport
 from runner.gate.gate import CompareReport
 from runner.gate.pairing import MIN_TRIALS, TOKEN_BUCKETS, Row, RunTrials
 from runner.gate.stats import DropTest
-from runner.gate.summary import Spend
+from runner.gate.summary import Spend, Summary, per_trial_change_pct
 from runner.gate.triage import Triage
 from runner.runs.aggregate import Aggregate
 
@@ -57,21 +58,56 @@ def _row_block(row: Row) -> list[str]:
     return lines
 
 
-def _spend_line(name: str, pair: tuple[Spend | None, Spend | None], unit: str, digits: int) -> str | None:
-    before, after = pair
-    if before is None and after is None:
-        return None
+@dataclass(frozen=True)
+class SpendRow:
+    """One resource of the summary (cost, tokens, or the tokens of one bucket) in both runs, as text."""
 
-    def money(value: float) -> str:
-        return f"{unit}{value:,.{digits}f}"
+    name: str
+    """cost, tokens, or ``tokens, <bucket>``."""
+    baseline: Spend | None
+    """The baseline's spend; None when no trial recorded it."""
+    candidate: Spend | None
+    """The candidate's spend, likewise."""
+    unit: str
+    """What a figure starts with ($ for cost)."""
+    digits: int
+    """Decimals shown."""
 
-    parts = [money(s.total) if s else "not recorded" for s in pair]
-    line = f"  {name}: {parts[0]} -> {parts[1]}"
-    if before and after:
-        change = ("" if before.per_trial <= 0 else f" ({(after.per_trial / before.per_trial - 1) * 100:+.1f}%)")
-        line += (f"; per trial {money(before.per_trial)} -> {money(after.per_trial)}{change} "
-                 f"over {before.trials}/{after.trials} trials")
-    return line
+    def money(self, value: float) -> str:
+        """A figure of this resource: ``$0.0300``, ``13,920``."""
+        return f"{self.unit}{value:,.{self.digits}f}"
+
+    def total(self, spend: Spend | None) -> str:
+        """A run's total, or "not recorded"."""
+        return "not recorded" if spend is None else self.money(spend.total)
+
+    def per_trial(self, spend: Spend | None) -> str:
+        """A run's mean per recording trial, or a dash."""
+        return "-" if spend is None else self.money(spend.per_trial)
+
+    @property
+    def change(self) -> str:
+        """The change of the mean per trial (``+100.0%``); empty unless both runs recorded a nonzero baseline."""
+        change = per_trial_change_pct(self.baseline, self.candidate)
+        return "" if change is None else f"{change:+.1f}%"
+
+    def line(self) -> str:
+        """The summary's line: ``cost: $0.0300 -> $0.0600; per trial $0.0100 -> $0.0200 (+100.0%) over 3/3 trials``."""
+        before, after = self.baseline, self.candidate
+        line = f"  {self.name}: {self.total(before)} -> {self.total(after)}"
+        if before and after:
+            change = f" ({self.change})" if self.change else ""
+            line += (f"; per trial {self.money(before.per_trial)} -> {self.money(after.per_trial)}{change} "
+                     f"over {before.trials}/{after.trials} trials")
+        return line
+
+
+def spend_rows(summary: Summary) -> list[SpendRow]:
+    """Cost, tokens and each token bucket that either run recorded, in the summary's order."""
+    rows = [SpendRow("cost", *summary.cost, "$", 4), SpendRow("tokens", *summary.tokens, "", 0)]
+    rows += [SpendRow(f"tokens, {name}", summary.token_buckets[0].get(name), summary.token_buckets[1].get(name),
+                      "", 0) for name in TOKEN_BUCKETS]
+    return [row for row in rows if row.baseline is not None or row.candidate is not None]
 
 
 def render_compare(report: CompareReport, triage: Triage | None = None) -> list[str]:
@@ -116,11 +152,7 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
                      f"{rate.candidate_trials})")
     lines.append(f"  duration p50: {_seconds(s.duration[0].p50)} -> {_seconds(s.duration[1].p50)}; "
                  f"p99: {_seconds(s.duration[0].p99)} -> {_seconds(s.duration[1].p99)}")
-    buckets = [_spend_line(f"tokens, {name}", (s.token_buckets[0].get(name), s.token_buckets[1].get(name)), "", 0)
-               for name in TOKEN_BUCKETS]
-    for extra in (_spend_line("cost", s.cost, "$", 4), _spend_line("tokens", s.tokens, "", 0), *buckets):
-        if extra:
-            lines.append(extra)
+    lines.extend(row.line() for row in spend_rows(s))
     test, adv = report.test, report.advisory_test
     lines += ["", f"Gate (alpha {report.options.alpha:g}, each test one-sided at {test.component_alpha:g}):"]
     lines.append(f"  paired t over {_cases(test.paired.n, 'blocking ')}: mean difference "
@@ -144,18 +176,25 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
 
 def render_behaviour(behaviour: BehaviourComparison) -> list[str]:
     """The behaviour section: how medians are judged, every counted change (regressions first) and the tally."""
-    head = (f"Behaviour (medians of non-error trials per case; a change counts at {behaviour.threshold:.0%} or more "
-            f"with the metric known in {behaviour.min_known} or more trials of each run; information, never a "
-            f"verdict):")
-    lines = [head, f"  directions: {behaviour.directions.source}"]
+    lines = [f"Behaviour ({behaviour_rule(behaviour)}):", f"  directions: {behaviour.directions.source}"]
     if behaviour.directions.unknown:
         lines.append(f"  not a metric, ignored: {', '.join(behaviour.directions.unknown)}")
     lines.extend(f"  {line}" for line in behaviour_lines(behaviour))
-    totals = {kind: sum(t[kind] for t in behaviour.tally().values())
-              for kind in ("regress", "improve", "neutral", "unknown")}
-    lines.append(f"  {len(behaviour.changes)} metric x case pairs: {totals['regress']} regress, {totals['improve']} "
-                 f"improve, {totals['neutral']} neutral, {totals['unknown']} unknown")
+    lines.append(f"  {pairs_line(behaviour)}")
     return lines
+
+
+def behaviour_rule(behaviour: BehaviourComparison) -> str:
+    """How the behaviour medians are judged, in one sentence."""
+    return (f"medians of non-error trials per case; a change counts at {behaviour.threshold:.0%} or more with the "
+            f"metric known in {behaviour.min_known} or more trials of each run; information, never a verdict")
+
+
+def pairs_line(behaviour: BehaviourComparison) -> str:
+    """``18 metric x case pairs: 6 regress, 1 improve, 10 neutral, 1 unknown``."""
+    totals = {kind: sum(t[kind] for t in behaviour.tally().values()) for kind in CHANGES}
+    return (f"{len(behaviour.changes)} metric x case pairs: {totals['regress']} regress, {totals['improve']} "
+            f"improve, {totals['neutral']} neutral, {totals['unknown']} unknown")
 
 
 def _spread_json(value: Spread | None) -> dict[str, Any] | None:

@@ -119,10 +119,14 @@ class Summary:
     @property
     def cost_change_pct(self) -> float | None:
         """Change of the mean cost per trial in percent; None unless both runs recorded a nonzero baseline."""
-        before, after = self.cost
-        if before is None or after is None or before.per_trial <= 0.0:
-            return None
-        return (after.per_trial / before.per_trial - 1.0) * 100.0
+        return per_trial_change_pct(*self.cost)
+
+
+def per_trial_change_pct(before: Spend | None, after: Spend | None) -> float | None:
+    """Change of the mean per trial in percent; None unless both runs recorded it and the baseline's is above 0."""
+    if before is None or after is None or before.per_trial <= 0.0:
+        return None
+    return (after.per_trial / before.per_trial - 1.0) * 100.0
 
 
 def rate_change(rows: Sequence[Row]) -> RateChange:

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runner.report.checks import TrialChecks
 from runner.report.record_view import RecordView, record_view
 from runner.runs.result import TrialResult, trial_path
 
@@ -114,6 +115,8 @@ class TrialView:
     """Which run the trial belongs to, on pages that show two (empty otherwise)."""
     behaviour: RecordView | None = None
     """The trial's behaviour.json, summarized; None when the trial has none."""
+    checks: TrialChecks | None = None
+    """The trial's trajectory and max_turns verdicts; None when its case has neither check."""
 
 
 def relative_base(run_dir: Path, page: Path) -> Path:
@@ -122,12 +125,12 @@ def relative_base(run_dir: Path, page: Path) -> Path:
 
 
 def trial_view(run_dir: Path, base: Path, trial: TrialResult, anchor: str, title: str, budget: Budget,
-               run_label: str = "") -> TrialView:
-    """Read a trial's artifacts from run_dir for a page whose links start at base."""
+               run_label: str = "", checks: TrialChecks | None = None) -> TrialView:
+    """Read a trial's artifacts from run_dir for a page whose links start at base; checks are its verdicts."""
     folder = trial_path(run_dir, trial.variant, trial.case_id, trial.trial)
     href = trial_path(base, trial.variant, trial.case_id, trial.trial).as_posix()
     artifacts = tuple(read_artifact(folder, name, f"{href}/{name}", budget) for name in EMBEDDED)
-    return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder))
+    return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder), checks)
 
 
 def seconds(value: float | None) -> str:

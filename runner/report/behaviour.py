@@ -13,6 +13,7 @@ from rich.text import Text
 from runner.behaviour.aggregate import STATUSES, CellBehaviour, RunBehaviour, Totals
 from runner.behaviour.metrics import Spread
 from runner.report.artifacts import seconds
+from runner.report.checks import CellChecks, cell_lines
 
 
 def spread_json(value: Spread | None) -> dict[str, float] | None:
@@ -117,3 +118,13 @@ def totals_line(total: Totals) -> str:
     return (f"run total: {total.trials} trial(s), {seconds(total.duration_seconds) or 'time unknown'}, "
             f"{_known(total.llm_calls, 'model calls')}, {_known(total.tool_calls, 'tool calls')}, {token_text}, "
             f"{cost} ({total.cost_trials} of {total.trials} trials had a cost)")
+
+
+def checks_table(cells: tuple[CellChecks, ...]) -> Table:
+    """Per variant::case with a check, how many of its trials deviated from the trajectory or broke max_turns."""
+    table = Table(box=box.SIMPLE, pad_edge=False)
+    for column in ("variant", "case", "trajectory", "max_turns"):
+        table.add_column(column, no_wrap=column != "case", max_width=40 if column == "case" else None)
+    for cell in cells:
+        _row(table, cell.variant, cell.case_id, *cell_lines(cell))
+    return table

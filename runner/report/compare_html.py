@@ -1,8 +1,10 @@
 """`runner compare --html`: the comparison as one self-contained page (inline style, no script, nothing fetched).
 
 The verdict and its findings come first, then the rows in the text report's order (regressions first), each with
-every trial of both runs (outcome and reason, linked to a section embedding the trial's artifacts), then the
-summary, the gate's numbers and the power note. The gate itself knows nothing of HTML: this module reads a
+every trial of both runs (outcome and reason, linked to a section embedding the trial's artifacts and its
+trajectory and max_turns verdicts), then the summary, the gate's numbers and the power note, then behaviour: the
+forbidden-tool and bait findings, both runs' cost and tokens, and every behaviour metric's medians per compared
+case with its direction and class, as ``runner.gate.behaviour`` judged them. The gate itself knows nothing of HTML: this module reads a
 ``runner.gate.gate.CompareReport``.
 """
 
@@ -13,14 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.errors import UsageError
-from runner.gate.gate import CompareReport
+from runner.behaviour.metrics import Spread
+from runner.gate.behaviour import CHANGES, METRICS, BehaviourComparison, MetricChange, number_text
+from runner.gate.gate import CompareReport, Finding
 from runner.gate.pairing import Row, RunTrials
-from runner.gate.render import render_compare
+from runner.gate.render import SpendRow, behaviour_rule, pairs_line, render_compare, spend_rows
 from runner.gate.stats import DropTest
 from runner.gate.triage import Triage
 from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
+from runner.report.checks import trial_checks
 from runner.report.pages import environment, write_page
-from runner.runs.result import TrialResult
+from runner.runs.result import TrialResult, trial_path
 
 
 @dataclass(frozen=True)
@@ -82,8 +87,10 @@ def _side(report: CompareReport, run: RunTrials, row: Row, which: str, index: in
         if run.directory is None:
             trials.append(record)
         else:
+            folder = trial_path(run.directory, record.variant, record.case_id, record.trial)
             trials.append(trial_view(run.directory, relative_base(run.directory, html_path), record,
-                                     f"{which}{index}-{record.trial}", title, budget, label))
+                                     f"{which}{index}-{record.trial}", title, budget, label,
+                                     trial_checks(folder, record, run.cases_meta.get(record.case_id))))
     return Side(tally.describe(), tally.reason if not tally.passed else "", tally.passed, tuple(trials))
 
 
@@ -132,6 +139,92 @@ def _summary_lines(report: CompareReport, triage: Triage | None) -> list[str]:
     return [line.strip() for line in lines[start:end]]
 
 
+BEHAVIOUR_RULES = ("forbidden-tool", "bait")
+"""The gate's behaviour rules, whose findings the behaviour section repeats."""
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """One metric of one compared row as the behaviour tables show it (from ``runner.gate.behaviour``)."""
+
+    key: str
+    """The row's key (case id, or variant::case)."""
+    metric: str
+    """The metric."""
+    direction: str
+    """lower, higher or neutral: which way is better."""
+    baseline: str
+    """The baseline's median, or a dash when no trial knew the metric."""
+    baseline_trials: int
+    """Baseline trials that knew it."""
+    candidate: str
+    """The candidate's median, likewise."""
+    candidate_trials: int
+    """Candidate trials that knew it."""
+    relative: str
+    """The change of the median in percent (``+300%``, ``from 0``); a dash when unknown."""
+    change: str
+    """improve, regress, neutral or unknown."""
+
+
+def _median(value: Spread | None) -> str:
+    return "—" if value is None else number_text(value.median)
+
+
+def _relative(change: MetricChange) -> str:
+    relative = change.relative
+    if relative is None:
+        return "—"
+    return "from 0" if math.isinf(relative) else f"{relative * 100:+.0f}%"
+
+
+def change_row(change: MetricChange) -> ChangeRow:
+    """A metric change as text, its figures as the text report writes them."""
+    before, after = change.baseline, change.candidate
+    return ChangeRow(change.key, change.metric, change.direction, _median(before), 0 if before is None else
+                     before.trials, _median(after), 0 if after is None else after.trials, _relative(change),
+                     change.change)
+
+
+@dataclass(frozen=True)
+class BehaviourView:
+    """The behaviour section: the rule, the directions, every metric's tally, every change, and the findings."""
+
+    rule: str
+    """How medians are judged, in one sentence."""
+    directions_source: str
+    """Where the directions came from."""
+    unknown_directions: tuple[str, ...]
+    """Configured names that are no metric."""
+    tally: tuple[tuple[str, str, tuple[int, ...]], ...]
+    """(metric, direction, rows per class in CHANGES order) for every metric with a row."""
+    counted: tuple[ChangeRow, ...]
+    """The regressions, then the improvements."""
+    changes: tuple[ChangeRow, ...]
+    """Every metric of every paired row, in row then metric order."""
+    pairs: str
+    """The tally over every pair, in one line."""
+
+
+def behaviour_view(behaviour: BehaviourComparison) -> BehaviourView:
+    """The comparison as the page's tables show it."""
+    tally = behaviour.tally()
+    return BehaviourView(
+        behaviour_rule(behaviour), behaviour.directions.source, behaviour.directions.unknown,
+        tuple((m, behaviour.directions.by_metric[m], tuple(tally[m][kind] for kind in CHANGES))
+              for m in METRICS if m in tally),
+        tuple(change_row(c) for c in behaviour.counted()), tuple(change_row(c) for c in behaviour.changes),
+        pairs_line(behaviour))
+
+
+def behaviour_section(report: CompareReport) -> tuple[BehaviourView | None, list[Finding], list[SpendRow]]:
+    """What the behaviour section shows: the comparison when either run recorded behaviour, the behaviour rules'
+    findings, and the cost and tokens of both runs."""
+    behaviour = report.behaviour
+    view = behaviour_view(behaviour) if behaviour is not None and behaviour.recorded else None
+    return view, [f for f in report.findings if f.rule in BEHAVIOUR_RULES], spend_rows(report.summary)
+
+
 def render_compare_html(report: CompareReport, html_path: Path, triage: Triage | None = None) -> str:
     """The comparison as a self-contained page whose links are relative to html_path, with the regressions'
     triage labels when a triage of the candidate exists."""
@@ -149,10 +242,12 @@ def render_compare_html(report: CompareReport, html_path: Path, triage: Triage |
     trials = [t for view in views for side in (view.baseline, view.candidate) for t in side.trials
               if isinstance(t, TrialView)]
     expired = [e for e in report.quarantine.entries if e.expired(report.today)]
+    behaviour, rule_findings, spend = behaviour_section(report)
     template = environment().get_template("compare.html.j2")
-    return template.render(report=report, sections=sections, trials=trials, summary=_summary_lines(report, triage), triage=triage,
-                           tests=_test_rows(report), expired=expired, budget=budget, page_budget=PAGE_BUDGET,
-                           confidence=f"{1 - report.options.alpha:.0%}")
+    return template.render(report=report, sections=sections, trials=trials, summary=_summary_lines(report, triage),
+                           triage=triage, tests=_test_rows(report), expired=expired, budget=budget,
+                           page_budget=PAGE_BUDGET, confidence=f"{1 - report.options.alpha:.0%}",
+                           behaviour=behaviour, rule_findings=rule_findings, spend=spend, changes=CHANGES)
 
 
 def write_compare_html(report: CompareReport, html_path: Path, triage: Triage | None = None) -> None:

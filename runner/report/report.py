@@ -20,7 +20,8 @@ from rich.text import Text
 
 from runner.behaviour.aggregate import BUCKETS, METRICS, run_behaviour
 from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
-from runner.report.behaviour import behaviour_json, behaviour_table, totals_line
+from runner.report.behaviour import behaviour_json, behaviour_table, checks_table, totals_line
+from runner.report.checks import TrialChecks, cell_checks, cell_lines, checks_json, run_checks, trial_lines
 from runner.report.pages import at as _at
 from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
@@ -93,7 +94,8 @@ def case_label(run: LoadedRun, case_id: str) -> str:
 
 def render_table(run: LoadedRun, console: Console | None = None) -> str:
     """The terminal report: a cases x variants grid, one line per variant, then (when trials recorded behaviour)
-    the behaviour table and the run's totals; returns the text printed."""
+    the behaviour table and the run's totals, and (when cases have a trajectory or a max_turns) the checks per cell
+    and per trial; returns the text printed."""
     buffer = io.StringIO()
     out = console or Console(file=buffer, width=160, color_system=None, highlight=False)
     manifest, config = run.manifest, run.manifest.config
@@ -137,7 +139,21 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
         out.print(totals_line(behaviour.run), markup=False)
         out.print("records: parsed, partial (cut off), unparsed, none (plain text) or absent (no behaviour.json)",
                   markup=False)
+    checks = report_checks(run)
+    if checks:
+        out.print()
+        out.print("checks: each trial's trajectory and max_turns verdicts (cases with either check only)",
+                  markup=False)
+        out.print(checks_table(cell_checks(checks)))
+        for checked in checks:
+            for line in trial_lines(checked):
+                out.print(line, markup=False, soft_wrap=True)
     return buffer.getvalue()
+
+
+def report_checks(run: LoadedRun) -> tuple[TrialChecks, ...]:
+    """The behaviour checks of every trial whose case has a trajectory or a max_turns."""
+    return run_checks(run.directory, run.trials, run.manifest.cases_meta)
 
 
 def print_report(run: LoadedRun) -> None:
@@ -160,8 +176,9 @@ def aggregate_json(aggregate: Aggregate) -> dict[str, Any]:
 
 
 def report_document(run: LoadedRun) -> dict[str, Any]:
-    """The whole run as one JSON-able document: manifest, aggregates, every trial, and behaviour (every cell's
-    spreads, the totals per variant and of the run)."""
+    """The whole run as one JSON-able document: manifest, aggregates, every trial, behaviour (every cell's
+    spreads, the totals per variant and of the run) and checks (per cell the trials that broke a trajectory or a
+    max_turns, and every checked trial's verdicts)."""
     manifest = run.manifest
     return {
         "run_id": manifest.run_id,
@@ -180,6 +197,7 @@ def report_document(run: LoadedRun) -> dict[str, Any]:
         "cells": [aggregate_json(c) for c in run.cells],
         "trials": [asdict(t) for t in run.trials],
         "behaviour": behaviour_json(run_behaviour(run)),
+        "checks": checks_json(report_checks(run)),
     }
 
 
@@ -204,9 +222,12 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
     cases by variants whose cells show each trial's outcome, duration and reason, CSS-only filters, the errors
     apart, and one section per trial (shown when its cell is clicked) embedding its prompt, transcript, patch and
     grader log, with links relative to html_path; when trials recorded behaviour, the run's and each variant's totals
-    and each cell's medians, and in each trial's section its record (tool calls, tokens, cost)."""
+    and each cell's medians, and in each trial's section its record (tool calls, tokens, cost); when cases have a
+    trajectory or a max_turns, per cell the trials that broke them, and in each trial's section its verdicts."""
     base = relative_base(run.directory, html_path)
     budget = Budget()
+    checks = report_checks(run)
+    checked = {(c.variant, c.case_id, c.trial): c for c in checks}
     by_key = {(t.variant, t.case_id, t.trial): t for t in run.trials}
     cells = {(c.variant, c.case_id): c for c in run.cells}
     config = run.manifest.config
@@ -221,7 +242,8 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
             for number in range(1, config.trials + 1):
                 result = by_key.get((variant.name, case_id, number))
                 view = None if result is None else trial_view(run.directory, base, result, f"t{vi}-{ci}-{number}",
-                                                               title, budget)
+                                                               title, budget,
+                                                               checks=checked.get((variant.name, case_id, number)))
                 trials.append(view)
                 if view is not None:
                     views.append(view)
@@ -234,7 +256,8 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
                            notes=run_notes(run), rows=rows, views=views, k=common_k(run), budget=budget,
                            page_budget=PAGE_BUDGET, errors=[v for v in views if v.result.outcome == "error"],
                            max_k=max((len(v.pass_at_k) for v in run.variants), default=0),
-                           behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS)
+                           behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS,
+                           checks=[(c, cell_lines(c)) for c in cell_checks(checks)])
 
 
 def write_html(run: LoadedRun, html_path: Path) -> None:
