@@ -17,8 +17,15 @@ from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
 from runner.behaviour.parse import FORMATS
 from runner.behaviour.prices import load_prices
-from runner.commands.options import env_cache_dir, env_cache_options, sandbox_option
+from runner.commands.options import (
+    env_cache_dir,
+    env_cache_options,
+    executor_options,
+    ray_settings,
+    sandbox_option,
+)
 from runner.envs.cache import default_cache_dir
+from runner.executors.settings import RaySettings
 from runner.gate.select import changed_since, select_cases
 from runner.report.report import print_report
 from runner.runs.find import default_results, recorded_origin, resolve_run
@@ -61,6 +68,7 @@ from runner.verify.record import unverified_warning
               help="A price table (YAML or JSON: per model, USD per million input, cache_read, cache_write and "
                    "output tokens) costing trials whose agent reports tokens but no cost.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Trials run at once.")
+@executor_options
 @click.option("--shard", metavar="I/N", default=None,
               help="Run only the I-th of N deterministic parts of the trials (a CI matrix job); `runner merge` "
                    "joins the N runs.")
@@ -104,7 +112,9 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
             agent_home: tuple[Path, ...], max_errors: int | None, dry_run: bool, env_cache: Path | None,
             no_env_cache: bool, transcript_formats: tuple[str, ...], name: str | None,
             agent_args: tuple[str, ...] = (), trajectory_files: tuple[str, ...] = (),
-            prices: Path | None = None, shard: str | None = None) -> int:
+            prices: Path | None = None, shard: str | None = None, executor: str = "local",
+            ray_address: str | None = None, retries: int = 2, trial_cpus: float = 1.0,
+            trial_memory: str | None = None) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -144,7 +154,8 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                          agent_timeout=agent_timeout, repo=repo, sandbox=sandbox,
                          agent_network=agent_network == "host", agent_binds=agent_binds, agent_home=agent_home,
                          env_cache=env_cache_dir(env_cache, no_env_cache), max_errors=max_errors, name=name,
-                         prices=prices, shard=shard)
+                         prices=prices, shard=shard, executor=executor,
+                         ray=ray_settings(executor, ray_address, retries, trial_cpus, trial_memory))
     if dry_run:
         previews = preview(corpus, options)
         if warning:
@@ -204,6 +215,12 @@ def resume_command(run_dir: Path, options: RunOptions) -> str:
         words += ["--max-errors", str(options.max_errors)]
     if options.prices is not None:
         words += ["--prices", str(options.prices.absolute())]
+    if options.executor == "ray":
+        ray = options.ray
+        words += ["--executor", "ray", *(["--ray-address", ray.address] if ray.address else []),
+                  *(["--retries", str(ray.retries)] if ray.retries != RaySettings.retries else []),
+                  *(["--trial-cpus", f"{ray.trial_cpus:g}"] if ray.trial_cpus != RaySettings.trial_cpus else []),
+                  *(["--trial-memory", str(ray.trial_memory)] if ray.trial_memory else [])]
     return shlex.join(words)
 
 

@@ -35,6 +35,22 @@ VERSION_VARIABLE = "SETUPTOOLS_SCM_PRETEND_VERSION"
 _TAG_VERSION = re.compile(r"^[vV]?(\d+(\.\d+)*)$")
 
 
+_PINNED: dict[str, str | None] = {}
+"""Base versions established elsewhere (a Ray driver, which has the history a worker's one-commit copy lacks)."""
+
+
+def pin_base_version(commit: str, version: str | None) -> None:
+    """Record commit's base version as the machine with the repository's history found it."""
+    _PINNED[commit] = version
+
+
+def base_version(repo: Path, commit: str) -> str | None:
+    """The version setup installs the base as (see version_environment); None when no tag names one."""
+    if commit in _PINNED:
+        return _PINNED[commit]
+    return _base_version(repo, commit)
+
+
 @functools.lru_cache(maxsize=1024)
 def _base_version(repo: Path, commit: str) -> str | None:
     described = run_git(["describe", "--tags", "--abbrev=0", commit], repo, check=False)
@@ -52,7 +68,7 @@ def version_environment(repo: Path, commit: str) -> dict[str, str]:
     dependency that needs it, `>=3.0`). The nearest tag reachable from the base (history before it, nothing of
     the future): the tag itself at a tagged base, else a version just after it, e.g. 3.16.1.post1.dev4 four
     commits later."""
-    version = _base_version(repo, commit)
+    version = base_version(repo, commit)
     return {VERSION_VARIABLE: version} if version else {}
 
 

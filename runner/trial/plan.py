@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +11,7 @@ from corpus import StoredCase
 from corpus.errors import UsageError
 from runner.behaviour.parse import FORMATS
 from runner.behaviour.sources import trajectory_path_problem
+from runner.executors.settings import RaySettings
 from runner.runs.digests import TrialId, audit_run
 from runner.runs.load import load_run
 from runner.runs.manifest import MODES, VARIANT_NAME, CaseMeta, RunConfig, Variant, read_manifest
@@ -75,6 +76,10 @@ class RunOptions:
     """A price table (``runner.behaviour.prices``) for trials whose agent reports tokens but no cost (--prices)."""
     shard: str | None = None
     """`I/N`: run only the I-th of N deterministic parts of the trials (--shard)."""
+    executor: str = "local"
+    """local (threads here) or ray (tasks on a Ray cluster, --executor)."""
+    ray: RaySettings = field(default_factory=RaySettings)
+    """With executor ray: the cluster, retries and each trial's resources."""
 
 
 def parse_agent(spec: str, arguments: Mapping[str, str] | None = None) -> Variant:

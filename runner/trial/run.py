@@ -8,10 +8,11 @@ import tempfile
 import threading
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from corpus import Corpus, corpus_fingerprint
 from corpus.errors import UsageError
@@ -19,8 +20,9 @@ from corpus.fsutil import publish_directory
 from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
 from runner.behaviour.prices import load_prices
-from runner.envs.cache import EnvCache
-from runner.process import kill_running
+from runner.envs.cache import EnvCache, default_cache_dir
+from runner.executors.local import Executor, LocalExecutor
+from runner.executors.remote import DEFAULT_ENV_CACHE, RemoteContext
 from runner.runs.digests import DigestLedger, forget_trials
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.manifest import (
@@ -108,6 +110,9 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
                                triage=options.triage, directions=dict(corpus.config.behaviour_directions))
     elif options.name is not None and options.name != manifest.name:
         raise UsageError(f"--name {options.name}: a resumed run keeps its name ({manifest.name or 'none'})")
+    if options.executor == "ray" and config.mode == "regrade":
+        raise UsageError("--executor ray: regrade grades the saved patches of a run on this machine; "
+                         "drop --executor ray")
     saved = source_trials(config) if config.mode == "regrade" else {}
     if options.resume is not None:
         plan = plan_trials(config, stored_all, saved, run_dir)
@@ -239,35 +244,28 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
                        transcript_limit=options.transcript_limit, cancel=cancel,
                        discard=discard, confinement=confinement, env_cache=env_cache,
                        prices=load_prices(options.prices) if options.prices is not None else None)
-    assets = AssetCache(repo, root)
-    pool = ThreadPoolExecutor(max_workers=options.jobs)
-
-    def one(spec: TrialSpec) -> TrialResult | None:
-        return run_trial(spec, ctx, assets.get(spec.stored))
-
+    executor = _executor(options, ctx, AssetCache(repo, root), run_dir, repo)
     ledger = DigestLedger(run_dir)
-    # Trials are handed to the pool only as workers free up, so a run that stops starts nothing more.
+    # Trials are handed to the executor only as slots free up, so a run that stops starts nothing more.
     queue = iter(plan)
-    futures: list[Future[TrialResult | None]] = []
-    pending: set[Future[TrialResult | None]] = set()
+    pending: set[Any] = set()
 
     def start() -> None:
         spec = next(queue, None)
         if spec is not None:
-            futures.append(future := pool.submit(one, spec))
-            pending.add(future)
+            pending.add(executor.submit(spec))
 
     done = 0
     errors: list[str] = []
     why: str | None = None
     try:
-        for _ in range(options.jobs):
+        for _ in range(executor.slots(options.jobs)):
             start()
         while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            finished = executor.wait(pending)
             pending.difference_update(finished)
-            for future in finished:
-                result = future.result()
+            for handle in finished:
+                result = executor.result(handle)
                 done += 1
                 if result is not None:
                     ledger.record(result)
@@ -282,26 +280,28 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
                 if why is None:
                     start()
     except BaseException:
-        cancel.set()
-        for future in futures:
-            future.cancel()
-        while not all(f.done() for f in futures):
-            kill_running()
-            wait(futures, timeout=0.2)
-        _record_published(ledger, futures)
+        for result in executor.cancel():  # published while the run stopped (recording one twice changes nothing)
+            ledger.record(result)
         raise
     finally:
-        pool.shutdown(wait=True)
+        executor.close()
         janitor.shutdown(wait=True)
         shutil.rmtree(root, ignore_errors=True)
         ledger.flush()
 
 
-def _record_published(ledger: DigestLedger, futures: list[Future[TrialResult | None]]) -> None:
-    """Record the trials that were published while the run stopped (recording one twice changes nothing)."""
-    for future in futures:
-        if not future.cancelled() and future.exception() is None and (result := future.result()) is not None:
-            ledger.record(result)
+def _executor(options: RunOptions, ctx: TrialContext, assets: AssetCache, run_dir: Path,
+              repo: Path) -> Executor:
+    """Where the trials run: threads here, or tasks on the Ray cluster (imported only then)."""
+    if options.executor != "ray":
+        return LocalExecutor(lambda spec: run_trial(spec, ctx, assets.get(spec.stored)), options.jobs, ctx.cancel)
+    from runner.executors.ray_executor import RayExecutor
+
+    env_cache = None if ctx.env_cache is None else (
+        DEFAULT_ENV_CACHE if ctx.env_cache.root.resolve() == default_cache_dir().resolve() else str(ctx.env_cache.root))
+    remote = RemoteContext(ctx.agent_timeout, ctx.hidden, ctx.test_globs, ctx.transcript_limit, ctx.confinement,
+                           env_cache, ctx.prices)
+    return RayExecutor(options.ray, repo, run_dir, remote)
 
 
 def _now() -> str:

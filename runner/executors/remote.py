@@ -1,0 +1,126 @@
+"""One trial on a Ray worker: the case's repository from its pack, the trial run exactly as on one machine into a
+folder of the worker's own, and that folder sent back whole for the driver to publish.
+
+Nothing here imports Ray: the executor wraps `run_remote` as a task. Everything a worker makes lives under its
+own temp directory (`hindcast-ray/`): the repositories of packs (one per node, shared by its worker processes),
+templates (one per worker process), trial scratch and the unpublished trial folders.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tarfile
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus.errors import HindcastError
+from runner.behaviour.prices import PriceTable
+from runner.envs.cache import EnvCache, default_cache_dir
+from runner.envs.environment import pin_base_version
+from runner.executors.packs import CasePack, materialize
+from runner.runs.result import trial_path
+from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
+from runner.trial.assets import AssetCache, CaseAssets
+from runner.trial.trial import TrialContext, TrialSpec, run_trial
+
+DEFAULT_ENV_CACHE = "default"
+"""RemoteContext.env_cache for the worker's own default cache directory."""
+
+
+@dataclass(frozen=True)
+class RemoteContext:
+    """The run-wide settings a worker needs, all of them plain values (no path of the driver is used there)."""
+
+    agent_timeout: float
+    """Seconds before an agent's process group is killed."""
+    hidden: tuple[str, ...]
+    """Paths no variable of the agent's environment may contain."""
+    test_globs: tuple[str, ...]
+    """The corpus's test-file globs."""
+    transcript_limit: int
+    """Bytes of agent output kept."""
+    confinement: Confinement
+    """The sandbox as the user chose it, checked again on the worker (its bubblewrap, its binds)."""
+    env_cache: str | None
+    """The environment cache directory on the worker: a path, DEFAULT_ENV_CACHE, or None for none."""
+    prices: PriceTable | None
+    """The user's price table."""
+
+
+_LOCK = threading.Lock()
+_ASSETS: dict[str, AssetCache] = {}
+_CACHES: dict[str, EnvCache] = {}
+
+
+def worker_root() -> Path:
+    """Where this worker keeps what it makes."""
+    return Path(tempfile.gettempdir()) / "hindcast-ray"
+
+
+def run_remote(spec: TrialSpec, ctx: RemoteContext, pack: CasePack,
+               base_version: str | None) -> tuple[str | None, bytes]:
+    """Run one trial here; (its result.json text, its folder as a tar) or (None, b"") when it was cancelled."""
+    root = worker_root()
+    repo = materialize(pack, root / "repos")
+    pin_base_version(spec.stored.case.base_commit, base_version)
+    with _LOCK:
+        if pack.digest not in _ASSETS:
+            _ASSETS[pack.digest] = AssetCache(repo, Path(tempfile.mkdtemp(prefix="assets-", dir=_mkdir(root))))
+        assets = _ASSETS[pack.digest]
+        cache = _env_cache(ctx.env_cache)
+    scratch = _mkdir(root / "scratch")
+    unseen = hidden_paths(*ctx.confinement.hide, root, *harness_dirs())
+    confinement = ctx.confinement
+    built: CaseAssets | HindcastError
+    try:  # this worker's bubblewrap and binds; what cannot run here is the trial's error
+        confinement = check_confinement(Confinement(
+            confinement.kind, confinement.agent_network, confinement.binds, confinement.home_copies,
+            tuple(Path(p) for p in unseen)))
+        built = assets.get(spec.stored)
+    except HindcastError as exc:
+        built = exc
+    run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=_mkdir(root / "runs")))
+    try:
+        trial_ctx = TrialContext(repo=repo, run_dir=run_dir, agent_timeout=ctx.agent_timeout,
+                                 hidden=(*ctx.hidden, str(root)), test_globs=ctx.test_globs, scratch_root=scratch,
+                                 transcript_limit=ctx.transcript_limit, confinement=confinement,
+                                 env_cache=cache, prices=ctx.prices)
+        result = run_trial(spec, trial_ctx, built)
+        if result is None:
+            return None, b""
+        folder = trial_path(run_dir, spec.variant, spec.stored.case.id, spec.trial)
+        return result.to_json(), pack_folder(folder)
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def pack_folder(folder: Path) -> bytes:
+    """A trial folder as an uncompressed tar of its files (names relative to it)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for path in sorted(folder.rglob("*")):
+            tar.add(path, arcname=path.relative_to(folder).as_posix(), recursive=False)
+    return buffer.getvalue()
+
+
+def unpack_folder(data: bytes, target: Path) -> None:
+    """Write a tar made by pack_folder into target (an empty staging directory); links and paths outside refused."""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r") as tar:
+        tar.extractall(target, filter="data")
+
+
+def _env_cache(setting: str | None) -> EnvCache | None:
+    if setting is None:
+        return None
+    path = default_cache_dir() if setting == DEFAULT_ENV_CACHE else Path(setting)
+    if str(path) not in _CACHES:
+        _CACHES[str(path)] = EnvCache(path)
+    return _CACHES[str(path)]
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
