@@ -8,7 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus import Case, CaseFiles, Corpus, Grader, Setup
-from tests.testing.casefactory import CALC_BUGGY, CALC_FIXED, PYTEST, TEST_V1, TEST_V2, make_case, oracle_patch
+from tests.testing.casefactory import (
+    CALC_BUGGY,
+    CALC_FIXED,
+    PYTEST,
+    TEST_V1,
+    TEST_V2,
+    make_case,
+    oracle_patch,
+)
 from tests.testing.gitrepo import GitRepo, git_init
 
 OLD_TEST = "def test_old():\n    assert True\n"
