@@ -81,9 +81,12 @@ def test_layout_config_and_warnings(tmp_path: Path, capsys: pytest.CaptureFixtur
     dockerfile = (task / "environment" / "Dockerfile").read_text()
     assert dockerfile.startswith("FROM python:3.11-slim\n") and "\nWORKDIR /app\n" in dockerfile
     assert "bash -c true\n" in dockerfile
-    assert (out / "calc-exit" / "environment" / "Dockerfile").read_text().startswith("FROM python:3-slim\n")
+    plain = (out / "calc-exit" / "environment" / "Dockerfile").read_text()
+    assert plain.startswith("FROM python:3-slim\n") and "RUN python -m pip install --no-cache-dir pytest==" in plain
+    assert "pytest" not in dockerfile.replace("bash -c true", "")
     assert err.splitlines() == [
-        "warning: calc-exit: setup.python: not set (Hindcast uses its own interpreter): the image is python:3-slim",
+        ("warning: calc-exit: setup.python: not set (Hindcast uses its own interpreter and packages): the image is "
+         "python:3-slim with pytest for the grader"),
         "warning: calc-ids: max_turns: not checked: Harbor's verifier grades the workspace only"]
     # The base is a one-commit repository of the base tree: no history, nothing of the fix.
     app = tmp_path / "look"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,12 @@ from swebench.harness.grading import get_eval_report
 from swebench.harness.utils import load_swebench_dataset, make_test_spec
 from swebench.task.checks import expected_image
 
+from corpus import CaseFiles
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
 from runner.cli import cli
+from runner.exports.common import base_entries
+from runner.exports.swebench import test_patch as make_test_patch
 from tests.testing.casefactory import TEST_V2
 from tests.testing.exportcorpus import build_export_corpus, clone_at
 
@@ -150,3 +154,19 @@ def test_unknown_format_and_run_options(tmp_path: Path, capsys: pytest.CaptureFi
     code, _, err = call(capsys, "export")
     assert code == ExitCode.BAD_INPUT and "missing argument RUN" in err
 
+
+
+def test_a_test_patch_that_is_not_utf8_is_a_binary_patch(tmp_path: Path) -> None:
+    made = build_export_corpus(tmp_path)
+    stored = made.corpus.load("calc-ids")
+    latin = "# café\n".encode("latin-1") + TEST_V2.encode()
+    files = CaseFiles.of(stored.files.oracle_patch, {"test_calc.py": latin, "data/new.bin": b"\x00\xff\x00"})
+    stored = replace(stored, files=files)
+    patch = make_test_patch(stored, base_entries(made.repo.path, made.base, ["test_calc.py", "test_old.py",
+                                                                         "data/new.bin"]))
+    text = patch.decode("ascii")
+    assert "GIT binary patch" in text and "diff --git a/data/new.bin b/data/new.bin\nnew file mode 100644" in text
+    checkout = clone_at(made.repo, made.base, tmp_path / "check")
+    subprocess.run(["git", "apply", "--binary", "-"], cwd=checkout, input=patch, check=True)
+    assert (checkout / "test_calc.py").read_bytes() == latin
+    assert (checkout / "data" / "new.bin").read_bytes() == b"\x00\xff\x00" and not (checkout / "test_old.py").exists()

@@ -3,10 +3,9 @@ target cannot carry over."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,20 +135,3 @@ def scratch_directory(prefix: str) -> Iterator[Path]:
     finally:
         shutil.rmtree(path, ignore_errors=True)
 
-
-def publish_tree(out: Path, fill: Callable[[Path], None]) -> None:
-    """Write a directory through a staging directory beside it renamed into place (an empty --out is replaced)."""
-    from corpus.fsutil import staging_directory, writing
-
-    parent = out.parent if str(out.parent) else Path(".")
-    with writing(out):
-        staged = staging_directory(parent, out.name)
-    try:
-        fill(staged)
-        with writing(out):
-            if out.is_dir():
-                out.rmdir()
-            os.rename(staged, out)
-    except BaseException:
-        shutil.rmtree(staged, ignore_errors=True)
-        raise

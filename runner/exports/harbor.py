@@ -21,10 +21,10 @@ import io
 import json
 import shlex
 import tarfile
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from corpus.fsutil import atomic_write_bytes, atomic_write_text
+from corpus.fsutil import atomic_write_bytes, atomic_write_text, publish_directory
 from corpus.layout import repo_path
 from corpus.model import Case
 from corpus.store import Corpus, StoredCase
@@ -34,11 +34,11 @@ from runner.exports.common import (
     Note,
     check_commits,
     out_directory_free,
-    publish_tree,
     scratch_directory,
     select_cases,
     source_repository,
 )
+from runner.grading.grader import PYTEST_WORD
 from runner.workspace.workspace import create_workspace
 
 WORKSPACE = "/app"
@@ -73,7 +73,7 @@ def export_harbor(corpus: Corpus, out: Path, repo: Path | None = None, case_ids:
             write_task(staged / item.case.id, item, source)
 
     if ready:
-        publish_tree(out, fill)
+        publish_directory(out.parent, out.name, fill)  # an empty --out is replaced
     return ExportReport(out, tuple(item.case.id for item in ready), tuple(notes))
 
 
@@ -81,8 +81,9 @@ def carried_notes(case: Case) -> list[Note]:
     """The fields a case sets that a Harbor task cannot carry."""
     notes = []
     if not case.setup.python:
-        notes.append(Note(case.id, "setup.python", f"not set (Hindcast uses its own interpreter): the image is "
-                                                   f"{DEFAULT_IMAGE}"))
+        extra = " with pytest for the grader" if PYTEST_WORD.search(case.grader.command) else ""
+        notes.append(Note(case.id, "setup.python", f"not set (Hindcast uses its own interpreter and packages): "
+                                                   f"the image is {DEFAULT_IMAGE}{extra}"))
     for field, value in (("max_turns", case.max_turns), ("bait", case.bait), ("trajectory", case.trajectory)):
         if value is not None:
             notes.append(Note(case.id, field, "not checked: Harbor's verifier grades the workspace only"))
@@ -148,6 +149,8 @@ def dockerfile(case: Case, source: Path) -> str:
     if not (python or "3").startswith("2"):
         lines += [f"RUN python -m pip install --no-cache-dir uv=={version('uv')}", f"RUN python -m venv {VENV}",
                   f"ENV VIRTUAL_ENV={VENV} PATH={VENV}/bin:$PATH"]
+    if not python and PYTEST_WORD.search(case.grader.command):  # Hindcast's own interpreter has pytest
+        lines.append(f"RUN python -m pip install --no-cache-dir pytest{_pinned('pytest')}")
     lines += ["COPY base.tar /tmp/hindcast-base.tar",
               (f"RUN mkdir -p {WORKSPACE} && tar -xf /tmp/hindcast-base.tar -C {WORKSPACE} "
                "&& rm /tmp/hindcast-base.tar"),
@@ -159,6 +162,14 @@ def dockerfile(case: Case, source: Path) -> str:
     # The agent works as its own user in a workspace it owns; the environment stays the setup's (read-only to it).
     lines.append(f"RUN useradd --create-home {AGENT_USER} && chown -R {AGENT_USER}: {WORKSPACE}")
     return "\n".join(lines) + "\n"
+
+
+def _pinned(package: str) -> str:
+    """``==<version>`` of the package Hindcast runs with, or nothing when it is not installed."""
+    try:
+        return f"=={version(package)}"
+    except PackageNotFoundError:
+        return ""
 
 
 def base_archive(source: Path, commit: str) -> bytes:
