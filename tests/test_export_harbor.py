@@ -188,3 +188,17 @@ def test_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
                       str(empty), "--case", "calc-ids")
     assert code == ExitCode.OK and [p.name for p in empty.iterdir()] == ["calc-ids"]
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".staging")]
+
+
+def test_python_2_and_behaviour_fields_are_warnings() -> None:
+    from corpus.model import Bait, Grader, Setup
+    from runner.exports.harbor import carried_notes, dockerfile
+    from tests.testing.casefactory import make_case
+
+    case = make_case("0" * 40, "1" * 40, setup=Setup(python="2.7"), bait=Bait("tool_calls", 3.0),
+                     grader=Grader("pytest", junit="j.xml", fail_to_pass=("t",)))
+    assert [n.line() for n in carried_notes(case)] == [
+        ("calc-add: setup.python: 2.7: the image has neither a venv nor uv, and the JUnit judge needs a python3 the "
+        "image lacks"),
+        "calc-add: bait: not checked: Harbor's verifier grades the workspace only"]
+    assert "RUN git config --system --add safe.directory /app\n" in dockerfile(case, Path("."))

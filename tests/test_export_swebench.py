@@ -14,13 +14,14 @@ from swebench.harness.grading import get_eval_report
 from swebench.harness.utils import load_swebench_dataset, make_test_spec
 from swebench.task.checks import expected_image
 
-from corpus import CaseFiles
+from corpus import CaseFiles, Grader
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
 from runner.cli import cli
 from runner.exports.common import base_entries
+from runner.exports.swebench import carried_notes
 from runner.exports.swebench import test_patch as make_test_patch
-from tests.testing.casefactory import TEST_V2
+from tests.testing.casefactory import TEST_V2, make_case
 from tests.testing.exportcorpus import build_export_corpus, clone_at
 
 INSTANCE = "hindcast__calc-calc-ids"
@@ -170,3 +171,10 @@ def test_a_test_patch_that_is_not_utf8_is_a_binary_patch(tmp_path: Path) -> None
     subprocess.run(["git", "apply", "--binary", "-"], cwd=checkout, input=patch, check=True)
     assert (checkout / "test_calc.py").read_bytes() == latin
     assert (checkout / "data" / "new.bin").read_bytes() == b"\x00\xff\x00" and not (checkout / "test_old.py").exists()
+
+
+def test_a_report_option_of_its_own_is_a_warning() -> None:
+    case = make_case("0" * 40, "1" * 40, grader=Grader("pytest -rfE tests", network=True))
+    assert [n.line() for n in carried_notes(case)] == [
+        ("calc-add: grader.command: its own -r option replaces the -rA summary the log parser reads: tests it leaves "
+        "out of the summary count as failed")]

@@ -84,6 +84,10 @@ def carried_notes(case: Case) -> list[Note]:
         extra = " with pytest for the grader" if PYTEST_WORD.search(case.grader.command) else ""
         notes.append(Note(case.id, "setup.python", f"not set (Hindcast uses its own interpreter and packages): "
                                                    f"the image is {DEFAULT_IMAGE}{extra}"))
+    elif case.setup.python.startswith("2"):
+        judge = ", and the JUnit judge needs a python3 the image lacks" if case.grader.junit else ""
+        notes.append(Note(case.id, "setup.python", f"{case.setup.python}: the image has neither a venv nor uv"
+                                                   f"{judge}"))
     for field, value in (("max_turns", case.max_turns), ("bait", case.bait), ("trajectory", case.trajectory)):
         if value is not None:
             notes.append(Note(case.id, field, "not checked: Harbor's verifier grades the workspace only"))
@@ -145,7 +149,8 @@ def dockerfile(case: Case, source: Path) -> str:
     python = case.setup.python
     lines = [f"FROM {f'python:{python}-slim' if python else DEFAULT_IMAGE}",
              ("RUN apt-get update && apt-get install -y --no-install-recommends git "
-              "&& rm -rf /var/lib/apt/lists/*")]
+              "&& rm -rf /var/lib/apt/lists/*"),
+             f"RUN git config --system --add safe.directory {WORKSPACE}"]  # the verifier is root, /app the agent's
     if not (python or "3").startswith("2"):
         lines += [f"RUN python -m pip install --no-cache-dir uv=={version('uv')}", f"RUN python -m venv {VENV}",
                   f"ENV VIRTUAL_ENV={VENV} PATH={VENV}/bin:$PATH"]

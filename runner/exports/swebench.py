@@ -41,6 +41,7 @@ END = ">>>>> End Test Output"
 LOG_PARSER = "parse_log_pytest"
 EVAL_TYPE = "pass_and_fail"
 WORKDIR = "/testbed"
+REPORT_OPTION = re.compile(r"(?<!\S)-r\S*")
 GITHUB = re.compile(r"github\.com[:/]+([\w.-]+)/([\w.-]+?)(?:\.git)?/?$")
 
 
@@ -145,6 +146,9 @@ def carried_notes(case: Case) -> list[Note]:
     if not case.grader.network:
         notes.append(Note(case.id, "grader.network", "off in Hindcast; the harness's containers keep their "
                                                      "network"))
+    if REPORT_OPTION.search(case.grader.command):
+        notes.append(Note(case.id, "grader.command", "its own -r option replaces the -rA summary the log parser "
+                                                     "reads: tests it leaves out of the summary count as failed"))
     for field, value in (("max_turns", case.max_turns), ("bait", case.bait), ("trajectory", case.trajectory)):
         if value is not None:
             notes.append(Note(case.id, field, "not checked: the harness grades the patch only"))
