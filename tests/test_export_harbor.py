@@ -15,10 +15,12 @@ import pytest
 
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
+from corpus.model import Bait, Grader, Setup
 from runner.cli import cli
 from runner.exports import harbor_judge
+from runner.exports.harbor import carried_notes, dockerfile
 from runner.grading.grader import judge_tests, matches_test_id, read_junit
-from tests.testing.casefactory import CALC_BUGGY, CALC_FIXED, TEST_V2
+from tests.testing.casefactory import CALC_BUGGY, CALC_FIXED, TEST_V2, make_case
 from tests.testing.exportcorpus import JUNIT, OLD_TEST, build_export_corpus
 
 LAYOUT = ["environment/Dockerfile", "environment/base.tar", "instruction.md", "solution/oracle.patch",
@@ -137,8 +139,6 @@ def test_judge_decides_as_the_grader(tmp_path: Path) -> None:
                       '<testcase classname="tests.test_a.TestK" name="test_y"/>'
                       '<testcase classname="tests.test_a" name="test_z"><skipped/></testcase>'
                       "</testsuite></testsuites>")
-    from corpus.model import Grader
-
     reported = read_junit(report.read_bytes(), "junit.xml")
     assert [(t.test_id, t.outcome) for t in reported] == harbor_judge.read_report(str(report))
     for f2p, p2p in [((), ()), (("tests/test_a.py::TestK::test_y",), ()), (("test_x[1]",), ("test_y",)),
@@ -191,10 +191,6 @@ def test_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_python_2_and_behaviour_fields_are_warnings() -> None:
-    from corpus.model import Bait, Grader, Setup
-    from runner.exports.harbor import carried_notes, dockerfile
-    from tests.testing.casefactory import make_case
-
     case = make_case("0" * 40, "1" * 40, setup=Setup(python="2.7"), bait=Bait("tool_calls", 3.0),
                      grader=Grader("pytest", junit="j.xml", fail_to_pass=("t",)))
     assert [n.line() for n in carried_notes(case)] == [
