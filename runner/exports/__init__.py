@@ -1,0 +1,1 @@
+"""Cases other harnesses run: a corpus exported as SWE-bench instances or as Harbor task directories."""
