@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any, Literal
 
-from runner.behaviour.jsonl import integer, mapping, number, tool_kind
+from runner.behaviour.jsonl import integer, json_document, mapping, number, tool_kind
 from runner.behaviour.record import Behaviour, CallStatus, Status, Tokens, ToolCall
 from runner.behaviour.shell import unwrap
 
@@ -31,8 +31,9 @@ EDITOR_READS = {"view"}
 
 
 def document(text: str) -> dict[str, Any]:
-    """The file as one JSON object (ValueError when it is not JSON, TypeError when not an object)."""
-    data = json.loads(text)
+    """The file as one JSON object, warnings printed around it allowed (ValueError when it is not JSON,
+    TypeError when not an object)."""
+    data = json_document(text)
     if not isinstance(data, dict):
         raise TypeError(f"expected one JSON object, got {type(data).__name__}")
     return data
@@ -44,6 +45,8 @@ def document_format(data: dict[str, Any]) -> str | None:
         return "mini-swe-agent"
     if str(data.get("schema_version") or "").startswith("ATIF"):
         return "atif"
+    if "schema_version" in data and isinstance(data.get("steps"), list) and isinstance(data.get("agent"), dict):
+        return "atif"  # an ATIF exporter that writes the bare version number ("1.4")
     if isinstance(data.get("trajectory"), list) and "history" in data and "info" in data:
         return "swe-agent"
     return None
