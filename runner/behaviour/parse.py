@@ -67,7 +67,7 @@ def _document(text: str) -> str | None:
     try:
         whole = json_document(text)
     except ValueError:
-        return None
+        return _cut_document(text)
     if not isinstance(whole, dict):
         return None
     found = document_format(whole)
@@ -76,6 +76,18 @@ def _document(text: str) -> str | None:
     if "type" not in whole and set(whole) <= GEMINI_JSON_KEYS and {"response", "stats", "error"} & set(whole):
         return "gemini-json"
     return None
+
+
+CUT_DOCUMENT_MARKS = (('"trajectory_format": "mini-swe-agent', "mini-swe-agent"), ('"schema_version": "ATIF', "atif"),
+                      ('"trajectory": [', "swe-agent"), ('"response": ', "gemini-json"), ('"stats": {', "gemini-json"))
+"""How a pretty-printed document cut before its end still shows its format (it is then unparsed, not text)."""
+
+
+def _cut_document(text: str) -> str | None:
+    lines = [line.strip() for line in text.splitlines() if line.strip().startswith(("{", "["))]
+    if not lines or lines[0] != "{":
+        return None  # not a pretty-printed document (a JSON-lines stream starts with a whole object)
+    return next((name for mark, name in CUT_DOCUMENT_MARKS if mark in text), None)
 
 
 def detect(text: str) -> str:
