@@ -234,10 +234,12 @@ def test_a_malformed_trajectory_is_unparsed_with_the_reason(fmt: str, text: str,
     assert b.reason.startswith(reason)
 
 
-def test_a_cut_off_trajectory_file_is_not_detected_as_one() -> None:
+def test_a_cut_off_trajectory_file_is_unparsed_in_its_format_not_plain_text() -> None:
     text = json.dumps(ATIF, indent=2)[:200]
-    assert detect(text) == "none"
-    assert parse(text).status == "none"
+    assert detect(text) == "atif"
+    record = parse(text)
+    assert (record.format, record.status) == ("atif", "unparsed") and record.reason.startswith("JSONDecodeError: ")
+    assert detect("{\n  \"note\": \"not a trajectory") == "none"
 
 
 def test_readers_name_the_model() -> None:
