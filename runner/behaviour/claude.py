@@ -2,7 +2,8 @@
 
 One API message arrives as several ``assistant`` events with the same ``message.id``, each with a usage snapshot
 and some of its content blocks: messages are counted once (model calls = distinct ids of the main agent), tool
-calls once per ``tool_use`` id, and the totals come from the ``result`` line (``modelUsage`` summed over models,
+calls once per ``tool_use`` id (messages Claude Code writes itself, model ``<synthetic>``, are no model calls),
+and the totals come from the ``result`` line (``modelUsage`` summed over models,
 auxiliary ones included, else ``usage``); without a result line the stream was cut off, and the last snapshot of
 each message is summed instead (partial). Anthropic's ``input_tokens`` already excludes cache reads and writes;
 output includes thinking, and no reasoning count is given.
@@ -18,6 +19,8 @@ from runner.behaviour.record import Behaviour, CallStatus, Tokens, ToolCall
 
 POLLS = {"BashOutput", "KillShell", "KillBash"}
 """Tools that poll or stop a shell already started: not new commands."""
+SYNTHETIC = "<synthetic>"
+"""The model name of a message Claude Code writes itself (an API error, an interruption): not a model call."""
 
 
 def _tokens_from_usage(usage: dict[str, Any]) -> Tokens:
@@ -68,7 +71,8 @@ def parse_claude(text: str) -> Behaviour:
             if isinstance(message.get("usage"), dict):
                 snapshots[message_id] = _tokens_from_usage(message["usage"])  # keep the last snapshot
             main = event.get("parent_tool_use_id") is None
-            if main:
+            synthetic = message.get("model") == SYNTHETIC
+            if main and not synthetic:
                 main_messages.add(message_id)
                 if model is None and isinstance(message.get("model"), str):
                     model = message["model"]

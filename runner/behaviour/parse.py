@@ -24,7 +24,8 @@ FORMATS = (*PARSERS, "none", "auto")
 """What --transcript-format accepts: a format, none (plain text) or auto (detect it)."""
 
 
-CLAUDE_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event", "rate_limit_event"})
+CLAUDE_TYPES = frozenset({"system", "assistant", "user", "result", "stream_event", "rate_limit_event",
+                          "subagent_token_usage"})
 """Claude Code stream-json event types; every event carries the session id (hooks may come before init)."""
 OPENCODE_TYPES = frozenset({"step_start", "step_finish", "tool_use", "text", "reasoning", "error", "done", "user"})
 """opencode ``run --format json`` event types; every event carries ``sessionID``."""

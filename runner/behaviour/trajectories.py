@@ -146,7 +146,7 @@ def parse_mini_swe_agent(text: str) -> Behaviour:
     ``role: tool`` messages), a Responses API response's ``function_call`` items (answered by
     ``function_call_output`` items), its ``extra.actions`` (v2 text mode), or its one fenced bash block (v1);
     every action is a shell command, its exit code from the observation (``extra.returncode``, or v1's
-    ``<returncode>``); an action answered by the ``exit`` message (v2: the agent submitted) ran with exit code 0.
+    ``<returncode>``); an action answered by the exit message (``exit_status`` Submitted) ran with exit code 0.
     Tokens: the sum of each response's usage (``extra.response.usage``, or a Responses API message's ``usage``;
     litellm: the prompt counts cached and cache-write tokens inside it, the completion counts reasoning inside
     it). Model calls and cost from ``info.model_stats`` (``api_calls``, ``instance_cost``), else the number of
@@ -196,19 +196,18 @@ def parse_mini_swe_agent(text: str) -> Behaviour:
             index = by_id[str(message.get("tool_call_id") or message.get("call_id"))]
             calls[index] = _answered(calls[index], integer(extra.get("returncode")))
             pending = [i for i in pending if i != index]
-        elif role == "exit" and pending:
-            submitted = extra.get("exit_status") == "Submitted"
+        elif role in ("exit", "user") and pending and "exit_status" in extra:
+            # the agent's exit: Submitted means the last action printed the submission with exit code 0
             for index in pending:
-                calls[index] = _answered(calls[index], 0 if submitted else None)
+                calls[index] = _answered(calls[index], 0 if extra["exit_status"] == "Submitted" else None)
             pending = []
         elif role == "user" and pending:
             code = integer(extra.get("returncode"))
             if code is None:
                 found = RETURNCODE.search(_text(message.get("content")))
                 code = int(found.group(1)) if found else None
-            if code is not None or "exit_status" not in extra:
-                for index in pending:
-                    calls[index] = _answered(calls[index], code)
+            for index in pending:
+                calls[index] = _answered(calls[index], code)
             pending = []
     for index in pending:
         calls[index] = _answered(calls[index], None, "interrupted")
