@@ -64,7 +64,8 @@ def read_lines(text: str) -> Lines:
 
 def json_document(text: str) -> Any:
     """The one JSON document of a file or an agent's stdout, plain-text lines before or after it allowed (a
-    CLI's warnings on stderr); ValueError when there is none, or when more JSON follows it (a JSONL stream)."""
+    CLI's warnings on stderr): the whole text, else the object from the first line that starts one; ValueError
+    when there is none, or when more JSON objects follow it (a JSONL stream)."""
     stripped = text.strip().lstrip("\ufeff")
     try:
         return json.loads(stripped)
@@ -73,14 +74,14 @@ def json_document(text: str) -> Any:
     lines = stripped.splitlines(keepends=True)
     offset = 0
     for line in lines:
-        if line.lstrip().startswith(("{", "[")):
+        if line.lstrip().startswith("{"):
             break
         offset += len(line)
     else:
         raise first_error
     rest = stripped[offset:].lstrip()
     value, end = json.JSONDecoder().raw_decode(rest)
-    if any(line.lstrip().startswith(("{", "[")) for line in rest[end:].splitlines()):
+    if any(line.lstrip().startswith("{") for line in rest[end:].splitlines()):
         raise ValueError("more JSON follows the document (a JSON-lines stream, not one document)")
     return value
 

@@ -201,7 +201,7 @@ def parse_opencode(text: str) -> Behaviour:
             cost += number(part.get("cost")) or 0.0
             end = _ms(event.get("timestamp"))
             if started is not None and end is not None:
-                seconds.append(end - started)
+                seconds.append(round(end - started, 3))  # millisecond timestamps
             started = None
             why = part.get("reason")
             terminal = isinstance(why, str) and why != "tool-calls"
