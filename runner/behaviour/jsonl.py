@@ -64,7 +64,8 @@ def read_lines(text: str) -> Lines:
 
 def json_document(text: str) -> Any:
     """The one JSON document of a file or an agent's stdout, plain-text lines before or after it allowed (a
-    CLI's warnings on stderr): the whole text, else the object from the first line that starts one; ValueError
+    CLI's warnings on stderr): the whole text, else the object (or array) from the first line that starts one;
+    ValueError
     when there is none, or when more JSON objects follow it (a JSONL stream)."""
     stripped = text.strip().lstrip("\ufeff")
     try:
@@ -74,7 +75,8 @@ def json_document(text: str) -> Any:
     lines = stripped.splitlines(keepends=True)
     offset = 0
     for line in lines:
-        if line.lstrip().startswith("{"):
+        start = line.strip()
+        if start.startswith(("{", "[{", '["')) or start == "[":
             break
         offset += len(line)
     else:

@@ -3,6 +3,7 @@ of one ``{"tool": ..., "args": {...}}`` object per line."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any, Literal
 
@@ -227,7 +228,8 @@ def _when(value: Any) -> float | None:
 
 
 def parse_generic(text: str) -> Behaviour:
-    """One JSON object per line: ``{"tool", "args"}`` (or ``name``/``arguments``) with optional ``exit_code``,
+    """One JSON object per line: ``{"tool", "args"}`` (or ``name``/``arguments``, arguments also as a JSON
+    string) with optional ``exit_code``,
     ``turn``, ``ts_start``/``ts_end``, ``usage`` (this call's tokens: summed) and ``cost_usd`` (summed);
     ``{"type": "final", "message"}``; ``{"type": "usage", ...}`` (the whole trial's tokens and cost: it wins).
     Model calls: distinct ``turn`` values when lines carry them."""
@@ -254,6 +256,11 @@ def parse_generic(text: str) -> Behaviour:
         if not isinstance(raw, str):
             continue
         args = event.get("args", event.get("arguments"))
+        if isinstance(args, str):  # OpenAI-style arguments: a JSON string
+            try:
+                args = json.loads(args)
+            except ValueError:
+                args = {}
         args = args if isinstance(args, dict) else {}
         exit_code = integer(event.get("exit_code"))
         kind_name = tool_kind(raw)

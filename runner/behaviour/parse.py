@@ -3,6 +3,7 @@ transcript that cannot be read is an ``unparsed`` record with the reason, never 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -56,7 +57,9 @@ def _looks(obj: dict[str, Any]) -> str | None:
         return "gemini"
     if kind == "result" and "status" in obj and ("stats" in obj or "timestamp" in obj):
         return "gemini"
-    if isinstance(obj.get("tool", obj.get("name")), str) and isinstance(obj.get("args", obj.get("arguments")), dict):
+    args = obj.get("args", obj.get("arguments"))
+    if isinstance(obj.get("tool", obj.get("name")), str) and (
+            isinstance(args, dict) or (isinstance(args, str) and args.lstrip().startswith("{"))):
         return "generic"
     return None
 
@@ -94,6 +97,7 @@ def _cut_document(text: str) -> str | None:
 def detect(text: str) -> str:
     """The format of a transcript from its first JSON lines (plain-text lines before them, such as a CLI's
     warnings, are passed over); ``none`` when nothing matches."""
+    text = _array_as_lines(text)
     found = _document(text)
     if found is not None:
         return found
@@ -104,10 +108,25 @@ def detect(text: str) -> str:
     return "none"
 
 
+def _array_as_lines(text: str) -> str:
+    """A JSON array of events (``claude -p --output-format json --verbose`` prints the whole stream as one) as
+    JSON lines; any other text as it is."""
+    if "[" not in text:
+        return text
+    try:
+        whole = json_document(text)
+    except ValueError:
+        return text
+    if isinstance(whole, list) and whole and all(isinstance(item, dict) for item in whole):
+        return "".join(json.dumps(item) + "\n" for item in whole)
+    return text
+
+
 def parse(text: str, format: str = "auto") -> Behaviour:
     """The behaviour record of a transcript in a format (``auto``: detected)."""
     if format not in FORMATS:
         raise ValueError(f"unknown transcript format {format!r}")
+    text = _array_as_lines(text)
     chosen = detect(text) if format == "auto" else format
     if chosen == "none":
         return Behaviour("none", "none", "plain text: no machine-readable transcript")

@@ -194,3 +194,25 @@ def test_log_lines_around_a_trajectory_document_change_nothing() -> None:
 def test_a_stream_of_objects_is_not_taken_for_one_document() -> None:
     first, *rest = CLAUDE.splitlines()
     assert detect(json.dumps(json.loads(first), indent=2) + "\n" + "\n".join(rest)) == "claude"
+
+
+def test_claude_json_verbose_prints_the_stream_as_one_array() -> None:
+    events = [json.loads(line) for line in (CLAUDE + CLAUDE_RESULT).splitlines()]
+    text = NOISE + json.dumps(events, indent=2) + "\n"
+    assert detect(text) == "claude"
+    assert parse(text) == parse(CLAUDE + CLAUDE_RESULT)
+
+
+def test_claude_json_without_verbose_is_its_result_line() -> None:
+    b = parse(CLAUDE_RESULT)
+    assert (b.format, b.status, b.session_id, b.llm_calls, b.agent_turns, b.final_message, b.cost_usd) == (
+        "claude", "parsed", "9408bea7", None, 5, "Fixed add().", 0.0324675)
+    assert b.tokens == Tokens(input=924, cache_read=12741, cache_write=2651, output=181, reasoning=None)
+
+
+def test_generic_jsonl_with_openai_style_string_arguments() -> None:
+    text = ('{"name": "bash", "arguments": "{\\"command\\": \\"bash -lc \'make test\'\\"}", "exit_code": 0}\n'
+            '{"type": "final", "message": "ok"}\n')
+    assert detect(text) == "generic"
+    assert parse(text).tool_calls == (
+        ToolCall("shell", "bash", {"command": "bash -lc 'make test'"}, "make test", 0, "ok"),)
