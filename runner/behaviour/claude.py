@@ -79,7 +79,7 @@ def parse_claude(text: str) -> Behaviour:
             for block in message.get("content") or []:
                 if not isinstance(block, dict):
                     continue
-                if block.get("type") in ("tool_use", "server_tool_use") and block.get("id") not in uses:
+                if block.get("type") in ("tool_use", "server_tool_use") and str(block.get("id")) not in uses:
                     uses[str(block.get("id"))] = block
                     order.append(("tool", str(block.get("id"))))
                 elif block.get("type") == "text" and main:

@@ -28,8 +28,14 @@ def _tokens(usage: dict[str, Any]) -> Tokens:
                   integer(usage.get("reasoning_output_tokens")))
 
 
+def _item_type(item: dict[str, Any]) -> str:
+    """An item's type: ``type``, or ``item_type`` in the short-lived experimental form."""
+    kind = item.get("type") or item.get("item_type")
+    return kind if isinstance(kind, str) else ""
+
+
 def _call(item: dict[str, Any], kind: str, finished: bool) -> ToolCall:
-    item_type = item.get("type") or item.get("item_type") or ""
+    item_type = _item_type(item)
     status_word = item.get("status")
     exit_code = integer(item.get("exit_code"))
     status: CallStatus
@@ -87,7 +93,7 @@ def parse_codex(text: str) -> Behaviour:
                 usage = event["usage"]  # the thread's running total: the last one is the whole
         elif kind in ("item.started", "item.updated", "item.completed") and isinstance(event.get("item"), dict):
             item = event["item"]
-            item_type = item.get("type") or item.get("item_type")
+            item_type = _item_type(item)
             item_id = str(item.get("id") or f"#{position}")
             done = kind == "item.completed"
             if item_type in MESSAGE_ITEMS and done:
@@ -102,8 +108,8 @@ def parse_codex(text: str) -> Behaviour:
                     order.append((position, "tool", item_id))
                 was_done = items[item_id][2] if item_id in items else False
                 items[item_id] = (first, item, was_done or done)
-    calls = tuple(_call(items[i][1], TOOL_ITEMS[str(items[i][1].get("type") or items[i][1].get("item_type"))],
-                        items[i][2]) for _, what, i in order if what == "tool")
+    calls = tuple(_call(items[i][1], TOOL_ITEMS[_item_type(items[i][1])], items[i][2])
+                  for _, what, i in order if what == "tool")
     timeline = tuple(what for _, what, _ in order)
     status: Status = "parsed"
     reason = ""

@@ -35,7 +35,7 @@ GEMINI_JSON_KEYS = frozenset({"session_id", "response", "stats", "error", "warni
 
 
 def _looks(obj: dict[str, Any]) -> str | None:
-    kind = obj.get("type")
+    kind = obj.get("type") if isinstance(obj.get("type"), str) else None
     if isinstance(kind, str) and (kind in ("thread.started", "turn.started", "turn.completed", "turn.failed",
                                            "session.created") or kind.startswith("item.")):
         return "codex"

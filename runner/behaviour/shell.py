@@ -37,7 +37,7 @@ def unwrap(command: str | Sequence[str]) -> str:
         if len(argv) == 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in SHELL_FLAGS:
             return argv[2]
         return command
-    argv = list(command)
+    argv = [str(word) for word in command]
     if len(argv) >= 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in SHELL_FLAGS:
         return argv[2]
     return shlex.join(argv)

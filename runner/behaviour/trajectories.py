@@ -104,6 +104,16 @@ def _finished(info: dict[str, Any]) -> tuple[Status, str]:
     return "parsed", ""
 
 
+def _arguments(raw: Any) -> dict[str, Any]:
+    """A tool call's arguments: an object, or a JSON string of one ({} when it is neither)."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return {}
+    return mapping(raw)
+
+
 def _mini_calls(message: dict[str, Any], content: str) -> list[tuple[str | None, str, dict[str, Any]]]:
     """(call id, tool name, arguments) of each action of one model response."""
     found: list[tuple[str | None, str, dict[str, Any]]] = []
@@ -112,7 +122,7 @@ def _mini_calls(message: dict[str, Any], content: str) -> list[tuple[str | None,
             item = mapping(item)
             if item.get("type") == "function_call":
                 raw_args = item.get("arguments")
-                args = mapping(json.loads(raw_args) if isinstance(raw_args, str) else raw_args)
+                args = _arguments(raw_args)
                 found.append((str(item.get("call_id") or item.get("id")), str(item.get("name") or "bash"), args))
         return found
     tool_calls = message.get("tool_calls")
@@ -120,7 +130,7 @@ def _mini_calls(message: dict[str, Any], content: str) -> list[tuple[str | None,
         for call in tool_calls:
             function = mapping(mapping(call).get("function"))
             raw_args = function.get("arguments")
-            args = mapping(json.loads(raw_args) if isinstance(raw_args, str) else raw_args)
+            args = _arguments(raw_args)
             found.append((str(mapping(call).get("id")), str(function.get("name") or "bash"), args))
         return found
     actions = mapping(message.get("extra")).get("actions")
