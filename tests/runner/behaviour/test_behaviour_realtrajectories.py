@@ -216,3 +216,19 @@ def test_generic_jsonl_with_openai_style_string_arguments() -> None:
     assert detect(text) == "generic"
     assert parse(text).tool_calls == (
         ToolCall("shell", "bash", {"command": "bash -lc 'make test'"}, "make test", 0, "ok"),)
+
+
+def test_an_odd_value_in_one_event_leaves_the_rest_of_the_record() -> None:
+    odd = ('{"type": {"kind": "x"}}\n'
+           '{"type": "item.completed", "item": {"id": "item_9", "type": ["command_execution"]}}\n'
+           '{"type": "item.completed", "item": {"id": "item_10", "type": "command_execution", '
+           '"command": ["bash", "-lc", 7], "exit_code": 0, "status": "completed"}}\n')
+    lines = CODEX.splitlines()
+    text = "\n".join([lines[0], odd.rstrip("\n"), *lines[1:]]) + "\n"
+    b = parse(text)
+    assert (b.format, b.status) == ("codex", "parsed")
+    assert b.tool_calls == (ToolCall("shell", "command_execution", {"command": ["bash", "-lc", 7]}, "7", 0, "ok"),
+                            *parse(CODEX).tool_calls)
+    mini = json.loads(json.dumps(MINI_TOOLCALL))
+    mini["messages"][2]["tool_calls"][0]["function"]["arguments"] = "{not json"
+    assert parse(json.dumps(mini)).tool_calls[0] == ToolCall("shell", "bash", {}, None, 1, "error")
