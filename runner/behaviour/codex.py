@@ -4,7 +4,8 @@
 Usage on ``turn.completed`` (and legacy ``token_count``) is the thread's running total, so the record takes the
 last total, never a sum; input counts cached and cache-write tokens inside it, output counts reasoning inside it.
 The stream shows no model calls (``llm_calls`` None) and no cost. A stream without ``turn.completed`` or
-``turn.failed`` (legacy: ``task_complete``) was cut off: partial.
+``turn.failed`` (legacy: ``task_complete``) was cut off: partial; the experimental form prints no terminal
+event, so only a line cut mid-way marks it partial.
 """
 
 from __future__ import annotations
@@ -113,6 +114,10 @@ def parse_codex(text: str) -> Behaviour:
     timeline = tuple(what for _, what, _ in order)
     status: Status = "parsed"
     reason = ""
+    experimental = session is not None and turns == 0 and any(o.get("type") == "session.created"
+                                                              for o in lines.objects)
+    if experimental and not lines.cut_off:
+        ended = True  # the experimental form has no terminal event: only a line cut mid-way shows the cut
     if not ended:
         status, reason = "partial", "the stream ended before turn.completed (cut off or killed)"
     elif lines.skipped:

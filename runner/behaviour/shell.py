@@ -27,15 +27,20 @@ EDIT_PROGRAMS = frozenset({"tee", "patch", "truncate"})
 
 
 def unwrap(command: str | Sequence[str]) -> str:
-    """The command a shell wrapper runs: ``bash -lc 'ls -a'`` and ``["bash", "-lc", "ls -a"]`` are ``ls -a``.
-    Anything else is returned as it is (an argv joined with shell quoting)."""
+    """The command a shell wrapper runs: ``bash -lc 'ls -a'``, ``["bash", "-lc", "ls -a"]`` and the unquoted
+    join ``bash -lc ls -a`` are ``ls -a``. Anything else is returned as it is (an argv joined with shell
+    quoting)."""
     if isinstance(command, str):
         try:
             argv = shlex.split(command)
         except ValueError:
             return command
-        if len(argv) == 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in SHELL_FLAGS:
-            return argv[2]
+        if len(argv) >= 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in SHELL_FLAGS:
+            if len(argv) == 3:
+                return argv[2]
+            rest = command.strip().split(None, 2)[2]
+            if not any(quote in rest for quote in "'\""):
+                return rest  # an argv joined with spaces, unquoted (Codex's experimental JSON): the words after
         return command
     argv = [str(word) for word in command]
     if len(argv) >= 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in SHELL_FLAGS:

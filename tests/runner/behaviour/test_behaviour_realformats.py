@@ -101,37 +101,6 @@ def test_codex_failed_turn_ends_the_stream_and_keeps_the_last_total() -> None:
     assert b.tool_calls == (ToolCall("shell", "command_execution", {"command": "bash -lc ls"}, "ls", None, "error"),)
 
 
-def test_codex_legacy_protocol_events_name_the_model_and_every_tool() -> None:
-    b = parse(jsonl(
-        {"model": "gpt-5-codex", "workdir": "/repo", "approval": "never", "sandbox": "workspace-write"},
-        {"prompt": "fix add"},
-        {"id": "0", "msg": {"type": "task_started", "model_context_window": 272000}},
-        {"id": "0", "msg": {"type": "agent_reasoning", "text": "**Searching**"}},
-        {"id": "0", "msg": {"type": "mcp_tool_call_begin", "call_id": "call_1", "invocation": {
-            "server": "docs", "tool": "search", "arguments": {"q": "add"}}}},
-        {"id": "0", "msg": {"type": "mcp_tool_call_end", "call_id": "call_1", "duration": {"secs": 0, "nanos": 5},
-                            "result": {"Ok": {"content": [], "isError": False}}}},
-        {"id": "0", "msg": {"type": "web_search_begin", "call_id": "ws_1"}},
-        {"id": "0", "msg": {"type": "web_search_end", "call_id": "ws_1", "query": "python add"}},
-        {"id": "0", "msg": {"type": "exec_command_begin", "call_id": "call_2",
-                            "command": ["bash", "-lc", "pytest -q"], "cwd": "/repo"}},
-        {"id": "0", "msg": {"type": "exec_command_end", "call_id": "call_2", "stdout": "", "stderr": "boom",
-                            "exit_code": 2}},
-        {"id": "0", "msg": {"type": "token_count", "info": {
-            "total_token_usage": {"input_tokens": 5000, "cached_input_tokens": 4096, "output_tokens": 300,
-                                  "reasoning_output_tokens": 128, "total_tokens": 5300},
-            "last_token_usage": {"input_tokens": 5000, "cached_input_tokens": 4096, "output_tokens": 300,
-                                 "reasoning_output_tokens": 128, "total_tokens": 5300}}}},
-        {"id": "0", "msg": {"type": "task_complete", "last_agent_message": "tests fail"}}))
-    assert b == Behaviour(
-        "codex", "parsed", "", None, None, 1, (
-            ToolCall("mcp", "docs.search", {"q": "add"}, None, None, "ok"),
-            ToolCall("web_search", "web_search", {"query": "python add"}, None, None, "ok"),
-            ToolCall("shell", "exec_command", {"command": ["bash", "-lc", "pytest -q"]}, "pytest -q", 2, "error")),
-        Tokens(904, 4096, None, 300, 128), None, "none", "tests fail", ("tool", "tool", "tool"), (), 0,
-        "gpt-5-codex")
-
-
 CLAUDE = jsonl(
     # hooks run before the init event in newer builds
     {"type": "system", "subtype": "hook_started", "hook_id": "h1", "hook_name": "SessionStart:startup",
