@@ -40,9 +40,9 @@ def _object(line: str) -> tuple[dict[str, Any] | None, bool]:
     return None, False
 
 
-def read_lines(text: str) -> Lines:
-    """The JSON objects of a JSONL transcript; plain-text lines (an agent's own log) are ignored and counted as
-    noise, broken JSON lines are skipped and counted."""
+def read_lines(text: str, limit: int | None = None) -> Lines:
+    """The JSON objects of a JSONL transcript (the first ``limit`` of them when given); plain-text lines (an
+    agent's own log) are ignored and counted as noise, broken JSON lines are skipped and counted."""
     objects: list[dict[str, Any]] = []
     skipped = noise = 0
     last_bad = False
@@ -54,6 +54,8 @@ def read_lines(text: str) -> Lines:
         if value is not None:
             objects.append(value)
             last_bad = False
+            if limit is not None and len(objects) >= limit:
+                break
         elif broken:
             skipped += 1
             last_bad = True

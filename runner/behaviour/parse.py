@@ -101,7 +101,7 @@ def detect(text: str) -> str:
     found = _document(text)
     if found is not None:
         return found
-    for obj in read_lines(text).objects[:20]:
+    for obj in read_lines(text, limit=20).objects:
         found = _looks(obj)
         if found is not None:
             return found
@@ -111,8 +111,9 @@ def detect(text: str) -> str:
 def _array_as_lines(text: str) -> str:
     """A JSON array of events (``claude -p --output-format json --verbose`` prints the whole stream as one) as
     JSON lines; any other text as it is."""
-    if "[" not in text:
-        return text
+    first = next((line.strip() for line in text.splitlines() if line.strip().startswith(("{", "["))), "")
+    if not first.startswith("["):
+        return text  # an object comes first: a stream or a document, not an array
     try:
         whole = json_document(text)
     except ValueError:
@@ -130,7 +131,7 @@ def parse(text: str, format: str = "auto") -> Behaviour:
     chosen = detect(text) if format == "auto" else format
     if chosen == "none":
         return Behaviour("none", "none", "plain text: no machine-readable transcript")
-    if chosen not in DOCUMENTS and not read_lines(text).objects:
+    if chosen not in DOCUMENTS and not read_lines(text, limit=1).objects:
         return unparsed(chosen, f"no JSON lines in the transcript (expected {chosen})")
     try:
         return PARSERS[chosen](text)
