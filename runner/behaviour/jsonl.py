@@ -64,11 +64,16 @@ def read_lines(text: str, limit: int | None = None) -> Lines:
     return Lines(tuple(objects), skipped, last_bad, noise)
 
 
+def starts_json(line: str) -> bool:
+    """The line starts a JSON object or array (``[WARN] ...`` and other bracketed log lines do not)."""
+    start = line.strip()
+    return start.startswith(("{", "[{", '["')) or start == "["
+
+
 def json_document(text: str) -> Any:
     """The one JSON document of a file or an agent's stdout, plain-text lines before or after it allowed (a
     CLI's warnings on stderr): the whole text, else the object (or array) from the first line that starts one;
-    ValueError
-    when there is none, or when more JSON objects follow it (a JSONL stream)."""
+    ValueError when there is none, or when more JSON objects follow it (a JSONL stream)."""
     stripped = text.strip().lstrip("\ufeff")
     try:
         return json.loads(stripped)
@@ -77,8 +82,7 @@ def json_document(text: str) -> Any:
     lines = stripped.splitlines(keepends=True)
     offset = 0
     for line in lines:
-        start = line.strip()
-        if start.startswith(("{", "[{", '["')) or start == "[":
+        if starts_json(line):
             break
         offset += len(line)
     else:

@@ -9,7 +9,7 @@ from typing import Any
 
 from runner.behaviour.claude import parse_claude
 from runner.behaviour.codex import parse_codex
-from runner.behaviour.jsonl import json_document, read_lines
+from runner.behaviour.jsonl import json_document, read_lines, starts_json
 from runner.behaviour.others import parse_gemini_json, parse_gemini_stream, parse_generic, parse_opencode
 from runner.behaviour.record import Behaviour, unparsed
 from runner.behaviour.trajectories import document_format, parse_atif, parse_mini_swe_agent, parse_swe_agent
@@ -111,7 +111,7 @@ def detect(text: str) -> str:
 def _array_as_lines(text: str) -> str:
     """A JSON array of events (``claude -p --output-format json --verbose`` prints the whole stream as one) as
     JSON lines; any other text as it is."""
-    first = next((line.strip() for line in text.splitlines() if line.strip().startswith(("{", "["))), "")
+    first = next((line.strip() for line in text.splitlines() if starts_json(line)), "")
     if not first.startswith("["):
         return text  # an object comes first: a stream or a document, not an array
     try:
