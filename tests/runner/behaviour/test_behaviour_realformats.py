@@ -128,9 +128,11 @@ CLAUDE = jsonl(
                  "usage": {"input_tokens": 2, "cache_creation_input_tokens": 2521, "cache_read_input_tokens": 1247,
                            "output_tokens": 61}}},
     {"type": "user", "parent_tool_use_id": None, "session_id": "9408bea7", "uuid": "u5",
+     # a command that exits non-zero: an error result that begins with its exit code
      "message": {"role": "user", "content": [{"tool_use_id": "toolu_01", "type": "tool_result",
-                                              "content": "1 failed", "is_error": True}]},
-     "tool_use_result": {"stdout": "1 failed", "stderr": "", "interrupted": False, "isImage": False}},
+                                              "content": "Exit code 1\nFAILED tests/test_calc.py::test_add\n"
+                                                         "1 failed in 0.03s", "is_error": True}]},
+     "tool_use_result": "Error: Exit code 1\nFAILED tests/test_calc.py::test_add\n1 failed in 0.03s"},
     {"type": "assistant", "parent_tool_use_id": None, "session_id": "9408bea7", "uuid": "u6",
      "message": {"id": "msg_02", "type": "message", "role": "assistant", "model": "claude-opus-5",
                  "content": [{"type": "tool_use", "id": "toolu_02", "name": "Task",
@@ -185,7 +187,7 @@ def test_claude_stream_json_whole_record() -> None:
     assert parse(text) == Behaviour(
         "claude", "parsed", "", "9408bea7", 4, 5, (
             ToolCall("shell", "Bash", {"command": "python -m pytest -q", "description": "Run tests"},
-                     "python -m pytest -q", None, "error"),
+                     "python -m pytest -q", 1, "error"),
             ToolCall("subagent", "Task", {"description": "find callers", "prompt": "grep for add(",
                                           "subagent_type": "general-purpose"}, None, None, "ok"),
             ToolCall("search", "Grep", {"pattern": "add\\(", "path": "/repo"}, None, None, "ok"),
