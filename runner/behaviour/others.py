@@ -4,12 +4,17 @@ of one ``{"tool": ..., "args": {...}}`` object per line."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any, Literal
 
 from runner.behaviour.jsonl import integer, json_document, mapping, number, read_lines, tool_kind
 from runner.behaviour.record import Behaviour, CallStatus, Tokens, ToolCall
 from runner.behaviour.shell import unwrap
+
+GEMINI_EXIT = re.compile(r"Command exited with code: (-?\d+)\s*$")
+"""What Gemini CLI's shell tool shows for a command that exited non-zero without output (the tool itself still
+succeeds); with output it shows only the output, so the exit code is unknown."""
 
 
 def _shell(kind: str, args: dict[str, Any]) -> str | None:
@@ -27,7 +32,10 @@ def _ended(lines_skipped: int, terminal: bool, what: str) -> tuple[str, str]:
 
 def parse_gemini_stream(text: str) -> Behaviour:
     """Gemini CLI stream-json: ``input_tokens`` counts cached tokens inside it (``input`` is the rest);
-    ``output_tokens`` excludes thoughts, which this format does not report (reasoning None, not estimated).
+    ``output_tokens`` excludes the thoughts ``total_tokens`` counts, so output is ``total_tokens -
+    input_tokens`` (the stream does not separate thoughts: reasoning None). An ``auto`` model names the model
+    that used the most tokens.
+    A shell command's exit code shows only when it exited non-zero without output (then it is an error).
     Model calls: runs of assistant text or tool calls between tool results."""
     lines = read_lines(text)
     session = None
@@ -72,7 +80,12 @@ def parse_gemini_stream(text: str) -> Behaviour:
             status: CallStatus = ("interrupted" if answered is None
                                   else "ok" if answered.get("status") == "success" else "error")
             kind_name = tool_kind(raw)
-            calls.append(ToolCall(kind_name, raw, args, _shell(kind_name, args), None, status))
+            exit_code = None
+            if kind_name == "shell" and answered is not None and isinstance(answered.get("output"), str):
+                found = GEMINI_EXIT.match(answered["output"])
+                exit_code = int(found.group(1)) if found else None
+                status = "error" if exit_code else status
+            calls.append(ToolCall(kind_name, raw, args, _shell(kind_name, args), exit_code, status))
     stats = mapping(result.get("stats")) if result else {}
     tokens = _gemini_stream_tokens(stats) if stats else Tokens()
     status_word, reason = _ended(lines.skipped, result is not None, "its result line")

@@ -268,6 +268,21 @@ def test_gemini_stream_json_whole_record() -> None:
         "gemini-3-pro-preview")
 
 
+def test_gemini_shell_exit_code_shows_only_without_output() -> None:
+    b = parse(jsonl(
+        {"type": "init", "timestamp": "t", "session_id": "s", "model": "gemini-2.5-pro"},
+        {"type": "tool_use", "timestamp": "t", "tool_name": "run_shell_command", "tool_id": "a",
+         "parameters": {"command": "test -f missing"}},
+        {"type": "tool_result", "timestamp": "t", "tool_id": "a", "status": "success",
+         "output": "Command exited with code: 1"},
+        {"type": "tool_use", "timestamp": "t", "tool_name": "run_shell_command", "tool_id": "b",
+         "parameters": {"command": "pytest -q"}},
+        {"type": "tool_result", "timestamp": "t", "tool_id": "b", "status": "success", "output": "1 failed"},
+        {"type": "result", "timestamp": "t", "status": "success"}))
+    assert [(c.command, c.exit_code, c.status) for c in b.tool_calls] == [
+        ("test -f missing", 1, "error"), ("pytest -q", None, "ok")]
+
+
 def test_gemini_json_pretty_printed_after_warnings() -> None:
     doc = {"session_id": "6c3f0a1e", "response": "The capital of France is Paris.", "stats": {
         "models": {
