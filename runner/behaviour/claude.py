@@ -2,15 +2,18 @@
 
 One API message arrives as several ``assistant`` events with the same ``message.id``, each with a usage snapshot
 and some of its content blocks: messages are counted once (model calls = distinct ids of the main agent), tool
-calls once per ``tool_use`` id, and the totals come from the ``result`` line (``modelUsage`` summed over models,
+calls once per ``tool_use`` id (messages Claude Code writes itself, model ``<synthetic>``, are no model calls),
+and the totals come from the ``result`` line (``modelUsage`` summed over models,
 auxiliary ones included, else ``usage``); without a result line the stream was cut off, and the last snapshot of
 each message is summed instead (partial). Anthropic's ``input_tokens`` already excludes cache reads and writes;
-output includes thinking, and no reasoning count is given.
+output includes thinking, and no reasoning count is given. A Bash call that exited non-zero is an error result
+beginning ``Exit code N``: its exit code; a successful one names none (None).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 from runner.behaviour.jsonl import integer, mapping, number, read_lines, tool_kind
@@ -18,6 +21,10 @@ from runner.behaviour.record import Behaviour, CallStatus, Tokens, ToolCall
 
 POLLS = {"BashOutput", "KillShell", "KillBash"}
 """Tools that poll or stop a shell already started: not new commands."""
+EXIT_CODE = re.compile(r"\s*Exit code (-?\d+)\b")
+"""How Claude Code's Bash tool begins the result of a command that exited non-zero (the result is an error)."""
+SYNTHETIC = "<synthetic>"
+"""The model name of a message Claude Code writes itself (an API error, an interruption): not a model call."""
 
 
 def _tokens_from_usage(usage: dict[str, Any]) -> Tokens:
@@ -33,6 +40,15 @@ def _tokens_from_models(models: dict[str, Any]) -> Tokens:
                 buckets[key] += integer(usage.get(key)) or 0
     return Tokens(buckets["inputTokens"], buckets["cacheReadInputTokens"], buckets["cacheCreationInputTokens"],
                   buckets["outputTokens"], None)
+
+
+def _exit_code(result: dict[str, Any]) -> int | None:
+    """The exit code a failed Bash call's result begins with (``Exit code 2\n...``); None when it names none."""
+    content = result.get("content")
+    if isinstance(content, list):
+        content = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    found = EXIT_CODE.match(content) if isinstance(content, str) else None
+    return int(found.group(1)) if found else None
 
 
 def _sum(tokens: list[Tokens]) -> Tokens:
@@ -68,14 +84,15 @@ def parse_claude(text: str) -> Behaviour:
             if isinstance(message.get("usage"), dict):
                 snapshots[message_id] = _tokens_from_usage(message["usage"])  # keep the last snapshot
             main = event.get("parent_tool_use_id") is None
-            if main:
+            synthetic = message.get("model") == SYNTHETIC
+            if main and not synthetic:
                 main_messages.add(message_id)
                 if model is None and isinstance(message.get("model"), str):
                     model = message["model"]
             for block in message.get("content") or []:
                 if not isinstance(block, dict):
                     continue
-                if block.get("type") in ("tool_use", "server_tool_use") and block.get("id") not in uses:
+                if block.get("type") in ("tool_use", "server_tool_use") and str(block.get("id")) not in uses:
                     uses[str(block.get("id"))] = block
                     order.append(("tool", str(block.get("id"))))
                 elif block.get("type") == "text" and main:
@@ -107,7 +124,8 @@ def parse_claude(text: str) -> Behaviour:
         if use.get("type") == "server_tool_use" and kind_name == "other":
             kind_name = "web_search" if "search" in raw else "web_fetch" if "fetch" in raw else "other"
         command = args.get("command") if kind_name == "shell" and isinstance(args.get("command"), str) else None
-        calls.append(ToolCall(kind_name, raw, args, command, None, status))
+        exit_code = _exit_code(answered) if kind_name == "shell" and status == "error" and answered else None
+        calls.append(ToolCall(kind_name, raw, args, command, exit_code, status))
     if result is not None:
         models = result.get("modelUsage")
         tokens = (_tokens_from_models(models) if isinstance(models, dict) and models

@@ -4,7 +4,8 @@
 Usage on ``turn.completed`` (and legacy ``token_count``) is the thread's running total, so the record takes the
 last total, never a sum; input counts cached and cache-write tokens inside it, output counts reasoning inside it.
 The stream shows no model calls (``llm_calls`` None) and no cost. A stream without ``turn.completed`` or
-``turn.failed`` (legacy: ``task_complete``) was cut off: partial.
+``turn.failed`` (legacy: ``task_complete``) was cut off: partial; the experimental form prints no terminal
+event, so only a line cut mid-way marks it partial.
 """
 
 from __future__ import annotations
@@ -28,8 +29,14 @@ def _tokens(usage: dict[str, Any]) -> Tokens:
                   integer(usage.get("reasoning_output_tokens")))
 
 
+def _item_type(item: dict[str, Any]) -> str:
+    """An item's type: ``type``, or ``item_type`` in the short-lived experimental form."""
+    kind = item.get("type") or item.get("item_type")
+    return kind if isinstance(kind, str) else ""
+
+
 def _call(item: dict[str, Any], kind: str, finished: bool) -> ToolCall:
-    item_type = item.get("type") or item.get("item_type") or ""
+    item_type = _item_type(item)
     status_word = item.get("status")
     exit_code = integer(item.get("exit_code"))
     status: CallStatus
@@ -68,6 +75,8 @@ def parse_codex(text: str) -> Behaviour:
     items: dict[str, tuple[int, dict[str, Any], bool]] = {}  # id -> (first position, last seen, finished)
     order: list[tuple[int, Literal["text", "tool"], str]] = []
     final = None
+    turn_message: str | None = None  # this turn's last agent message
+    turn_plan: str | None = None  # this turn's last plan (plan mode), the final message when it has no message
     for position, event in enumerate(lines.objects, start=1):
         kind = event.get("type")
         if kind == "thread.started":
@@ -76,33 +85,45 @@ def parse_codex(text: str) -> Behaviour:
             session = event.get("session_id") or session
         elif kind == "turn.started":
             turns += 1
+            turn_message = turn_plan = None
         elif kind in ("turn.completed", "turn.failed"):
             ended = True
+            if turn_message is None and turn_plan is not None:
+                final = turn_plan
             if isinstance(event.get("usage"), dict):
                 usage = event["usage"]  # the thread's running total: the last one is the whole
         elif kind in ("item.started", "item.updated", "item.completed") and isinstance(event.get("item"), dict):
             item = event["item"]
-            item_type = item.get("type") or item.get("item_type")
+            item_type = _item_type(item)
             item_id = str(item.get("id") or f"#{position}")
             done = kind == "item.completed"
             if item_type in MESSAGE_ITEMS and done:
-                final = item.get("text") if isinstance(item.get("text"), str) else final
+                if isinstance(item.get("text"), str):
+                    final = turn_message = item["text"]
                 order.append((position, "text", item_id))
+            elif item_type == "plan" and done and isinstance(item.get("text"), str):
+                turn_plan = item["text"]
             elif item_type in TOOL_ITEMS:
                 first = items[item_id][0] if item_id in items else position
                 if item_id not in items:
                     order.append((position, "tool", item_id))
                 was_done = items[item_id][2] if item_id in items else False
                 items[item_id] = (first, item, was_done or done)
-    calls = tuple(_call(items[i][1], TOOL_ITEMS[str(items[i][1].get("type") or items[i][1].get("item_type"))],
-                        items[i][2]) for _, what, i in order if what == "tool")
+    calls = tuple(_call(items[i][1], TOOL_ITEMS[_item_type(items[i][1])], items[i][2])
+                  for _, what, i in order if what == "tool")
     timeline = tuple(what for _, what, _ in order)
     status: Status = "parsed"
     reason = ""
+    experimental = session is not None and turns == 0 and any(o.get("type") == "session.created"
+                                                              for o in lines.objects)
+    if experimental and not lines.cut_off:
+        ended = True  # the experimental form has no terminal event: only a line cut mid-way shows the cut
     if not ended:
         status, reason = "partial", "the stream ended before turn.completed (cut off or killed)"
     elif lines.skipped:
         status, reason = "partial", f"{lines.skipped} line(s) were not JSON"
+    if not ended and turn_message is None and turn_plan is not None:
+        final = turn_plan
     return Behaviour("codex", status, reason, session, None, turns or None, calls,
                      _tokens(usage) if usage else Tokens(), None, "none", final, timeline, (), lines.skipped)
 
@@ -116,14 +137,18 @@ def _parse_legacy(text: str) -> Behaviour:
     calls: dict[str, dict[str, Any]] = {}
     order: list[tuple[Literal["text", "tool"], str]] = []
     final = None
+    model = None
     for number, event in enumerate(lines.objects):
         msg = event.get("msg")
         if not isinstance(msg, dict):
+            if isinstance(event.get("model"), str) and "workdir" in event:
+                model = event["model"]  # the configuration summary printed first
             continue
         kind = msg.get("type")
         call_id = str(msg.get("call_id") or f"#{number}")
         if kind == "session_configured":
             session = msg.get("session_id") or session
+            model = msg.get("model") if isinstance(msg.get("model"), str) else model
         elif kind == "task_started":
             turns += 1
         elif kind == "exec_command_begin":
@@ -136,6 +161,23 @@ def _parse_legacy(text: str) -> Behaviour:
             order.append(("tool", call_id))
         elif kind == "patch_apply_end" and call_id in calls:
             calls[call_id].update(done=True, exit_code=0 if msg.get("success", True) else 1)
+        elif kind == "mcp_tool_call_begin":
+            invocation = mapping(msg.get("invocation"))
+            calls[call_id] = {"kind": "mcp", "done": False, "arguments": mapping(invocation.get("arguments")),
+                              "raw": f"{invocation.get('server', '')}.{invocation.get('tool', '')}"}
+            order.append(("tool", call_id))
+        elif kind == "mcp_tool_call_end" and call_id in calls:
+            result = mapping(msg.get("result"))
+            failed = "Err" in result or bool(mapping(result.get("Ok")).get("isError"))
+            calls[call_id].update(done=True, exit_code=1 if failed else 0)
+        elif kind == "web_search_begin":
+            calls[call_id] = {"kind": "web_search", "done": False, "query": msg.get("query")}
+            order.append(("tool", call_id))
+        elif kind == "web_search_end":
+            if call_id not in calls:
+                calls[call_id] = {"kind": "web_search", "done": True, "query": msg.get("query")}
+                order.append(("tool", call_id))
+            calls[call_id].update(done=True, query=msg.get("query") or calls[call_id].get("query"))
         elif kind == "agent_message":
             final = msg.get("message") if isinstance(msg.get("message"), str) else final
             order.append(("text", call_id))
@@ -158,11 +200,17 @@ def _parse_legacy(text: str) -> Behaviour:
             command = call.get("command")
             shell_text = unwrap(command) if isinstance(command, (str, list)) else None
             tool_calls.append(ToolCall("shell", "exec_command", {"command": command}, shell_text, exit_code, status))
+        elif call["kind"] == "mcp":
+            tool_calls.append(ToolCall("mcp", call["raw"], call["arguments"], None, None, status))
+        elif call["kind"] == "web_search":
+            tool_calls.append(ToolCall("web_search", "web_search", {"query": call.get("query")}, None, None, status))
         else:
             tool_calls.append(ToolCall("edit", "apply_patch", {"changes": call.get("changes")}, None, None, status))
     status_word, reason = ("parsed", "")
     if not ended:
         status_word, reason = "partial", "the stream ended before task_complete (cut off or killed)"
+    elif lines.skipped:
+        status_word, reason = "partial", f"{lines.skipped} line(s) were not JSON"
     return Behaviour("codex", status_word, reason, session, None, turns or None, tuple(tool_calls),  # type: ignore[arg-type]
                      _tokens(usage) if usage else Tokens(), None, "none", final, tuple(w for w, _ in order), (),
-                     lines.skipped)
+                     lines.skipped, model)

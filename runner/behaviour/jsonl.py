@@ -12,36 +12,86 @@ from runner.behaviour.record import ToolKind
 
 @dataclass(frozen=True)
 class Lines:
-    """A transcript's JSON objects in order, and how many non-blank lines were not JSON objects."""
+    """A transcript's JSON objects in order, and how many of its lines were broken JSON."""
 
     objects: tuple[dict[str, Any], ...]
-    """Every line that is a JSON object."""
+    """Every line that is a JSON object (a line with text before its object, e.g. a colour code, included)."""
     skipped: int
-    """Non-blank lines that are not (a cut-off last line, a log line, a malformed one)."""
+    """Lines that begin a JSON object but are not one: a malformed line, or a last line cut off mid-object."""
     cut_off: bool
-    """The last non-blank line is not JSON: the stream was cut off mid-line."""
+    """The last non-blank line is broken JSON: the stream was cut off mid-line."""
+    noise: int = 0
+    """Plain-text lines (an agent's or its installer's log on stderr: npm warnings, ``Reading prompt from
+    stdin...``): not part of the stream, ignored."""
 
 
-def read_lines(text: str) -> Lines:
-    """The JSON objects of a JSONL transcript; plain-text lines (an agent's own log) are skipped and counted."""
+def _object(line: str) -> tuple[dict[str, Any] | None, bool]:
+    """(the JSON object of a line, whether the line is broken JSON); (None, False) for a plain-text line."""
+    start = line.find("{")
+    if start < 0:
+        return None, False
+    try:
+        value = json.loads(line[start:])
+    except ValueError:
+        # JSON from its first character, or from a '{"' after other text (a prefix on the same line): broken
+        return None, start == 0 or line[start:start + 2] == '{"'
+    if isinstance(value, dict):
+        return value, False
+    return None, False
+
+
+def read_lines(text: str, limit: int | None = None) -> Lines:
+    """The JSON objects of a JSONL transcript (the first ``limit`` of them when given); plain-text lines (an
+    agent's own log) are ignored and counted as noise, broken JSON lines are skipped and counted."""
     objects: list[dict[str, Any]] = []
-    skipped = 0
+    skipped = noise = 0
     last_bad = False
     for line in text.splitlines():
-        line = line.strip()
+        line = line.strip().lstrip("\ufeff")
         if not line:
             continue
-        try:
-            value = json.loads(line)
-        except ValueError:
-            value = None
-        if isinstance(value, dict):
+        value, broken = _object(line)
+        if value is not None:
             objects.append(value)
             last_bad = False
-        else:
+            if limit is not None and len(objects) >= limit:
+                break
+        elif broken:
             skipped += 1
             last_bad = True
-    return Lines(tuple(objects), skipped, last_bad)
+        else:
+            noise += 1
+    return Lines(tuple(objects), skipped, last_bad, noise)
+
+
+def starts_json(line: str) -> bool:
+    """The line starts a JSON object or array (``[WARN] ...`` and other bracketed log lines do not)."""
+    start = line.strip()
+    return start.startswith(("{", "[{", '["')) or start == "["
+
+
+def json_document(text: str) -> Any:
+    """The one JSON document of a file or an agent's stdout, plain-text lines before or after it allowed (a
+    CLI's warnings on stderr): the whole text, else the object (or array) from the first line that starts one;
+    ValueError when there is none, or when more JSON objects follow it (a JSONL stream)."""
+    stripped = text.strip().lstrip("\ufeff")
+    try:
+        return json.loads(stripped)
+    except ValueError as exc:
+        first_error = exc
+    lines = stripped.splitlines(keepends=True)
+    offset = 0
+    for line in lines:
+        if starts_json(line):
+            break
+        offset += len(line)
+    else:
+        raise first_error
+    rest = stripped[offset:].lstrip()
+    value, end = json.JSONDecoder().raw_decode(rest)
+    if any(line.lstrip().startswith("{") for line in rest[end:].splitlines()):
+        raise ValueError("more JSON follows the document (a JSON-lines stream, not one document)")
+    return value
 
 
 TOOL_KINDS: dict[str, ToolKind] = {

@@ -27,17 +27,22 @@ EDIT_PROGRAMS = frozenset({"tee", "patch", "truncate"})
 
 
 def unwrap(command: str | Sequence[str]) -> str:
-    """The command a shell wrapper runs: ``bash -lc 'ls -a'`` and ``["bash", "-lc", "ls -a"]`` are ``ls -a``.
-    Anything else is returned as it is (an argv joined with shell quoting)."""
+    """The command a shell wrapper runs: ``bash -lc 'ls -a'``, ``["bash", "-lc", "ls -a"]`` and the unquoted
+    join ``bash -lc ls -a`` are ``ls -a``. Anything else is returned as it is (an argv joined with shell
+    quoting)."""
     if isinstance(command, str):
         try:
             argv = shlex.split(command)
         except ValueError:
             return command
-        if len(argv) == 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in SHELL_FLAGS:
-            return argv[2]
+        if len(argv) >= 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in SHELL_FLAGS:
+            if len(argv) == 3:
+                return argv[2]
+            rest = command.strip().split(None, 2)[2]
+            if not any(quote in rest for quote in "'\""):
+                return rest  # an argv joined with spaces, unquoted (Codex's experimental JSON): the words after
         return command
-    argv = list(command)
+    argv = [str(word) for word in command]
     if len(argv) >= 3 and os.path.basename(argv[0]) in SHELLS and argv[1] in SHELL_FLAGS:
         return argv[2]
     return shlex.join(argv)
@@ -58,10 +63,58 @@ def _without_heredocs(command: str) -> str:
     return "\n".join(kept)
 
 
+HIDDEN = {";": "\x02", "&": "\x03", "|": "\x04", "\n": "\x05"}
+"""Separator characters inside a command substitution, hidden from the lexer while it splits the chain."""
+SHOWN = {hidden: char for char, hidden in HIDDEN.items()} | {"\x01": "&"}
+
+
+def _hide_substitutions(text: str) -> str:
+    """The text with the separators inside ``$( ... )`` and backticks, and escaped ones, hidden: they belong to
+    a word or to the inner command."""
+    out: list[str] = []
+    depth = 0
+    backtick = single = double = inner_single = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        inside = depth > 0 or backtick
+        if c == "\\" and i + 1 < len(text) and not single:
+            out.append("\\" + HIDDEN.get(text[i + 1], text[i + 1]))  # an escaped separator is a word's
+            i += 2
+            continue
+        if single:
+            single = c != "'"
+        elif inside and inner_single:
+            inner_single = c != "'"
+        elif inside and c == "'":
+            inner_single = True
+        elif not inside and c == "'" and not double:
+            single = True
+        elif not inside and c == '"':
+            double = not double
+        elif c == "$" and text[i + 1:i + 2] == "(":
+            depth += 1
+            out.append("$(")
+            i += 2
+            continue
+        elif depth and c == "(":
+            depth += 1
+        elif depth and c == ")":
+            depth -= 1
+        elif c == "`":
+            backtick = not backtick
+        elif inside and c in HIDDEN:
+            c = HIDDEN[c]
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def segments(command: str) -> list[list[str]]:
-    """The simple commands of a chain, split at ``;``, ``&&``, ``||``, ``|``, ``&`` and newlines outside quotes and
-    heredocs; each is its words with their quotes kept. An unbalanced quote makes the whole command one segment."""
-    text = _without_heredocs(command)
+    """The simple commands of a chain, split at ``;``, ``&&``, ``||``, ``|``, ``&`` and newlines outside quotes,
+    heredocs and command substitutions; each is its words with their quotes kept. An unbalanced quote makes the
+    whole command one segment."""
+    text = _hide_substitutions(_without_heredocs(command))
     # `2>&1` and `&> file` are redirections, not `&` separators: hide their `&` from the lexer
     text = text.replace(">&", ">\x01").replace("&>", "\x01>")
     lexer = shlex.shlex(text, posix=False, punctuation_chars=";&|\n")
@@ -76,13 +129,17 @@ def segments(command: str) -> list[list[str]]:
                     found.append(words)
                 words = []
             else:
-                words.append(token.replace("\x01", "&"))
+                words.append(_shown(token))
     except ValueError:
-        plain = text.replace("\x01", "&").split()
+        plain = _shown(text).split()
         return [plain] if plain else []
     if words:
         found.append(words)
     return found
+
+
+def _shown(text: str) -> str:
+    return "".join(SHOWN.get(c, c) for c in text)
 
 
 def _bare(word: str) -> str:

@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any, Literal
 
-from runner.behaviour.jsonl import integer, mapping, number, tool_kind
+from runner.behaviour.jsonl import integer, json_document, mapping, number, tool_kind
 from runner.behaviour.record import Behaviour, CallStatus, Status, Tokens, ToolCall
 from runner.behaviour.shell import unwrap
 
@@ -31,8 +31,9 @@ EDITOR_READS = {"view"}
 
 
 def document(text: str) -> dict[str, Any]:
-    """The file as one JSON object (ValueError when it is not JSON, TypeError when not an object)."""
-    data = json.loads(text)
+    """The file as one JSON object, warnings printed around it allowed (ValueError when it is not JSON,
+    TypeError when not an object)."""
+    data = json_document(text)
     if not isinstance(data, dict):
         raise TypeError(f"expected one JSON object, got {type(data).__name__}")
     return data
@@ -44,6 +45,8 @@ def document_format(data: dict[str, Any]) -> str | None:
         return "mini-swe-agent"
     if str(data.get("schema_version") or "").startswith("ATIF"):
         return "atif"
+    if "schema_version" in data and isinstance(data.get("steps"), list) and isinstance(data.get("agent"), dict):
+        return "atif"  # an ATIF exporter that writes the bare version number ("1.4")
     if isinstance(data.get("trajectory"), list) and "history" in data and "info" in data:
         return "swe-agent"
     return None
@@ -65,16 +68,23 @@ def _cost(value: Any, calls: int | None) -> float | None:
 
 
 def _litellm_usage(usage: dict[str, Any]) -> tuple[int, int, int, int, int] | None:
-    """(prompt, cached, cache_write, completion, reasoning) of one litellm usage; None without counts."""
-    prompt, completion = integer(usage.get("prompt_tokens")), integer(usage.get("completion_tokens"))
+    """(prompt, cached, cache_write, completion, reasoning) of one litellm usage, chat-completions
+    (``prompt_tokens``) or Responses API (``input_tokens``) form; None without counts."""
+    prompt = integer(usage.get("prompt_tokens", usage.get("input_tokens")))
+    completion = integer(usage.get("completion_tokens", usage.get("output_tokens")))
     if prompt is None and completion is None:
         return None
-    cached = integer(mapping(usage.get("prompt_tokens_details")).get("cached_tokens"))
+    details = mapping(usage.get("prompt_tokens_details", usage.get("input_tokens_details")))
+    cached = integer(details.get("cached_tokens"))
     if cached is None:
         cached = integer(usage.get("cache_read_input_tokens"))
     written = integer(usage.get("cache_creation_input_tokens")) or 0
-    reasoning = integer(mapping(usage.get("completion_tokens_details")).get("reasoning_tokens")) or 0
-    return prompt or 0, cached or 0, written, completion or 0, reasoning
+    output_details = mapping(usage.get("completion_tokens_details", usage.get("output_tokens_details")))
+    reasoning = integer(output_details.get("reasoning_tokens")) or 0
+    prompt, cached = prompt or 0, cached or 0
+    if prompt < cached + written:  # an older litellm left Anthropic's cache tokens out of prompt_tokens
+        prompt += cached + written
+    return prompt, cached, written, completion or 0, reasoning
 
 
 def _shell_call(raw: str, args: dict[str, Any], status: CallStatus = "unknown",
@@ -94,14 +104,64 @@ def _finished(info: dict[str, Any]) -> tuple[Status, str]:
     return "parsed", ""
 
 
+def _arguments(raw: Any) -> dict[str, Any]:
+    """A tool call's arguments: an object, or a JSON string of one ({} when it is neither)."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return {}
+    return mapping(raw)
+
+
+def _mini_calls(message: dict[str, Any], content: str) -> list[tuple[str | None, str, dict[str, Any]]]:
+    """(call id, tool name, arguments) of each action of one model response."""
+    found: list[tuple[str | None, str, dict[str, Any]]] = []
+    if message.get("object") == "response":  # Responses API: function_call items of its output
+        for item in message.get("output") or []:
+            item = mapping(item)
+            if item.get("type") == "function_call":
+                raw_args = item.get("arguments")
+                args = _arguments(raw_args)
+                found.append((str(item.get("call_id") or item.get("id")), str(item.get("name") or "bash"), args))
+        return found
+    tool_calls = message.get("tool_calls")
+    if isinstance(tool_calls, list) and tool_calls:
+        for call in tool_calls:
+            function = mapping(mapping(call).get("function"))
+            raw_args = function.get("arguments")
+            args = _arguments(raw_args)
+            found.append((str(mapping(call).get("id")), str(function.get("name") or "bash"), args))
+        return found
+    actions = mapping(message.get("extra")).get("actions")
+    if isinstance(actions, list):
+        commands = [a.get("command") for a in actions if isinstance(a, dict)]
+    else:
+        blocks = FENCED.findall(content)
+        commands = blocks if len(blocks) == 1 else []  # mini-swe-agent runs exactly one block
+    return [(None, "bash", {"command": command}) for command in commands]
+
+
+def _response_text(message: dict[str, Any]) -> str:
+    """The text of a model response: chat content, or a Responses API output's message items."""
+    if message.get("object") != "response":
+        return _text(message.get("content"))
+    parts = [_text(mapping(item).get("content")) for item in message.get("output") or []
+             if mapping(item).get("type") == "message"]
+    return "\n".join(p for p in parts if p)
+
+
 def parse_mini_swe_agent(text: str) -> Behaviour:
     """mini-swe-agent ``*.traj.json``. Actions: an assistant's ``tool_calls`` (v2 tool calling, answered by
-    ``role: tool`` messages), its ``extra.actions`` (v2 text mode), or its one fenced bash block (v1); every
-    action is a shell command, its exit code from the next observation (``extra.returncode``, or v1's
-    ``<returncode>``). Tokens: the sum of each assistant's ``extra.response.usage`` (litellm: ``prompt_tokens``
-    counts cached and cache-write tokens inside it, ``completion_tokens`` counts reasoning inside it). Model calls
-    and cost from ``info.model_stats`` (``api_calls``, ``instance_cost``); the model from
-    ``info.config.model.model_name``; the final message is the last assistant content."""
+    ``role: tool`` messages), a Responses API response's ``function_call`` items (answered by
+    ``function_call_output`` items), its ``extra.actions`` (v2 text mode), or its one fenced bash block (v1);
+    every action is a shell command, its exit code from the observation (``extra.returncode``, or v1's
+    ``<returncode>``); an action answered by the exit message (``exit_status`` Submitted) ran with exit code 0.
+    Tokens: the sum of each response's usage (``extra.response.usage``, or a Responses API message's ``usage``;
+    litellm: the prompt counts cached and cache-write tokens inside it, the completion counts reasoning inside
+    it). Model calls and cost from ``info.model_stats`` (``api_calls``, ``instance_cost``), else the number of
+    model responses and the sum of their ``extra.cost``; the model from ``info.config.model.model_name``; the
+    final message is the last response's text."""
     data = document(text)
     messages = data.get("messages")
     if not isinstance(messages, list):
@@ -114,65 +174,61 @@ def parse_mini_swe_agent(text: str) -> Behaviour:
     timeline: list[Literal["text", "tool"]] = []
     sums = [0, 0, 0, 0, 0]
     seen_usage = False
+    responses = 0
+    response_cost: float | None = None
     final = None
     for message in messages:
         if not isinstance(message, dict):
             continue
         role, extra = message.get("role"), mapping(message.get("extra"))
-        if role == "assistant":
-            content = _text(message.get("content"))
+        if role == "assistant" or message.get("object") == "response":
+            responses += 1
+            if number(extra.get("cost")) is not None:
+                response_cost = (response_cost or 0.0) + (number(extra.get("cost")) or 0.0)
+            content = _response_text(message)
             if content.strip():
                 timeline.append("text")
                 final = content
-            usage = _litellm_usage(mapping(mapping(extra.get("response")).get("usage")))
+            usage = _litellm_usage(mapping(message.get("usage")) if message.get("object") == "response"
+                                   else mapping(mapping(extra.get("response")).get("usage")))
             if usage is not None:
                 seen_usage = True
                 sums = [a + b for a, b in zip(sums, usage, strict=True)]
             pending = []
-            tool_calls = message.get("tool_calls")
-            if isinstance(tool_calls, list) and tool_calls:
-                for call in tool_calls:
-                    function = mapping(mapping(call).get("function"))
-                    raw_args = function.get("arguments")
-                    args = mapping(json.loads(raw_args) if isinstance(raw_args, str) else raw_args)
-                    by_id[str(mapping(call).get("id"))] = len(calls)
-                    pending.append(len(calls))
-                    calls.append(_shell_call(str(function.get("name") or "bash"), args))
-                    timeline.append("tool")
-                continue
-            actions = extra.get("actions")
-            if isinstance(actions, list):
-                commands = [a.get("command") for a in actions if isinstance(a, dict)]
-            else:
-                blocks = FENCED.findall(content)
-                commands = blocks if len(blocks) == 1 else []  # mini-swe-agent runs exactly one block
-            for command in commands:
+            for call_id, raw, args in _mini_calls(message, content):
+                if call_id is not None:
+                    by_id[call_id] = len(calls)
                 pending.append(len(calls))
-                calls.append(_shell_call("bash", {"command": command}))
+                calls.append(_shell_call(raw, args))
                 timeline.append("tool")
-        elif role == "tool" and str(message.get("tool_call_id")) in by_id:
-            index = by_id[str(message["tool_call_id"])]
-            code = integer(extra.get("returncode"))
-            calls[index] = _answered(calls[index], code)
+        elif ((role == "tool" and str(message.get("tool_call_id")) in by_id)
+              or (message.get("type") == "function_call_output" and str(message.get("call_id")) in by_id)):
+            index = by_id[str(message.get("tool_call_id") or message.get("call_id"))]
+            calls[index] = _answered(calls[index], integer(extra.get("returncode")))
             pending = [i for i in pending if i != index]
+        elif role in ("exit", "user") and pending and "exit_status" in extra:
+            # the agent's exit: Submitted means the last action printed the submission with exit code 0
+            for index in pending:
+                calls[index] = _answered(calls[index], 0 if extra["exit_status"] == "Submitted" else None)
+            pending = []
         elif role == "user" and pending:
             code = integer(extra.get("returncode"))
             if code is None:
                 found = RETURNCODE.search(_text(message.get("content")))
                 code = int(found.group(1)) if found else None
-            if code is not None or "exit_status" not in extra:
-                for index in pending:
-                    calls[index] = _answered(calls[index], code)
+            for index in pending:
+                calls[index] = _answered(calls[index], code)
             pending = []
     for index in pending:
         calls[index] = _answered(calls[index], None, "interrupted")
     api_calls = integer(stats.get("api_calls"))
+    llm_calls = api_calls if api_calls is not None else responses or None
     prompt, cached, written, completion, reasoning = sums
     tokens = Tokens(prompt - cached - written, cached, written, completion, reasoning) if seen_usage else Tokens()
-    cost = _cost(stats.get("instance_cost"), api_calls)
+    cost = _cost(stats.get("instance_cost", response_cost), llm_calls)
     status, reason = _finished(info)
     model = mapping(mapping(info.get("config")).get("model")).get("model_name")
-    return Behaviour("mini-swe-agent", status, reason, None, api_calls, api_calls, tuple(calls), tokens, cost,
+    return Behaviour("mini-swe-agent", status, reason, None, llm_calls, api_calls, tuple(calls), tokens, cost,
                      "agent" if cost is not None else "none", final, tuple(timeline),
                      model=model if isinstance(model, str) else None)
 

@@ -56,8 +56,9 @@ def test_mini_swe_agent_v2_text_mode() -> None:
         ToolCall("shell", "bash", {"command": "grep -n add calc.py"}, "grep -n add calc.py", 0, "ok"),
         ToolCall("shell", "bash", {"command": "sed -i 's/a - b/a + b/' calc.py && python -m pytest -q"},
                  "sed -i 's/a - b/a + b/' calc.py && python -m pytest -q", 1, "error"),
+        # answered by the exit message: Submitted only follows a submission printed with exit code 0
         ToolCall("shell", "bash", {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"},
-                 "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", None, "unknown"))
+                 "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", 0, "ok"))
     # prompt 4400 of which 2424 cached; completion 160 of which 40 reasoning
     assert b.tokens == Tokens(input=1976, cache_read=2424, cache_write=0, output=160, reasoning=40)
     assert (b.cost_usd, b.cost_source, b.model) == (0.0123, "agent", "openai/gpt-5-mini")
@@ -234,10 +235,12 @@ def test_a_malformed_trajectory_is_unparsed_with_the_reason(fmt: str, text: str,
     assert b.reason.startswith(reason)
 
 
-def test_a_cut_off_trajectory_file_is_not_detected_as_one() -> None:
+def test_a_cut_off_trajectory_file_is_unparsed_in_its_format_not_plain_text() -> None:
     text = json.dumps(ATIF, indent=2)[:200]
-    assert detect(text) == "none"
-    assert parse(text).status == "none"
+    assert detect(text) == "atif"
+    record = parse(text)
+    assert (record.format, record.status) == ("atif", "unparsed") and record.reason.startswith("JSONDecodeError: ")
+    assert detect("{\n  \"note\": \"not a trajectory") == "none"
 
 
 def test_readers_name_the_model() -> None:

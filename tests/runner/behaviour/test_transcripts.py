@@ -151,7 +151,8 @@ def test_claude_without_result_line_sums_each_messages_last_snapshot() -> None:
 
 def test_a_malformed_line_is_skipped_and_marks_the_record_partial() -> None:
     lines = (CLAUDE + CLAUDE_RESULT).splitlines()
-    lines.insert(3, "Warning: something printed by a plugin {not json")
+    lines.insert(3, '{"type": "assistant", "message": {"id": "msg_x", "content": [}')
+    lines.insert(4, "Warning: something printed by a plugin {not json")  # a log line: not the stream, ignored
     b = parse("\n".join(lines) + "\n")
     assert (b.format, b.status, b.skipped_lines) == ("claude", "partial", 1)
     assert b.reason == "1 line(s) were not JSON" and len(b.tool_calls) == 2 and b.cost_usd == 0.0900777
@@ -178,7 +179,8 @@ def test_gemini_stream_json() -> None:
     assert (b.format, b.status, b.session_id, b.llm_calls) == ("gemini", "parsed", "g-1", 2)
     assert [(c.name, c.command, c.status) for c in b.tool_calls] == [
         ("shell", "curl -s https://example.com | head", "error")]
-    assert b.tokens == Tokens(input=14800, cache_read=8115, cache_write=None, output=74, reasoning=None)
+    # output_tokens (74) leaves out the thoughts that total_tokens counts: output is total - input_tokens
+    assert b.tokens == Tokens(input=14800, cache_read=8115, cache_write=None, output=717, reasoning=None)
     assert (b.final_message, b.timeline) == ("Done.", ("text", "tool", "text"))
 
 
@@ -193,7 +195,8 @@ def test_gemini_json() -> None:
         "tools": {"totalCalls": 1, "byName": {"google_web_search": {"count": 1}}}}}
     b = parse(json.dumps(doc))
     assert (b.format, b.status, b.llm_calls, b.final_message) == ("gemini-json", "parsed", 3, "Paris.")
-    assert b.tokens == Tokens(input=12641, cache_read=21263, cache_write=None, output=214, reasoning=184)
+    # the flash model's 28 tool-use prompt tokens are input beside its prompt
+    assert b.tokens == Tokens(input=12669, cache_read=21263, cache_write=None, output=214, reasoning=184)
     assert [(c.name, c.raw_name) for c in b.tool_calls] == [("web_search", "google_web_search")]
 
 
