@@ -12,6 +12,7 @@ Ray is imported here only, and only when `--executor ray` is chosen.
 from __future__ import annotations
 
 import shutil
+import socket
 import sys
 import time
 from collections.abc import Callable
@@ -57,7 +58,10 @@ def connect(settings: RaySettings) -> Any:
     """Ray, connected to the cluster (UsageError naming --ray-address when there is none)."""
     ray = _ray()
     if ray.is_initialized():
-        return ray
+        if not settings.address or settings.address == ray.get_runtime_context().gcs_address:
+            return ray
+        ray.shutdown()  # connected to another cluster before (one process, several runs)
+    _reachable(settings.address)
     try:
         ray.init(address=settings.address or "auto", log_to_driver=False, configure_logging=False,
                  include_dashboard=False)
@@ -67,6 +71,20 @@ def connect(settings: RaySettings) -> Any:
         raise UsageError(f"--ray-address {where}: no Ray cluster to connect to ({first}); start one with "
                          f"`ray start --head` or pass --ray-address") from None
     return ray
+
+
+def _reachable(address: str | None) -> None:
+    """A `host:port` cluster address must answer at once (Ray would retry for a minute before saying no)."""
+    if not address or "://" in address or address == "auto":
+        return
+    host, _, port = address.rpartition(":")
+    if not port.isdigit():
+        raise UsageError(f"--ray-address {address}: expected HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=5).close()
+    except OSError as exc:
+        raise UsageError(f"--ray-address {address}: no Ray cluster answers there ({exc.strerror or exc}); start "
+                         f"one with `ray start --head` or pass the address it printed") from None
 
 
 class RayExecutor:

@@ -110,9 +110,13 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
                                triage=options.triage, directions=dict(corpus.config.behaviour_directions))
     elif options.name is not None and options.name != manifest.name:
         raise UsageError(f"--name {options.name}: a resumed run keeps its name ({manifest.name or 'none'})")
-    if options.executor == "ray" and config.mode == "regrade":
-        raise UsageError("--executor ray: regrade grades the saved patches of a run on this machine; "
-                         "drop --executor ray")
+    if options.executor == "ray":
+        if config.mode == "regrade":
+            raise UsageError("--executor ray: regrade grades the saved patches of a run on this machine; "
+                             "drop --executor ray")
+        from runner.executors.ray_executor import connect
+
+        connect(options.ray)  # before the run directory exists: no cluster, no run
     saved = source_trials(config) if config.mode == "regrade" else {}
     if options.resume is not None:
         plan = plan_trials(config, stored_all, saved, run_dir)

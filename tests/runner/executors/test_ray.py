@@ -1,0 +1,192 @@
+"""`runner run --executor ray` on a real local Ray cluster: the same run directory as the local executor, a lost
+worker's trial submitted again, Ctrl-C cancelling the cluster's tasks, and clear errors without a cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from corpus.cli_support import run_cli
+from corpus.errors import ExitCode, UsageError
+from runner.cli import cli
+from runner.executors.settings import RaySettings
+from runner.runs.load import LoadedRun
+from runner.runs.manifest import read_manifest
+from runner.runs.result import trial_path
+from tests.testing.raycluster import Cluster, start_cluster, stop_cluster, task_worker
+from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, graded_quickly, processes_with, variants
+
+pytestmark = pytest.mark.xdist_group("ray")
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    import ray
+
+    running = start_cluster(tmp_path_factory.mktemp("ray"))
+    try:
+        yield running
+    finally:
+        ray.shutdown()
+        stop_cluster(running)
+
+
+def _bench(tmp_path: Path) -> Bench:
+    bench = graded_quickly(tmp_path)
+    stored = bench.corpus.load("calc-add")
+    bench.corpus.write(replace(stored.case, id="calc-add-again"), stored.files)
+    return bench
+
+
+AGENTS = {"fixer": f"test {{trial}} -eq 2 || {agent('fix')}", "idle": agent("noop")}
+SAME = ("outcome", "reason", "mode", "case_fingerprint", "agent_exit_code", "agent_timed_out", "changed_files",
+        "test_edits", "flags", "grader_outcome", "grader_reason", "grader_exit_code", "restored", "transcript_bytes")
+
+
+def _record(run: LoadedRun) -> dict[tuple[str, str, int], tuple[object, ...]]:
+    out = {}
+    for result in run.trials:
+        folder = trial_path(run.directory, result.variant, result.case_id, result.trial)
+        data = json.loads((folder / "result.json").read_text())
+        behaviour = json.loads((folder / "behaviour.json").read_text())
+        out[(result.variant, result.case_id, result.trial)] = (
+            tuple(data.get(k) for k in SAME), (folder / "candidate.patch").read_bytes(),
+            (folder / "transcript.log").read_bytes(), behaviour)
+    return out
+
+
+def test_a_ray_run_is_the_local_run(tmp_path: Path, cluster: Cluster) -> None:
+    bench = _bench(tmp_path)
+    local = bench.run(variants=variants(**AGENTS), trials=2, jobs=2)
+    remote = bench.run(variants=variants(**AGENTS), trials=2, executor="ray",
+                       ray=RaySettings(address=cluster.address))
+    assert len(remote.trials) == 8 and _record(remote) == _record(local)
+    assert [c.key for c in remote.cells if c.passes] == ["fixer::calc-add", "fixer::calc-add-again"]
+    # The trials ran on the worker node, from the case's pack: its repository is there, once per case.
+    repos = sorted(p.name for p in (cluster.worker_tmp / "hindcast-ray" / "repos").glob("*.git"))
+    assert len(repos) == 1  # both cases share their commits, so their packs are one
+    # Nothing of the worker's scratch is left over.
+    assert not any((cluster.worker_tmp / "hindcast-ray" / "runs").iterdir())
+
+
+def test_a_trial_whose_worker_dies_is_submitted_again(tmp_path: Path, cluster: Cluster,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _bench(tmp_path)
+    token = f"2.{secrets.randbelow(10**9):09d}"
+    killed: list[int] = []
+
+    def kill_the_first_worker() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            for pid in processes_with(token):
+                worker = task_worker(pid)
+                if worker is not None:
+                    os.kill(worker, signal.SIGKILL)
+                    killed.append(worker)
+                    return
+            time.sleep(0.1)
+
+    killer = threading.Thread(target=kill_the_first_worker)
+    killer.start()
+    run = bench.run(variants=variants(slow=f"sleep {token} && {agent('fix')}"), case_ids=("calc-add",),
+                    all_cases=False, trials=1, executor="ray", ray=RaySettings(address=cluster.address, retries=1))
+    killer.join()
+    assert killed, "the agent never started on the cluster"
+    [result] = run.trials
+    assert (result.outcome, result.reason) == ("pass", "grader exited 0")
+    assert "slow::calc-add #1: lost (" in capsys.readouterr().err
+
+
+def test_a_trial_lost_more_often_than_retried_is_an_error_not_a_fail(tmp_path: Path, cluster: Cluster) -> None:
+    bench = _bench(tmp_path)
+    token = f"4.{secrets.randbelow(10**9):09d}"
+    stop = threading.Event()
+
+    def kill_every_worker() -> None:
+        while not stop.is_set():
+            for pid in processes_with(token):
+                if (worker := task_worker(pid)) is not None:
+                    os.kill(worker, signal.SIGKILL)
+            time.sleep(0.1)
+
+    killer = threading.Thread(target=kill_every_worker)
+    killer.start()
+    try:
+        run = bench.run(variants=variants(slow=f"sleep {token} && {agent('fix')}"), case_ids=("calc-add",),
+                        all_cases=False, trials=1, executor="ray",
+                        ray=RaySettings(address=cluster.address, retries=1))
+    finally:
+        stop.set()
+        killer.join()
+    [result] = run.trials
+    assert result.outcome == "error"
+    assert result.reason.startswith("infrastructure: the trial could not be run in 2 attempts on the Ray cluster")
+
+
+def test_ctrl_c_cancels_the_cluster_tasks_and_leaves_the_run_resumable(tmp_path: Path, cluster: Cluster) -> None:
+    bench = _bench(tmp_path)
+    token = f"3000.{secrets.randbelow(10**9):09d}"
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "runner"), "run", "--corpus", str(bench.corpus.root), "--all",
+         "--agent", f"hang=sleep {token}", "--results-dir", str(bench.results), "--executor", "ray",
+         "--ray-address", cluster.address, *SANDBOX_ARGS],
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(processes_with(token)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert len(processes_with(token)) >= 2, "the agents never started on the cluster"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == ExitCode.INTERRUPTED, err
+    assert "the run stays resumable: runner run --resume" in err and "--executor ray" in err
+    deadline = time.monotonic() + 30
+    while processes_with(token) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert processes_with(token) == []
+    [run_dir] = [p for p in bench.results.iterdir() if p.is_dir()]
+    assert read_manifest(run_dir).digests == {}
+    assert not any(run_dir.glob("hang/*/*/result.json"))
+
+
+def test_without_a_cluster_or_with_regrade_nothing_is_made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _bench(tmp_path)
+    code = run_cli(cli, "runner", ["run", "--corpus", str(bench.corpus.root), "--all", "--agent", "idle=true",
+                                   "--results-dir", str(bench.results), "--executor", "ray", "--ray-address",
+                                   "127.0.0.1:1"])
+    err = capsys.readouterr().err
+    assert code == ExitCode.BAD_INPUT
+    assert "runner: error: --ray-address 127.0.0.1:1: no Ray cluster answers there" in err
+    assert not bench.results.exists() or not any(bench.results.iterdir())
+    source = bench.run(variants=variants(idle=agent("noop")), trials=1, all_cases=True)
+    with pytest.raises(UsageError, match="--executor ray: regrade grades the saved patches"):
+        bench.run(mode="regrade", patch_from=source.directory, executor="ray", ray=RaySettings(address="x:1"))
+    code = run_cli(cli, "runner", ["run", "--corpus", str(bench.corpus.root), "--all", "--agent", "idle=true",
+                                   "--trial-memory", "4G"])
+    assert code == ExitCode.BAD_INPUT and "--trial-memory is for --executor ray" in capsys.readouterr().err
+
+
+def test_without_ray_installed_the_error_says_how_to_get_it(tmp_path: Path) -> None:
+    bench = _bench(tmp_path)
+    code = ("import sys; sys.modules['ray'] = None; from runner.cli import main; main()")
+    proc = subprocess.run([sys.executable, "-c", code, "run", "--corpus", str(bench.corpus.root), "--all",
+                           "--agent", "idle=true", "--executor", "ray", "--results-dir", str(bench.results)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == ExitCode.BAD_INPUT
+    assert proc.stderr.strip().endswith("--executor ray needs Ray on this machine and on the cluster: "
+                                        "pip install 'hindcast[ray]'")
+    assert "Traceback" not in proc.stderr
