@@ -26,6 +26,12 @@ class Cluster:
     """The worker node's TMPDIR (where its trials run)."""
 
 
+def _ray_start(args: list[str], env: dict[str, str]) -> None:
+    proc = subprocess.run(["ray", "start", *args], env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"ray start {' '.join(args)} failed: {(proc.stderr or proc.stdout)[-2000:]}")
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -36,20 +42,19 @@ def start_cluster(root: Path, worker_cpus: int = 2, workers: int = 1) -> Cluster
     """Start a head (no CPUs: trials never run in the driver's node) and worker nodes under root."""
     port = free_port()
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_DOCKER_CPU_WARNING": "1"}
-    head = root / "head"
+    head = root / "h"  # short: Ray's socket paths under it must stay within 107 bytes
     head.mkdir(parents=True)
-    subprocess.run(["ray", "start", "--head", "--num-cpus", "0", "--port", str(port), "--include-dashboard=false",
-                    "--temp-dir", str(head), "--disable-usage-stats", "--object-store-memory", OBJECT_STORE,
-                    "--plasma-directory", str(head)], env=env, check=True, capture_output=True)
+    _ray_start(["--head", "--num-cpus", "0", "--port", str(port), "--include-dashboard=false", "--temp-dir",
+                str(head), "--disable-usage-stats", "--object-store-memory", OBJECT_STORE, "--plasma-directory",
+                str(head)], env)
     worker_tmp = root / "worker-tmp"
     for number in range(workers):
         tmp, home = root / f"worker-{number}-tmp", root / f"worker-{number}-home"
         tmp.mkdir()
         home.mkdir()
-        subprocess.run(["ray", "start", "--address", f"127.0.0.1:{port}", "--num-cpus", str(worker_cpus),
-                        "--disable-usage-stats", "--object-store-memory", OBJECT_STORE, "--plasma-directory",
-                        str(tmp)], env={**env, "TMPDIR": str(tmp), "HOME": str(home)}, check=True,
-                       capture_output=True)
+        _ray_start(["--address", f"127.0.0.1:{port}", "--num-cpus", str(worker_cpus), "--disable-usage-stats",
+                    "--object-store-memory", OBJECT_STORE, "--plasma-directory", str(tmp)],
+                   {**env, "TMPDIR": str(tmp), "HOME": str(home)})
         if number == 0:
             worker_tmp = tmp
     return Cluster(f"127.0.0.1:{port}", root, worker_tmp)

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.xdist_group("ray")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     import ray
 
-    running = start_cluster(tmp_path_factory.mktemp("ray"))
+    running = start_cluster(tmp_path_factory.mktemp("r"))
     try:
         yield running
     finally:
