@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from corpus.model import DEFAULT_INVARIANT_TIMEOUT, POLICIES, Invariant
+from corpus.model import DEFAULT_INVARIANT_TIMEOUT, POLICIES, Invariant, Policy
 
 if TYPE_CHECKING:
     from corpus.schema import _Reader
@@ -54,9 +54,9 @@ def parse_invariants(r: _Reader) -> tuple[Invariant, ...]:
     return tuple(out)
 
 
-def parse_invariant_policy(r: _Reader, policy: str, invariants: tuple[Invariant, ...]) -> str:
+def parse_invariant_policy(r: _Reader, policy: str, invariants: tuple[Invariant, ...]) -> Policy:
     """invariant_policy: advisory or blocking; blocking needs `policy: blocking` and at least one invariant."""
-    value = r.choice("invariant_policy", POLICIES, default="advisory")
+    value: Policy = r.choice("invariant_policy", POLICIES, default="advisory")
     if value == "blocking":
         if policy != "blocking":
             raise r.fail("invariant_policy", "blocking invariants need the case's policy to be blocking")
