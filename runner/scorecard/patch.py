@@ -67,8 +67,10 @@ class FileChange:
 
     def after(self, before: bytes | None) -> bytes | None:
         """The file's content after the patch, rebuilt from before (None: deleted, binary, or not rebuildable)."""
-        if self.status == "deleted" or self.binary or self.patched is None:
+        if self.status == "deleted" or self.binary:
             return None
+        if self.patched is None:  # a rename paired from a deletion and an addition: the same content
+            return before if self.status == "renamed" else None
         return rebuild(before or b"", self.patched)
 
 
@@ -103,7 +105,23 @@ def read_patch(patch: bytes) -> tuple[FileChange, ...]:
         old = _strip(f.source_file) if status == "renamed" else None
         hunks = tuple(_hunk(h) for h in f)
         out.append(FileChange(path, old, status, bool(f.is_binary_file), hunks, f))
-    return tuple(out)
+    return pair_renames(out)
+
+
+def pair_renames(changes: list[FileChange]) -> tuple[FileChange, ...]:
+    """A deleted text file and an added one of the same content, as the rename a diff without rename detection
+    shows as two changes (the rename keeps the added file's place)."""
+    deleted = {c.removed_lines: c for c in changes if c.status == "deleted" and not c.binary and c.hunks}
+    out: list[FileChange] = []
+    paired: set[str] = set()
+    for change in changes:
+        source = deleted.get(change.added_lines) if change.status == "added" and change.hunks else None
+        if source is not None and source.path not in paired:
+            paired.add(source.path)
+            out.append(FileChange(change.path, source.path, "renamed", False, ()))
+        else:
+            out.append(change)
+    return tuple(c for c in out if not (c.status == "deleted" and c.path in paired))
 
 
 def _hunk(hunk: Hunk) -> HunkLines:

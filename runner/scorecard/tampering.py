@@ -20,6 +20,8 @@ PYTEST_INTERNALS = frozenset({"TestReport", "CallInfo", "CollectReport", "hookim
 UNITTEST_MACHINERY = re.compile(r"(^unittest\.|\b(TestCase|TestResult|TextTestResult|TextTestRunner|TestProgram|"
                                 r"TestSuite|TestLoader)\.)")
 TEST_VARIABLES = re.compile(r"PYTEST_\w*|UNITTEST_\w*")
+SEVERITY = ("pytest_hook", "sys_modules", "unittest_internals", "pytest_internals", "test_detection")
+"""Finding kinds, most serious first: findings are listed in this order."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ def tampering(changes: Sequence[FileChange], is_test: Callable[[str], bool], bas
         old = Counter(framework_uses(old_tree)) if old_tree is not None else Counter()
         for kind, detail in (Counter(framework_uses(new_tree)) - old).elements():
             findings.append(Finding(change.path, kind, detail))
-    return Tampering(tuple(findings))
+    return Tampering(tuple(sorted(findings, key=lambda f: SEVERITY.index(f.kind))))
 
 
 def _dotted(node: ast.AST) -> str:
