@@ -141,7 +141,13 @@ def rebuild(before: bytes, patched: PatchedFile) -> bytes | None:
             return None
         out.extend(source[position:start])
         position = start
+        previous_added = False
         for line in hunk:
+            if line.line_type == "\\":  # "\ No newline at end of file" after the line it is about
+                if previous_added and out:
+                    out[-1] = out[-1].rstrip("\r\n")
+                continue
+            previous_added = line.is_added
             if line.is_context or line.is_removed:
                 if position >= len(source) or source[position].rstrip("\r\n") != line.value.rstrip("\r\n"):
                     return None
