@@ -9,7 +9,7 @@ import pytest
 from runner.scorecard.patch import PatchReadError, read_patch
 from tests.testing.patches import Patches
 
-BASE = {"a.py": "one = 1\ntwo = 2\nthree = 3\n" + "".join(f"pad{i} = {i}\n" for i in range(10)) + "last = 0\n",
+BASE: dict[str, str | bytes | None] = {"a.py": "one = 1\ntwo = 2\nthree = 3\n" + "".join(f"pad{i} = {i}\n" for i in range(10)) + "last = 0\n",
         "gone.py": "x = 1\n", "same.txt": "kept\nas it was\n", "moved.py": "def f():\n    return 1\n",
         "blob.bin": bytes(range(256))}
 
