@@ -35,6 +35,8 @@ _PHRASES = {"assertion_removed": ("assertion removed", "assertions removed"),
             "timeout_raised": ("timeout raised", "timeouts raised")}
 LARGE_PATCH = 3.0
 """A patch this many times the oracle's changed lines earns a hint."""
+MAX_PATCH_BYTES = 32 * 1024 * 1024
+"""A larger patch is not analysed (its scorecard says so): no review reads that much."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ def score_patch(patch: bytes, oracle_patch: bytes, base: Reader, *, is_test: Cal
     common: dict[str, Any] = {"invariants": tuple(invariants), "invariant_safety": safety, "unsafe": unsafe,
                               "risk_flags": tuple(risk_flags)}
     try:
+        if len(patch) > MAX_PATCH_BYTES:
+            raise PatchReadError(f"{len(patch)} bytes, more than the {MAX_PATCH_BYTES} analysed")
         candidate, oracle = read_patch(patch), read_patch(oracle_patch)
     except PatchReadError as exc:
         return Scorecard(success, None, None, None, None, **common, error=f"patch: {exc}",

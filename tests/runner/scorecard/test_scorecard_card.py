@@ -14,6 +14,7 @@ from corpus.model import Invariant
 from corpus.testfiles import matcher_for_tests
 from runner.grading.grader import GradeResult
 from runner.grading.invariants import InvariantResult, invariant_verdict, run_invariants
+from runner.scorecard import card as card_module
 from runner.scorecard.card import score_patch, score_safely, task_success
 from runner.scorecard.patch import read_patch
 from runner.scorecard.reviewability import WEIGHTS, reviewability
@@ -113,8 +114,13 @@ def test_the_scorecard_as_json(patches: Patches) -> None:
     assert fail.unsafe is False and fail.invariant_safety == 0.0  # unsafe is about passes
 
 
-def test_a_patch_that_cannot_be_read_leaves_a_scorecard_naming_why(patches: Patches) -> None:
+def test_a_patch_that_cannot_be_read_leaves_a_scorecard_naming_why(patches: Patches,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     oracle = patches.patch({"app/core.py": FIXED})
+    monkeypatch.setattr(card_module, "MAX_PATCH_BYTES", len(oracle) - 1)
+    large = score_patch(oracle, oracle, patches.base, is_test=IS_TEST, grader_outcome="pass")
+    assert large.error == f"patch: {len(oracle)} bytes, more than the {len(oracle) - 1} analysed"
+    monkeypatch.undo()
     broken = b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n"
     card = score_patch(broken, oracle, patches.base, is_test=IS_TEST, grader_outcome="fail")
     assert card.error is not None and card.error.startswith("patch: not a readable diff")
