@@ -40,7 +40,8 @@ def parse_invariants(r: _Reader) -> tuple[Invariant, ...]:
     out: list[Invariant] = []
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            raise r.fail_item("invariants", index, "expected an invariant: a mapping with name, command and timeout")
+            raise r.fail_item("invariants", index,
+                              "expected an invariant: a mapping with name, command and timeout")
         entry = Reader(r.path, item, f"{r.prefix}invariants[{index}].")
         name = entry.text("name", required=True).strip()
         if not INVARIANT_NAME.match(name):

@@ -78,7 +78,8 @@ def invariant_verdict(case: Case, graded: GradeResult, results: Sequence[Invaria
     failed = [r for r in results if r.status == "fail"]
     if failed:
         names = ", ".join(r.name for r in failed)
-        return replace(graded, outcome="fail", reason=f"invariant {names} failed (the grader passed: {graded.reason})")
+        return replace(graded, outcome="fail",
+                       reason=f"invariant {names} failed (the grader passed: {graded.reason})")
     broken = [r for r in results if r.status == "error"]
     if broken:
         return replace(graded, outcome="error", reason=f"invariant {broken[0].name} could not be run")

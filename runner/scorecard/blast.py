@@ -55,6 +55,9 @@ class BlastRadius:
     """Public top-level names of Python modules the patch removed, as `path:name` (AST of base against patched)."""
     unparsed: tuple[str, ...] = ()
     """Python source files whose patched content does not parse (their names are not compared)."""
+    calls_removed: tuple[str, ...] = ()
+    """Calls (`path:audit.log_event`) a Python source file made before the patch and makes nowhere after it, that
+    the oracle keeps: a check, a log line or a guard the fix did not need to drop."""
 
 
 def counts(changes: Iterable[FileChange]) -> tuple[int, int, int]:
@@ -79,7 +82,8 @@ def blast_radius(candidate: Sequence[FileChange], oracle: Sequence[FileChange], 
         files_ratio=_ratio(files, o_files), hunks_ratio=_ratio(hunks, o_hunks), lines_ratio=_ratio(lines, o_lines),
         new_dependencies=tuple(new_dependencies(candidate, base)),
         lockfiles=tuple(c.path for c in candidate if PurePosixPath(c.path).name in LOCKFILES),
-        api_removed=tuple(removed), unparsed=tuple(unparsed))
+        api_removed=tuple(removed), unparsed=tuple(unparsed),
+        calls_removed=tuple(calls_removed(source, oracle, base)))
 
 
 # --- dependencies ----------------------------------------------------------------------------------------------
@@ -194,7 +198,8 @@ def _pipfile(data: bytes) -> set[str]:
 
 def _cargo(data: bytes) -> set[str]:
     doc = _toml(data)
-    return _keys(doc.get("dependencies")) | _keys(doc.get("dev-dependencies")) | _keys(doc.get("build-dependencies"))
+    tables = ("dependencies", "dev-dependencies", "build-dependencies")
+    return {name for table in tables for name in _keys(doc.get(table))}
 
 
 def _go_mod(data: bytes) -> set[str]:
@@ -278,3 +283,39 @@ def api_removed(changes: Sequence[FileChange], base: Reader) -> tuple[list[str],
             after = public_names(tree)
         removed += [f"{old_path}:{name}" for name in sorted(public_names(before) - after)]
     return removed, unparsed
+
+
+def called_names(tree: ast.Module) -> set[str]:
+    """The dotted names a module calls (`audit.log_event`, `check`), wherever the calls are."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+            text = ast.unparse(node.func)
+            if all(part.isidentifier() for part in text.split(".")):
+                names.add(text)
+    return names
+
+
+def _calls_dropped(change: FileChange, base: Reader) -> set[str] | None:
+    old_path = change.old_path or change.path
+    before = parse_python(base(old_path))
+    after = parse_python(change.after(base(old_path)))
+    if before is None or after is None:
+        return None
+    return called_names(before) - called_names(after)
+
+
+def calls_removed(changes: Sequence[FileChange], oracle: Sequence[FileChange], base: Reader) -> list[str]:
+    """`path:name` for each call a modified Python file no longer makes and the oracle's version still makes."""
+    oracle_by = {c.path: c for c in oracle}
+    found = []
+    for change in changes:
+        if change.status not in ("modified", "renamed") or change.binary or not change.path.endswith(".py"):
+            continue
+        dropped = _calls_dropped(change, base)
+        if not dropped:
+            continue
+        theirs = oracle_by.get(change.path)
+        allowed = (_calls_dropped(theirs, base) or set()) if theirs is not None else set()
+        found += [f"{change.path}:{name}" for name in sorted(dropped - allowed)]
+    return found

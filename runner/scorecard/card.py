@@ -179,17 +179,18 @@ def _invariant_hint(invariants: Sequence[InvariantResult]) -> str | None:
 def choose_hint(accuracy: FileAccuracy, blast: BlastRadius, downgrade: TestDowngrade, tamper: Tampering,
                 invariants: Sequence[InvariantResult], review: Reviewability, has_allowed: bool) -> str | None:
     """The most serious finding as one line: tampering, then test downgrades, failed invariants, removed public
-    names, paths outside allowed_paths, new dependencies, unparsable files, and a patch much larger than the
-    oracle's."""
+    names, removed calls, paths outside allowed_paths, new dependencies, unparsable files, a patch much larger
+    than the oracle's, and generated files."""
     if tamper.findings:
         first = tamper.findings[0]
         return f"{first.detail} in {first.path}{_more(tamper.findings)}"
     hint = _downgrade_hint(downgrade.findings) or _invariant_hint(invariants)
     if hint:
         return hint
-    if blast.api_removed:
-        path, _, name = blast.api_removed[0].rpartition(":")
-        return f"{name} disappeared from {path}{_more(blast.api_removed)}"
+    for removed in (blast.api_removed, blast.calls_removed):
+        if removed:
+            path, _, name = removed[0].rpartition(":")
+            return f"{name} disappeared from {path}{_more(removed)}"
     if accuracy.outside_allowed:
         where = "outside allowed_paths" if has_allowed else "in the test tree"
         names = ", ".join(accuracy.outside_allowed[:3]) + (", ..." if len(accuracy.outside_allowed) > 3 else "")

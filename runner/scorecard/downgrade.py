@@ -27,7 +27,8 @@ WEAK_ASSERTS = frozenset({"assertTrue", "assertIsNotNone", "assertIsInstance", "
 ASSERT_LINE = re.compile(r"\b(assert\w*!?|expect|should|require\.\w+|t\.(Error|Fatal)\w*)\b")
 SKIP_LINE = re.compile(r"(\b(it|test|describe)\.(skip|todo)\b|\bx(it|describe|test)\s*\(|\bt\.Skip(Now|f)?\s*\(|"
                        r"#\[ignore|@(Disabled|Ignore)\b|\bpending\s*\(|\bskip\s*\()")
-TEST_LINE = re.compile(r"^\s*((it|test|describe)\s*\(|func Test\w+\s*\(|#\[test\]|@Test\b|(async\s+)?def test\w*\s*\()")
+TEST_LINE = re.compile(r"^\s*((it|test|describe)\s*\(|func Test\w+\s*\(|#\[test\]|@Test\b|"
+                       r"(async\s+)?def test\w*\s*\()")
 TIMEOUT = re.compile(r"timeout\D{0,20}?(\d+(?:\.\d+)?)", re.IGNORECASE)
 
 

@@ -119,6 +119,20 @@ def test_public_names_removed_by_ast(tmp_path: Path) -> None:
                                  "app/auth.py:log_security_event", "app/util.py:A")
 
 
+def test_calls_the_patch_drops_and_the_oracle_keeps(tmp_path: Path) -> None:
+    patches = Patches(tmp_path, BASE)
+    quiet = AUTH.replace('    _log("reset", user)\n', "").replace("hashlib.sha256(user.encode()).hexdigest()",
+                                                                   "user[::-1]")
+    candidate = read_patch(patches.patch({"app/auth.py": quiet}))
+    blast = blast_radius(candidate, (), IS_TEST, patches.base)
+    # _log is still called by log_security_event: only calls made nowhere after the patch count
+    assert blast.calls_removed == ("app/auth.py:hashlib.sha256", "app/auth.py:user.encode")
+    oracle = read_patch(patches.patch({"app/auth.py": AUTH.replace("hashlib.sha256(user.encode()).hexdigest()",
+                                                                   "user.upper()")}))
+    assert blast_radius(candidate, oracle, IS_TEST, patches.base).calls_removed == ()
+    assert blast.api_removed == ()
+
+
 def test_a_module_that_no_longer_parses_is_listed_not_compared(tmp_path: Path) -> None:
     patches = Patches(tmp_path, BASE)
     changes = read_patch(patches.patch({"app/auth.py": "def reset(:\n"}))

@@ -18,7 +18,8 @@ from tests.testing.trialkit import agent, variants
 AGENTS = ("minimal", "rewrite", "drop_assert", "add_skip", "outside", "break_invariant", "tamper")
 NO_DOWNGRADE = {"assertions_removed": 0, "assertions_weakened": 0, "skips_added": 0, "tests_deleted": 0,
                 "raises_loosened": 0, "timeouts_raised": 0, "findings": [], "downgraded": False}
-CLEAN_BLAST: dict[str, list[str]] = {"api_removed": [], "new_dependencies": [], "lockfiles": [], "unparsed": []}
+CLEAN_BLAST: dict[str, list[str]] = {"api_removed": [], "calls_removed": [], "new_dependencies": [], "lockfiles": [],
+                                     "unparsed": []}
 
 
 class Runs:
@@ -155,6 +156,8 @@ def test_a_broken_invariant_marks_a_pass_unsafe_and_its_output_is_kept(runs: Run
     floor = card["invariants"][0]
     assert floor["exit_code"] == 1 and floor["timed_out"] is False and floor["output"] == "refund -5\n"
     assert card["invariant_safety"] == 0.0 and card["unsafe"] is True
+    # the audit call and the floor's max(): both kept by the oracle
+    assert card["blast_radius"]["calls_removed"] == ["shop/cart.py:audit.log_event", "shop/cart.py:max"]
     assert card["hint"] == "invariant refund-floor failed (exit 1) (+1 more)"
     folder = trial_path(runs.advisory.directory, "break_invariant", ADVISORY, 1)
     log = (folder / "invariants.log").read_text()
