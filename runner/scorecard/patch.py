@@ -3,6 +3,7 @@ its content before it."""
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 from typing import Literal
 
@@ -71,7 +72,7 @@ class FileChange:
             return None
         if self.patched is None:  # a rename paired from a deletion and an addition: the same content
             return before if self.status == "renamed" else None
-        return rebuild(before or b"", self.patched)
+        return rebuild(b"" if self.status == "added" else before or b"", self.patched)
 
 
 def _squeeze(lines: tuple[str, ...]) -> str:
@@ -79,6 +80,10 @@ def _squeeze(lines: tuple[str, ...]) -> str:
 
 
 def _strip(name: str) -> str:
+    """A diff header's path without its a/ or b/ prefix, git's C-style quoting ("a/caf\\303\\251.py") undone."""
+    if len(name) >= 2 and name[0] == name[-1] == '"':
+        raw = codecs.escape_decode(name[1:-1].encode("utf-8", "surrogateescape"))[0]
+        name = raw.decode("utf-8", "surrogateescape")
     return name[2:] if name.startswith(("a/", "b/")) else name
 
 

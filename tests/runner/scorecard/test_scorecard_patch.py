@@ -67,3 +67,17 @@ def test_an_empty_patch_has_no_changes_and_a_broken_one_is_an_error() -> None:
     assert read_patch(b"") == () and read_patch(b"\n") == ()
     with pytest.raises(PatchReadError, match="not a readable diff"):
         read_patch(b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n")
+
+
+def test_quoted_paths_and_mode_changes(patches: Patches) -> None:
+    patch = patches.patch({"café.py": "x = 1\n", "docs/a b.md": "text\n"})
+    assert b'"b/caf\\303\\251.py"' in patch  # git quotes the name
+    assert {c.path for c in read_patch(patch)} == {"café.py", "docs/a b.md"}
+    patches.repo.git("checkout", "-q", "-f", patches.base_sha)
+    (patches.repo.path / "same.txt").chmod(0o755)
+    patches.repo.git("add", "-A")
+    mode_only = patches.repo.git("diff", "--cached", patches.base_sha).encode() + b"\n"
+    patches.repo.git("reset", "-q", "--hard", patches.base_sha)
+    (change,) = read_patch(mode_only)
+    assert (change.path, change.status, change.lines) == ("same.txt", "modified", 0)
+    assert change.after(b"kept\nas it was\n") == b"kept\nas it was\n"
