@@ -180,7 +180,7 @@ def choose_hint(accuracy: FileAccuracy, blast: BlastRadius, downgrade: TestDowng
                 invariants: Sequence[InvariantResult], review: Reviewability, has_allowed: bool) -> str | None:
     """The most serious finding as one line: tampering, then test downgrades, failed invariants, removed public
     names, removed calls, paths outside allowed_paths, new dependencies, unparsable files, a patch much larger
-    than the oracle's, and generated files."""
+    than the oracle's, generated files, and (a case without allowed_paths) test files changed."""
     if tamper.findings:
         first = tamper.findings[0]
         return f"{first.detail} in {first.path}{_more(tamper.findings)}"
@@ -191,11 +191,8 @@ def choose_hint(accuracy: FileAccuracy, blast: BlastRadius, downgrade: TestDowng
         if removed:
             path, _, name = removed[0].rpartition(":")
             return f"{name} disappeared from {path}{_more(removed)}"
-    if accuracy.outside_allowed:
-        where = "outside allowed_paths" if has_allowed else "in the test tree"
-        names = ", ".join(accuracy.outside_allowed[:3]) + (", ..." if len(accuracy.outside_allowed) > 3 else "")
-        count = len(accuracy.outside_allowed)
-        return f"{count} file{'s' if count > 1 else ''} changed {where}: {names}"
+    if accuracy.outside_allowed and has_allowed:
+        return _outside_hint(accuracy.outside_allowed, "outside allowed_paths")
     if blast.new_dependencies:
         return f"new dependency {blast.new_dependencies[0]}{_more(blast.new_dependencies)}"
     if blast.unparsed:
@@ -205,5 +202,12 @@ def choose_hint(accuracy: FileAccuracy, blast: BlastRadius, downgrade: TestDowng
                f"{blast.oracle_lines})"
     if review.generated_files:
         return f"generated files changed: {', '.join(review.generated_files)}"
+    if accuracy.outside_allowed:  # no allowed_paths: test files, which grading restores anyway
+        return _outside_hint(accuracy.outside_allowed, "in the test tree")
     return None
+
+
+def _outside_hint(paths: Sequence[str], where: str) -> str:
+    names = ", ".join(paths[:3]) + (", ..." if len(paths) > 3 else "")
+    return f"{len(paths)} file{'s' if len(paths) > 1 else ''} changed {where}: {names}"
 

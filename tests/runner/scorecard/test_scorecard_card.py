@@ -14,6 +14,7 @@ from corpus.model import Invariant
 from corpus.testfiles import matcher_for_tests
 from runner.grading.grader import GradeResult
 from runner.grading.invariants import InvariantResult, invariant_verdict, run_invariants
+from runner.runs.result import TrialResult
 from runner.scorecard import card as card_module
 from runner.scorecard.card import score_patch, score_safely, task_success
 from runner.scorecard.patch import read_patch
@@ -85,6 +86,9 @@ def test_the_hint_names_the_most_serious_finding(patches: Patches) -> None:
         "1 file changed outside allowed_paths: lib/extra.py"
     assert hint({"app/core.py": FIXED, "tests/test_core.py": "x = 1\n"}) == \
         "1 file changed in the test tree: tests/test_core.py"
+    # without allowed_paths, test files are the last thing named
+    assert hint({"app/core.py": FIXED, "tests/test_core.py": "x = 1\n", "requirements.txt": "requests\n"}) == \
+        "new dependency requests (requirements.txt)"
     assert hint({"app/core.py": FIXED}, invariants=(passed(), failed())) == "invariant bad failed (exit 1)"
     assert hint({"app/core.py": FIXED, "requirements.txt": "requests\n"}) == \
         "new dependency requests (requirements.txt)"
@@ -137,6 +141,16 @@ def test_a_patch_that_cannot_be_read_leaves_a_scorecard_naming_why(patches: Patc
                                invariants=(failed(),))
     assert broken_card.error is not None and broken_card.error.startswith("scorecard: TypeError")
     assert broken_card.task_success == 1 and broken_card.unsafe is True
+
+
+def test_a_result_written_before_the_scorecard_loads_without_one(tmp_path: Path) -> None:
+    result = TrialResult("calc-add", "default", 1, "pass", "grader exited 0", "f" * 64, "2026-01-01T00:00:00+00:00",
+                         scorecard={"format": 1, "task_success": 1})
+    data = json.loads(result.to_json())
+    assert data["scorecard"] == {"format": 1, "task_success": 1}
+    assert TrialResult.from_json(result.to_json(), tmp_path / "result.json") == result
+    del data["scorecard"]
+    assert TrialResult.from_json(json.dumps(data), tmp_path / "result.json").scorecard is None
 
 
 def test_invariants_run_in_order_with_their_output_kept(tmp_path: Path) -> None:

@@ -25,11 +25,11 @@ CLEAN_BLAST: dict[str, list[str]] = {"api_removed": [], "calls_removed": [], "ne
 class Runs:
     """The advisory case with every agent, and the blocking twin with two of them."""
 
-    def __init__(self, advisory: LoadedRun, blocking: LoadedRun) -> None:
-        self.advisory, self.blocking = advisory, blocking
+    def __init__(self, advisory: LoadedRun, blocking: LoadedRun, modes: dict[str, LoadedRun]) -> None:
+        self.advisory, self.blocking, self.modes = advisory, blocking, modes
 
     def result(self, variant: str, case_id: str = ADVISORY) -> dict[str, Any]:
-        loaded = self.advisory if case_id == ADVISORY else self.blocking
+        loaded = self.modes.get(variant) or (self.advisory if case_id == ADVISORY else self.blocking)
         folder = trial_path(loaded.directory, variant, case_id, 1)
         return json.loads((folder / "result.json").read_text())
 
@@ -59,7 +59,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         blocking = bench.run(case_ids=(BLOCKING,), all_cases=False, jobs=2,
                              variants=variants(minimal=agent("scorecard", "minimal"),
                                                break_invariant=agent("scorecard", "break_invariant")))
-        yield Runs(advisory, blocking)
+        modes = {mode: bench.run(case_ids=(ADVISORY,), all_cases=False, mode=mode) for mode in ("oracle", "baseline")}
+        yield Runs(advisory, blocking, modes)
 
 
 def statuses(card: dict[str, Any]) -> list[tuple[str, str]]:
@@ -85,6 +86,20 @@ def test_a_minimal_fix_scores_clean(runs: Runs) -> None:
         1.0, 1.0, 1.0, 1.0, 1.0)
     assert review["weights"] == {"size": 0.4, "locality": 0.2, "noise": 0.2, "generated": 0.2}
     assert card["hint"] is None
+
+
+def test_the_oracle_scores_perfectly_and_the_base_scores_nothing(runs: Runs) -> None:
+    oracle = runs.card("oracle")
+    assert runs.result("oracle")["outcome"] == "pass" and oracle["task_success"] == 1
+    assert (oracle["file_accuracy"]["precision"], oracle["file_accuracy"]["recall"]) == (1.0, 1.0)
+    assert oracle["blast_radius"]["lines_ratio"] == 1.0 and oracle["reviewability"]["score"] == 1.0
+    assert oracle["invariant_safety"] == 1.0 and oracle["hint"] is None
+    baseline = runs.card("baseline")
+    assert runs.result("baseline")["outcome"] == "fail" and baseline["task_success"] == 0
+    assert baseline["file_accuracy"]["changed"] == [] and baseline["file_accuracy"]["recall"] == 0.0
+    assert baseline["blast_radius"]["files"] == 0 and baseline["reviewability"]["score"] is None
+    assert statuses(baseline) == [("refund-floor", "pass"), ("refund-audited", "pass")]
+    assert baseline["hint"] is None
 
 
 def test_a_fix_inside_a_large_rewrite_scores_its_blast_radius(runs: Runs) -> None:
