@@ -72,13 +72,13 @@ class TestDowngrade:
 
 
 def test_downgrade(changes: Sequence[FileChange], is_test: Callable[[str], bool], base: Reader) -> TestDowngrade:
-    """Every downgrade in the patch's test files."""
+    """Every downgrade in the patch's test files (a test file the patch adds weakens no test that was there)."""
     findings: list[Finding] = []
     for change in changes:
         old_path = change.old_path or change.path
-        if change.binary or not (is_test(change.path) or is_test(old_path)):
+        if change.binary or change.status == "added" or not (is_test(change.path) or is_test(old_path)):
             continue
-        if old_path.endswith(".py") and change.status != "added":
+        if old_path.endswith(".py"):
             before = base(old_path)
             after = None if change.status == "deleted" else change.after(before)
             old_tree = parse_python(before)

@@ -147,6 +147,8 @@ def test_other_languages_by_patterns(tmp_path: Path) -> None:
     assert deleted.tests_deleted == 3 and deleted.assertions_removed == 2
 
 
-def test_source_files_are_not_tests(tmp_path: Path) -> None:
-    result = downgrade(tmp_path, {"shop/cart.py": "def total(p):\n    return sum(p)\n"})
+def test_source_files_and_new_test_files_weaken_nothing(tmp_path: Path) -> None:
+    result = downgrade(tmp_path, {"shop/cart.py": "def total(p):\n    return sum(p)\n",
+                                  "tests/test_new.py": "import pytest\n\n\n@pytest.mark.skip\ndef test_n():\n    pass\n",
+                                  "web/new.test.js": "it.skip('n', () => {});\n"})
     assert result == dg.TestDowngrade()
