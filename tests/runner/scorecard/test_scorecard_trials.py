@@ -86,6 +86,10 @@ def test_a_minimal_fix_scores_clean(runs: Runs) -> None:
         1.0, 1.0, 1.0, 1.0, 1.0)
     assert review["weights"] == {"size": 0.4, "locality": 0.2, "noise": 0.2, "generated": 0.2}
     assert card["hint"] is None
+    # the case's risk labels are in run.json too, for every trial of the case
+    manifest = json.loads((runs.advisory.directory / "run.json").read_text())
+    assert manifest["cases_meta"][ADVISORY]["risk_flags"] == ["payments"]
+    assert runs.advisory.manifest.cases_meta[ADVISORY].risk_flags == ("payments",)
 
 
 def test_the_oracle_scores_perfectly_and_the_base_scores_nothing(runs: Runs) -> None:
