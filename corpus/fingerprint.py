@@ -17,7 +17,8 @@ def _sha256(data: bytes) -> str:
 
 def case_fingerprint(case: Case, files: CaseFiles) -> str:
     """sha256 of what defines a trial: task, commits, setup, grader, oracle patch, grader files and the behaviour
-    checks (max_turns, bait, trajectory) and the HTTP fixture with its responses when the case sets them."""
+    checks (max_turns, bait, trajectory), the HTTP fixture with its responses and the scorecard's checks
+    (allowed_paths, invariants, invariant_policy) when the case sets them."""
     canonical = {
         "id": case.id,
         "prompt": case.prompt,
@@ -37,6 +38,13 @@ def case_fingerprint(case: Case, files: CaseFiles) -> str:
             canonical[key] = asdict(value)
     if case.http_fixture is not None:  # the canned responses are what the agent and the grader are answered
         canonical["http_files"] = {path: _sha256(content) for path, content in files.http_files}
+    # The scorecard's checks likewise (risk_flags are labels, like tags: they decide nothing).
+    if case.allowed_paths:
+        canonical["allowed_paths"] = list(case.allowed_paths)
+    if case.invariants:
+        canonical["invariants"] = [asdict(invariant) for invariant in case.invariants]
+    if case.invariant_policy != "advisory":
+        canonical["invariant_policy"] = case.invariant_policy
     return _sha256(json.dumps(canonical, sort_keys=True, separators=(",", ":")).encode("utf-8"))
 
 

@@ -27,7 +27,8 @@ RESULTS_DIR = "results"
 """Run directories, unless `--results-dir` says otherwise."""
 KEY_ORDER = ("id", "title", "owner", "policy", "critical", "status", "deprecated_reason", "holdout",
              "base_commit", "fix_commit", "prompt", "setup", "grader", "trigger_paths", "tags",
-             "max_turns", "bait", "trajectory", "http_fixture", "leak_override", "mined")
+             "max_turns", "bait", "trajectory", "http_fixture", "allowed_paths", "invariants", "invariant_policy",
+             "risk_flags", "leak_override", "mined")
 
 
 def case_mapping(case: Case) -> dict[str, Any]:

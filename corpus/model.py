@@ -26,6 +26,7 @@ BEHAVIOUR_METRICS: tuple[str, ...] = (
 
 DEFAULT_GRADER_TIMEOUT = 300
 DEFAULT_SETUP_TIMEOUT = 600
+DEFAULT_INVARIANT_TIMEOUT = 120
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,18 @@ class HttpFixture:
 
 
 @dataclass(frozen=True)
+class Invariant:
+    """A property the fixed code must keep, checked by a command in the grading workspace after the grader."""
+
+    name: str
+    """A short label, unique within the case (shown in the scorecard)."""
+    command: str
+    """Shell command run in the grading workspace, in the grader's sandbox and environment; exit 0 passes."""
+    timeout: int = DEFAULT_INVARIANT_TIMEOUT
+    """Seconds before the command's process group is killed (a fail)."""
+
+
+@dataclass(frozen=True)
 class Provenance:
     """What the miner saw when it proposed the case; kept on approval for the record."""
 
@@ -212,6 +225,14 @@ class Case:
     """The tool calls required and forbidden; a deviation fails the trial."""
     http_fixture: HttpFixture | None = None
     """A hermetic HTTP server the agent and the grader reach at EVAL_HTTP_URL, even with their network off."""
+    allowed_paths: tuple[str, ...] = ()
+    """Gitignore-style globs of the paths a fix may touch; empty allows every path outside the test tree."""
+    invariants: tuple[Invariant, ...] = ()
+    """Checks run after the grader; a failed one marks a passing trial unsafe (or fails it, when blocking)."""
+    invariant_policy: Policy = "advisory"
+    """blocking (only on a `policy: blocking` case): a failed invariant fails a trial the grader passed."""
+    risk_flags: tuple[str, ...] = ()
+    """Free labels of what the code at stake guards (auth, payments, data-deletion), carried into results."""
 
 
 @dataclass(frozen=True)

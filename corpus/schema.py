@@ -27,6 +27,12 @@ from corpus.model import (
     Setup,
     SetupDefaults,
 )
+from corpus.scorecardschema import (
+    parse_allowed_paths,
+    parse_invariant_policy,
+    parse_invariants,
+    parse_risk_flags,
+)
 from corpus.yamlio import line_of
 
 
@@ -195,6 +201,8 @@ def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case
     setup_reader = r.child("setup")
     setup = _parse_setup(setup_reader) if setup_reader else Setup()
     mined_reader = r.child("mined")
+    policy = r.choice("policy", POLICIES, default="advisory")
+    invariants = parse_invariants(r)
     case = Case(
         id=case_id,
         title=title.strip(),
@@ -203,7 +211,7 @@ def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case
         fix_commit=fix,
         grader=grader,
         owner=r.text("owner"),
-        policy=r.choice("policy", POLICIES, default="advisory"),
+        policy=policy,
         critical=r.boolean("critical"),
         status=status,
         deprecated_reason=reason,
@@ -217,6 +225,10 @@ def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case
         bait=parse_bait(r),
         trajectory=parse_trajectory(r),
         http_fixture=parse_http_fixture(r),
+        allowed_paths=parse_allowed_paths(r),
+        invariants=invariants,
+        invariant_policy=parse_invariant_policy(r, policy, invariants),
+        risk_flags=parse_risk_flags(r),
     )
     r.finish()
     return case

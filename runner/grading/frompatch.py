@@ -22,6 +22,7 @@ from runner.grading.failclosed import (
     restore_for_grading,
 )
 from runner.grading.grader import GradeResult, judge, materialize_grader
+from runner.grading.invariants import INVARIANTS_LOG, InvariantResult, run_invariants
 from runner.process import run_command
 from runner.sandbox.bwrap import Bind
 from runner.sandbox.confine import Confinement, sandbox_spec
@@ -89,6 +90,8 @@ class Graded:
     """Every path the patch touches."""
     test_aware: tuple[str, ...] = ()
     """A candidate's source files whose added lines name the test framework (`test_aware_paths`)."""
+    invariants: tuple[InvariantResult, ...] = ()
+    """The case's invariants, run after the grader (none unless grade_patch was asked to run them)."""
 
 
 TEST_AWARE = re.compile(rb"\b(pytest|_pytest|PYTEST_\w*|unittest|conftest|sys\.modules|JEST_WORKER_ID|VITEST\w*)\b")
@@ -131,13 +134,17 @@ def patch_paths(workspace: Path, patch: bytes, what: str = "candidate patch") ->
 def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping[str, str], conf: Confinement,
                 scratch: Path, log_path: Path, *, env_binds: tuple[Bind, ...] = (),
                 candidate: bool = True, what: str = "candidate patch",
-                touched: Sequence[str] | None = None, loopback: Loopback | None = None) -> Graded:
+                touched: Sequence[str] | None = None, loopback: Loopback | None = None,
+                invariants: bool = False) -> Graded:
     """Apply patch to the fresh workspace, restore, write the grader files, run the grader and judge it.
 
     candidate: the patch is an agent's (agent and regrade modes). A patch that does not apply, and a grader
     that times out, is not runnable or leaves no readable report, are then the candidate's doing: a fail.
     what names the patch in reasons (the oracle patch, a saved patch); touched, the patch's paths when the caller
-    has them already (a snapshot's diff); loopback, the case's HTTP fixture's port inside the sandbox. Errors stay for what the harness could not do (start the grader, set up the sandbox).
+    has them already (a snapshot's diff); loopback, the case's HTTP fixture's port inside the sandbox. Errors stay
+    for what the harness could not do (start the grader, set up the sandbox).
+    invariants: run the case's invariants after the grader, in its sandbox and environment (output in
+    invariants.log beside log_path).
     """
     case = setup.case
     is_test = matcher_for_tests(setup.test_globs)
@@ -170,7 +177,9 @@ def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping
     if candidate and result.outcome == "error" and not ran.start_error:
         result = replace(result, outcome="fail", reason=f"{result.reason}, with the candidate's code")
     aware = tuple(test_aware_paths(patch, is_test)) if candidate else ()
-    return Graded(result, restored, tuple(touched), aware)
+    checks = run_invariants(case.invariants, workspace, env, sandbox, log_path.with_name(INVARIANTS_LOG),
+                            scratch) if invariants and case.invariants and not ran.start_error else ()
+    return Graded(result, restored, tuple(touched), aware, checks)
 
 
 def log_head(log_path: Path, limit: int = 64 * 1024) -> str | None:

@@ -100,6 +100,8 @@ class CaseMeta:
     """The misbehaviour the case reproduces, which compare checks the baseline still shows."""
     trajectory: Trajectory | None = None
     """The tool calls the case requires and forbids."""
+    risk_flags: tuple[str, ...] = ()
+    """The case's risk labels (auth, payments, ...); () in runs made before runs recorded them."""
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> CaseMeta:
@@ -111,6 +113,7 @@ class CaseMeta:
             trajectory = Trajectory(steps, trajectory.get("mode", "superset"),
                                     tuple(trajectory.get("forbidden_tools") or ()),
                                     dict(trajectory.get("max_calls") or {}))
+        data["risk_flags"] = tuple(data.get("risk_flags") or ())
         return CaseMeta(**data, bait=Bait(**bait) if bait is not None else None, trajectory=trajectory)
 
 

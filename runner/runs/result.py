@@ -97,6 +97,9 @@ class TrialResult:
     env_cache: str | None = None
     """hit, miss or off: whether the environment and workspace overlay came from the environment cache (None:
     the trial ended before its workspace was prepared, or a result written before the cache existed)."""
+    scorecard: dict[str, Any] | None = None
+    """The patch scorecard (``runner.scorecard.card.Scorecard.to_dict``); None when the grader did not run, or in
+    a result written before trials were scored."""
 
     def to_json(self) -> str:
         """The result.json text."""

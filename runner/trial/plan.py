@@ -179,7 +179,7 @@ def case_meta(stored: dict[str, StoredCase], cases: tuple[str, ...], default_own
     for case_id in cases:
         case = stored[case_id].case
         meta[case_id] = CaseMeta(case.title, case.owner or default_owner, case.policy, case.critical, case.status,
-                                 case.max_turns, case.bait, case.trajectory)
+                                 case.max_turns, case.bait, case.trajectory, case.risk_flags)
     return meta
 
 

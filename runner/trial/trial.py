@@ -27,10 +27,12 @@ from runner.fixture.server import HTTP_LOG, FixtureServer, http_fixture, in_phas
 from runner.grading.failclosed import RestoreAction, edited_test_files
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import GradeResult
+from runner.grading.invariants import invariant_verdict
 from runner.process import run_command
 from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
 from runner.sandbox.bwrap import TASK_DIR, WORKSPACE, Bind
 from runner.sandbox.confine import PROMPT_FILE, Confinement, copy_home_files, sandbox_spec
+from runner.scorecard.card import score_trial
 from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
 from runner.trial.assets import CaseAssets
 from runner.workspace.prepare import Prepared, prepare
@@ -232,7 +234,7 @@ class _Trial:
                                  self.staging / "grader.log", env_binds=prepared.env_binds(),
                                  candidate=spec.mode in ("agent", "regrade"),
                                  what="oracle patch" if spec.mode == "oracle" else "candidate patch",
-                                 touched=changed, loopback=loopback)
+                                 touched=changed, loopback=loopback, invariants=True)
         finally:
             self.durations["grader"] = round(time.monotonic() - clock, 3)
         self._check()
@@ -244,7 +246,9 @@ class _Trial:
         result = graded.result
         self.facts.update(grader_outcome=result.outcome, grader_reason=result.reason,
                           grader_exit_code=result.exit_code)
-        return self._decide(result)
+        self.facts["scorecard"] = score_trial(self.case, spec.stored.files, patch, assets.pristine, graded,
+                                              ctx.test_globs)
+        return self._decide(invariant_verdict(self.case, result, graded.invariants))
 
     def _record_restoration(self, restored: tuple[RestoreAction, ...]) -> None:
         self.facts["restored"] = tuple({"path": a.path, "action": a.action, "cause": a.cause, "kind": a.kind}

@@ -1,0 +1,1 @@
+"""The patch scorecard: what a candidate patch changed besides passing, measured against the oracle patch."""
