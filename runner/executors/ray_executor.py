@@ -99,17 +99,20 @@ class RayExecutor:
         self.tasks: dict[Any, _Task] = {}
 
     def slots(self, jobs: int) -> int:
-        """As many trials as the cluster has CPUs for (at --trial-cpus each), or --jobs when that is more: Ray
-        queues what does not fit."""
+        """Twice as many trials as the cluster has CPUs for (at --trial-cpus each), or --jobs when that is more:
+        Ray queues what does not fit, so a worker that frees up starts its next trial at once instead of waiting
+        for the driver to publish the last one and submit another."""
         cpus = float(self.ray.cluster_resources().get("CPU", 0))
-        return max(jobs, int(cpus // max(self.settings.trial_cpus, 0.001)), 1)
+        return max(jobs, 2 * int(cpus // max(self.settings.trial_cpus, 0.001)), 1)
 
     def _pack(self, stored: StoredCase) -> tuple[Any, str | None]:
+        """The case's pack in the object store, and its base's version (cases of the same commits share one)."""
         case = stored.case
-        if case.id not in self.packs:
+        commits = f"{case.base_commit}..{case.fix_commit}"
+        if commits not in self.packs:
             pack: CasePack = build_pack(self.repo, (case.base_commit, case.fix_commit))
-            self.packs[case.id] = (self.ray.put(pack), base_version(self.repo, case.base_commit))
-        return self.packs[case.id]
+            self.packs[commits] = (self.ray.put(pack), base_version(self.repo, case.base_commit))
+        return self.packs[commits]
 
     def _submit(self, spec: TrialSpec) -> Any:
         pack, version = self._pack(spec.stored)

@@ -68,7 +68,7 @@ def run_remote(spec: TrialSpec, ctx: RemoteContext, pack: CasePack,
     pin_base_version(spec.stored.case.base_commit, base_version)
     with _LOCK:
         if pack.digest not in _ASSETS:
-            _ASSETS[pack.digest] = AssetCache(repo, Path(tempfile.mkdtemp(prefix="assets-", dir=_mkdir(root))))
+            _ASSETS[pack.digest] = AssetCache(repo, root / "assets" / pack.digest)
         assets = _ASSETS[pack.digest]
         cache = _env_cache(ctx.env_cache)
     scratch = _mkdir(root / "scratch")

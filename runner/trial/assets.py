@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +31,10 @@ class CaseAssets:
 
 
 class AssetCache:
-    """Builds each case's assets once, on first use, one builder per case; a failure is kept as the error."""
+    """Builds each case's assets once, on first use, one builder per case; a failure is kept as the error.
+
+    The template and its checkout are built under root/<case> once for every process sharing root (a lock file
+    and a `ready` mark: the worker processes of a Ray node share theirs)."""
 
     def __init__(self, repo: Path, root: Path) -> None:
         self.repo, self.root = repo, root
@@ -45,8 +50,7 @@ class AssetCache:
         with lock:
             if case.id not in self.built:
                 try:
-                    template = build_template(self.repo, case.base_commit, self.root / case.id)
-                    pristine = pristine_workspace(template, self.root / f"{case.id}.tree")
+                    template, pristine = self._build(case.id, case.base_commit)
                     tree, paths = template_tree(template)
                     self.built[case.id] = CaseAssets(template, pristine, tree,
                                                      read_fix_config(self.repo, case.fix_commit),
@@ -54,3 +58,17 @@ class AssetCache:
                 except HindcastError as exc:
                     self.built[case.id] = exc
             return self.built[case.id]
+
+    def _build(self, case_id: str, base_commit: str) -> tuple[Path, Path]:
+        """The case's template git directory and pristine checkout, built by the first process to get the lock."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        ready = self.root / f"{case_id}.ready"
+        with open(self.root / f"{case_id}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not ready.exists():
+                for leftover in (self.root / case_id, self.root / f"{case_id}.tree"):  # a builder that died
+                    shutil.rmtree(leftover, ignore_errors=True)
+                template = build_template(self.repo, base_commit, self.root / case_id)
+                pristine_workspace(template, self.root / f"{case_id}.tree")
+                ready.touch()
+        return self.root / case_id / ".git", self.root / f"{case_id}.tree"
