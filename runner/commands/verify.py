@@ -12,7 +12,14 @@ import click
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
-from runner.commands.options import env_cache_dir, env_cache_options, json_option, sandbox_option
+from runner.commands.options import (
+    env_cache_dir,
+    env_cache_options,
+    executor_options,
+    json_option,
+    ray_settings,
+    sandbox_option,
+)
 from runner.verify.render import render_verdicts, report_json, verdict_line
 from runner.verify.verify import CaseVerdict, VerifyOptions, verify
 
@@ -32,10 +39,12 @@ from runner.verify.verify import CaseVerdict, VerifyOptions, verify
 @click.option("--keep", is_flag=True, help="Keep every attempt's workspace and logs under .hindcast/verify/.")
 @sandbox_option
 @env_cache_options
+@executor_options
 @json_option
 def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool, repeats: int,
                    jobs: int, candidates: bool, update: bool, keep: bool, sandbox: str, env_cache: Path | None,
-                   no_env_cache: bool, as_json: bool) -> int:
+                   no_env_cache: bool, as_json: bool, executor: str = "local", ray_address: str | None = None,
+                   retries: int = 2, trial_cpus: float = 1.0, trial_memory: str | None = None) -> int:
     """Prove each case: the broken base fails its hidden grader and the oracle passes it.
 
     The grader's test files run whole on both sides; the tests that fail at base and pass with the oracle are
@@ -45,7 +54,8 @@ def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...
     corpus = Corpus.open(corpus_dir)
     options = VerifyOptions(case_ids=case_ids, repeats=repeats, jobs=jobs, repo=repo,
                             kind="candidates" if candidates else "cases", sandbox=sandbox, all_cases=all_cases,
-                            update=update, keep=keep, env_cache=env_cache_dir(env_cache, no_env_cache))
+                            update=update, keep=keep, env_cache=env_cache_dir(env_cache, no_env_cache),
+                            executor=executor, ray=ray_settings(executor, ray_address, retries, trial_cpus, trial_memory))
     with ExitStack() as stack:
         if sys.stderr.isatty():
             bars: list[Any] = []

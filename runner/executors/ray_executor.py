@@ -16,20 +16,23 @@ import socket
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import UsageError
 from corpus.fsutil import replace_directory, staging_directory, writing
 from runner.envs.environment import base_version
 from runner.executors.packs import CasePack, build_pack
-from runner.executors.remote import RemoteContext, run_remote, unpack_folder
+from runner.executors.remote import RemoteContext, VerifyContext, run_remote, unpack_folder, verify_remote
 from runner.executors.settings import RaySettings
 from runner.runs.result import RESULT_FILE, Durations, TrialResult, parse_trial, trial_path
 from runner.trial.trial import TrialSpec
+
+if TYPE_CHECKING:
+    from runner.verify.verify import Attempt
 
 INSTALL = "--executor ray needs Ray on this machine and on the cluster: pip install 'hindcast[ray]'"
 CANCEL_GRACE = 10.0
@@ -226,3 +229,71 @@ def _first_line(exc: BaseException) -> str:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class RayAttempts:
+    """runner verify on the cluster: each attempt a task; its logs come back into the driver's verify root."""
+
+    def __init__(self, settings: RaySettings, repo: Path, root: Path, ctx: VerifyContext) -> None:
+        self.settings, self.repo, self.root, self.ctx = settings, repo, root, ctx
+        self.ray = connect(settings)
+        self.remote = self.ray.remote(verify_remote)
+        self.packs: dict[str, tuple[Any, str | None]] = {}
+        self.refs: list[Any] = []
+
+    def submit(self, stored: StoredCase, side: str, repeat: int) -> _AttemptFuture:
+        """Put one attempt on the cluster; its future's result() is the Attempt with its logs here."""
+        return _AttemptFuture(self, stored, side, repeat)
+
+    def _start(self, stored: StoredCase, side: str, repeat: int) -> Any:
+        case = stored.case
+        commits = f"{case.base_commit}..{case.fix_commit}"
+        if commits not in self.packs:
+            pack = build_pack(self.repo, (case.base_commit, case.fix_commit))
+            self.packs[commits] = (self.ray.put(pack), base_version(self.repo, case.base_commit))
+        pack_ref, version = self.packs[commits]
+        ref = self.remote.options(num_cpus=self.settings.trial_cpus, max_retries=0, retry_exceptions=False,
+                                  **({"memory": self.settings.trial_memory} if self.settings.trial_memory else {}),
+                                  name=f"hindcast verify {case.id} {side} #{repeat}",
+                                  ).remote(stored, side, repeat, self.ctx, pack_ref, version)
+        self.refs.append(ref)
+        return ref
+
+    def cancel(self) -> None:
+        """Cancel every attempt still on the cluster."""
+        for ref in self.refs:
+            self.ray.cancel(ref, force=True)
+
+
+class _AttemptFuture:
+    def __init__(self, owner: RayAttempts, stored: StoredCase, side: str, repeat: int) -> None:
+        self.owner, self.stored, self.side, self.repeat = owner, stored, side, repeat
+        self.started = time.monotonic()
+        self.ref = owner._start(stored, side, repeat)
+
+    def result(self) -> Attempt:
+        """The attempt, submitted again while its worker or node is lost (at most the retries)."""
+        from runner.verify.keep import LOGS_DIR
+        from runner.verify.verify import Attempt
+
+        ray, attempts = self.owner.ray, 1
+        while True:
+            try:
+                attempt, logs = ray.get(self.ref)
+                break
+            except ray.exceptions.RayTaskError as exc:
+                cause = getattr(exc, "cause", None) or exc
+                reason = f"harness on the worker: {type(cause).__name__}: {_first_line(cause)}"
+            except ray.exceptions.RayError as exc:
+                if attempts <= self.owner.settings.retries:
+                    attempts += 1
+                    self.ref = self.owner._start(self.stored, self.side, self.repeat)
+                    continue
+                reason = f"infrastructure: the attempt could not be run in {attempts} attempts: {_first_line(exc)}"
+            return Attempt(self.side, self.repeat, "error", reason,  # type: ignore[arg-type]
+                           time.monotonic() - self.started)
+        target = self.owner.root / LOGS_DIR / self.stored.case.id / f"{self.side}-{self.repeat}"
+        target.mkdir(parents=True, exist_ok=True)
+        if logs:
+            unpack_folder(logs, target)
+        return replace(attempt, logs=str(target))

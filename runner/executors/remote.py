@@ -13,9 +13,11 @@ import shutil
 import tarfile
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from corpus import StoredCase
 from corpus.errors import HindcastError
 from runner.behaviour.prices import PriceTable
 from runner.envs.cache import EnvCache, default_cache_dir
@@ -25,6 +27,9 @@ from runner.runs.result import trial_path
 from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
 from runner.trial.assets import AssetCache, CaseAssets
 from runner.trial.trial import TrialContext, TrialSpec, run_trial
+
+if TYPE_CHECKING:
+    from runner.verify.verify import Attempt
 
 DEFAULT_ENV_CACHE = "default"
 """RemoteContext.env_cache for the worker's own default cache directory."""
@@ -124,3 +129,43 @@ def _env_cache(setting: str | None) -> EnvCache | None:
 def _mkdir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@dataclass(frozen=True)
+class VerifyContext:
+    """What a worker needs to run one verify attempt."""
+
+    confinement: Confinement
+    """The sandbox kind and hidden paths, checked again on the worker."""
+    test_globs: tuple[str, ...]
+    """The corpus's test-file globs."""
+    keep: bool
+    """Keep the attempt's workspace among its logs (--keep)."""
+    env_cache: str | None
+    """The environment cache directory on the worker: a path, DEFAULT_ENV_CACHE, or None."""
+
+
+def verify_remote(stored: StoredCase, side: str, repeat: int, ctx: VerifyContext, pack: CasePack,
+                  base_version: str | None) -> tuple[Attempt, bytes]:
+    """Run one verify attempt here; the attempt (its logs not yet anywhere) and its logs as a tar."""
+    from runner.verify.keep import LOGS_DIR
+    from runner.verify.verify import _Context, run_attempt
+
+    root = worker_root()
+    repo = materialize(pack, root / "repos")
+    pin_base_version(stored.case.base_commit, base_version)
+    with _LOCK:
+        if pack.digest not in _ASSETS:
+            _ASSETS[pack.digest] = AssetCache(repo, root / "assets" / pack.digest)
+        assets = _ASSETS[pack.digest]
+        cache = _env_cache(ctx.env_cache)
+    unseen = hidden_paths(*ctx.confinement.hide, root, *harness_dirs())
+    confinement = check_confinement(Confinement(ctx.confinement.kind, hide=tuple(Path(p) for p in unseen)))
+    scratch = Path(tempfile.mkdtemp(prefix="verify-", dir=_mkdir(root / "runs")))
+    try:
+        context = _Context(repo, assets, confinement, scratch, ctx.test_globs, ctx.keep, cache)
+        attempt = run_attempt(stored, side, repeat, context)  # type: ignore[arg-type]
+        logs = scratch / LOGS_DIR / stored.case.id / f"{side}-{repeat}"
+        return replace(attempt, logs=None), pack_folder(logs) if logs.is_dir() else b""
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -10,14 +10,16 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
 from corpus.gitutil import open_repository
 from corpus.model import Grader
 from corpus.store import Kind
-from runner.envs.cache import EnvCache
+from runner.envs.cache import EnvCache, default_cache_dir
+from runner.executors.remote import DEFAULT_ENV_CACHE, VerifyContext
+from runner.executors.settings import RaySettings
 from runner.fixture.server import HTTP_LOG, http_fixture, in_phase
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import TestOutcome, judge_tests
@@ -27,6 +29,9 @@ from runner.verify.keep import LOGS_DIR, keep_attempt, publish_logs, stage_logs
 from runner.verify.measure import Measured, collection_failures, measure, measuring_case, missing_collection
 from runner.verify.record import record_candidate_verdict, record_verdicts
 from runner.workspace.prepare import prepare
+
+if TYPE_CHECKING:
+    from runner.executors.ray_executor import RayAttempts
 
 Verdict = Literal["VALID", "INVALID", "ERROR"]
 Side = Literal["baseline", "oracle"]
@@ -59,6 +64,10 @@ class VerifyOptions:
     """Keep every attempt's workspace and logs, expected or not."""
     env_cache: Path | None = None
     """The environment cache directory (--env-cache); None runs every attempt's setup afresh."""
+    executor: str = "local"
+    """local (threads here) or ray (tasks on a Ray cluster, --executor)."""
+    ray: RaySettings = field(default_factory=RaySettings)
+    """With executor ray: the cluster, retries and each attempt's resources."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +166,10 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         raise UsageError("--repeats and --jobs must be at least 1")
     repo = open_repository(corpus.repo_path(options.repo))
     cases = cases_to_verify(corpus, options)
+    if options.executor == "ray":
+        from runner.executors.ray_executor import connect
+
+        connect(options.ray)
     scratch_root = options.scratch_root or Path(tempfile.gettempdir())
     conf = check_confinement(Confinement(options.sandbox, hide=tuple(  # type: ignore[arg-type]
         Path(p) for p in hidden_paths(corpus.root, repo, scratch_root, *harness_dirs()))))
@@ -170,22 +183,34 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         assets = AssetCache(repo, root / "templates")
         context = _Context(repo, assets, conf, root, corpus.config.test_globs, options.keep, env_cache)
         with ThreadPoolExecutor(max_workers=options.jobs) as pool:
-            work = [(stored, [pool.submit(run_attempt, stored, side, r, context)
-                              for r in range(1, options.repeats + 1) for side in ("baseline", "oracle")])
-                    for stored in cases]
-            for stored, futures in work:
-                attempts = []
-                for future in futures:
-                    attempt = future.result()
-                    attempts.append(attempt)
-                    if progress:
-                        progress(f"{stored.case.id}: {attempt.side} #{attempt.repeat}: {attempt.outcome}")
-                verdict = conclude(corpus, stored, attempts, options)
-                verdicts.append(verdict)
-                if options.kind == "candidates":
-                    record_candidate_verdict(corpus, verdict)
-                if on_verdict:
-                    on_verdict(verdict)
+            cluster = _ray_attempts(options, context, env_cache) if options.executor == "ray" else None
+            work: list[tuple[StoredCase, list[Any]]]
+            if cluster is not None:
+                work = [(stored, [cluster.submit(stored, side, r)
+                                  for r in range(1, options.repeats + 1) for side in ("baseline", "oracle")])
+                        for stored in cases]
+            else:
+                work = [(stored, [pool.submit(run_attempt, stored, side, r, context)
+                                  for r in range(1, options.repeats + 1) for side in ("baseline", "oracle")])
+                        for stored in cases]
+            try:
+                for stored, futures in work:
+                    attempts = []
+                    for future in futures:
+                        attempt = future.result()
+                        attempts.append(attempt)
+                        if progress:
+                            progress(f"{stored.case.id}: {attempt.side} #{attempt.repeat}: {attempt.outcome}")
+                    verdict = conclude(corpus, stored, attempts, options)
+                    verdicts.append(verdict)
+                    if options.kind == "candidates":
+                        record_candidate_verdict(corpus, verdict)
+                    if on_verdict:
+                        on_verdict(verdict)
+            except BaseException:
+                if cluster is not None:  # Ctrl-C: nothing of this verify stays on the cluster
+                    cluster.cancel()
+                raise
     finally:
         if env_cache is not None:
             env_cache.close()
@@ -195,6 +220,16 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     if options.kind == "cases":
         record_verdicts(corpus, report)
     return report
+
+
+def _ray_attempts(options: VerifyOptions, context: _Context, env_cache: EnvCache | None) -> RayAttempts:
+    """The cluster's attempts, with what a worker needs of this verify's context."""
+    from runner.executors.ray_executor import RayAttempts
+
+    cache = None if env_cache is None else (
+        DEFAULT_ENV_CACHE if env_cache.root.resolve() == default_cache_dir().resolve() else str(env_cache.root))
+    return RayAttempts(options.ray, context.repo, context.root,
+                       VerifyContext(context.confinement, context.test_globs, context.keep, cache))
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ from runner.executors.settings import RaySettings
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import read_manifest
 from runner.runs.result import trial_path
+from runner.verify.verify import VerifyOptions, verify
+from tests.testing.httpcase import build_http_corpus
 from tests.testing.raycluster import Cluster, start_cluster, stop_cluster, task_worker
 from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, graded_quickly, processes_with, variants
 
@@ -190,3 +192,26 @@ def test_without_ray_installed_the_error_says_how_to_get_it(tmp_path: Path) -> N
     assert proc.stderr.strip().endswith("--executor ray needs Ray on this machine and on the cluster: "
                                         "pip install 'hindcast[ray]'")
     assert "Traceback" not in proc.stderr
+
+
+def test_verify_on_the_cluster_proves_the_cases_and_brings_the_logs_back(tmp_path: Path, cluster: Cluster) -> None:
+    corpus, _ = build_http_corpus(tmp_path)
+    options = VerifyOptions(executor="ray", ray=RaySettings(address=cluster.address), repeats=2)
+    [verdict] = verify(corpus, options).verdicts
+    assert (verdict.verdict, verdict.reason) == ("VALID", "")
+    assert sorted((a.side, a.outcome) for a in verdict.attempts) == [("baseline", "fail"), ("baseline", "fail"),
+                                                                    ("oracle", "pass"), ("oracle", "pass")]
+    # With the case's HTTP fixture served on the worker, its grader offline there too.
+    run = Bench(tmp_path, corpus).run(variants=variants(fixer=agent("http_agent", "{prompt_file}")), trials=1,
+                                      agent_network=False, executor="ray", ray=RaySettings(address=cluster.address))
+    [result] = run.trials
+    assert (result.outcome, result.reason) == ("pass", "grader exited 0")
+    log = json.loads((trial_path(run.directory, "fixer", "http-notify", 1) / "http.json").read_text())
+    assert [(r["phase"], r["path"]) for r in log["requests"]] == [
+        ("agent", "/v1/users/42"), ("grader", "/v1/users/42"), ("grader", "/v1/events")]
+    # An unexpected attempt's logs are kept in the corpus, as a local verify keeps them.
+    stored = corpus.load("http-notify")
+    corpus.write(replace(stored.case, grader=replace(stored.case.grader, command="exit 0")), stored.files)
+    [broken] = verify(corpus, options).verdicts
+    assert broken.verdict == "INVALID" and broken.logs is not None
+    assert (Path(broken.logs) / "baseline-1" / "grader.log").is_file()
