@@ -112,7 +112,7 @@ class Lane:
     status: str
     """pass, fail, error, or not_run (the grader did not run)."""
     detail: str
-    """``exit 1``, ``timed out``, ``could not start``; the grader's reason after its exit."""
+    """``exit 1``, ``timed out``, ``could not start``; the grader's reason (its exit without one)."""
     command: str = ""
     """The invariant's command (empty for the grader: its command is the hidden part)."""
     output: str = ""
@@ -139,7 +139,7 @@ def _exit(code: object, timed_out: bool = False) -> str:
 def lanes(result: TrialResult) -> tuple[Lane, ...]:
     """The hidden grader's lane, then each invariant's, in the case's order."""
     grader = result.grader_outcome
-    detail = ": ".join(p for p in (_exit(result.grader_exit_code), result.grader_reason or "") if p)
+    detail = result.grader_reason or _exit(result.grader_exit_code)
     out = [Lane("hidden grader", grader if grader in STATUS_WORDS else "not_run",
                 detail if grader else result.reason)]
     for item in _list(_obj(result.scorecard).get("invariants")):
