@@ -103,10 +103,10 @@ def test_trial_blocks_of_downgraded_and_tampered_patches(run: LoadedRun, capsys:
     ("planned/shop-total", "--trial 'planned/shop-total': expected VARIANT/CASE/N, e.g. baseline/fix-refund/1"),
     ("planned/shop-total/x", "--trial 'planned/shop-total/x': expected VARIANT/CASE/N, e.g. baseline/fix-refund/1"),
     ("planned//1", "--trial 'planned//1': expected VARIANT/CASE/N, e.g. baseline/fix-refund/1"),
-    ("planned/shop-total/2", "--trial planned/shop-total/2: the run has no such trial (variants drop_assert, "
-                             "message, planned, tamper)"),
-    ("nobody/shop-total/1", "--trial nobody/shop-total/1: the run has no such trial (variants drop_assert, "
-                            "message, planned, tamper)")])
+    ("planned/shop-total/2", ("--trial planned/shop-total/2: the run has no such trial (variants drop_assert, "
+                             "message, planned, tamper)")),
+    ("nobody/shop-total/1", ("--trial nobody/shop-total/1: the run has no such trial (variants drop_assert, "
+                            "message, planned, tamper)"))])
 def test_a_bad_trial_spec_is_one_line_naming_the_flag(run: LoadedRun, capsys: pytest.CaptureFixture[str],
                                                       spec: str, message: str) -> None:
     code, out, err = cli_out(capsys, "report", str(run.directory), "--trial", spec)
