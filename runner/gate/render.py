@@ -142,6 +142,8 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
             lines.append(f"    owner {entry.owner}, until {entry.expiry}: {entry.reason or 'no reason given'}")
         for entry in expired:
             lines.append(f"  {entry.case}: entry expired {entry.expiry} (owner {entry.owner}), counts again")
+    if report.scores:
+        lines += ["", SCORE_TITLE, *score_lines(report.scores)]
     s = report.summary
     lines += ["", "Summary:"]
     for name, change in (("blocking", s.blocking), ("advisory", s.advisory)):
@@ -169,8 +171,6 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
     lines.append(f"  power: {report.power.text()}")
     if report.behaviour is not None and report.behaviour.recorded:
         lines += ["", *render_behaviour(report.behaviour)]
-    if report.scores:
-        lines += ["", SCORE_TITLE, *score_lines(report.scores)]
     lines.append("")
     lines.extend(f"{f.level}: {f.message}" for f in report.findings)
     lines.append(f"verdict: {report.verdict} (exit {report.exit_code})")
