@@ -13,7 +13,8 @@ were made on different dataset fingerprints without ``allow_dataset_change``. Ot
    clean); an expired entry stops excluding its case, which counts again;
 
 and warns on a drop over the tolerance that the test could not call significant, on a rise of the mean cost per
-trial above the limit, and on a rise of a variant's error rate: errored trials leave every pass rate, so a
+trial above the limit, on a rise of test downgrades, tampering or unsafe passes in a variant's scorecards
+(``runner.gate.scorecard_rules``), and on a rise of a variant's error rate: errored trials leave every pass rate, so a
 candidate that turns failures into errors would otherwise look better (``runner.gate.summary.ErrorRate.rose``).
 
 Advisory cases never block, but they never read as a clean PASS when they got worse: among advisory cases the gate
@@ -36,6 +37,7 @@ from runner.gate.behaviour_rules import behaviour_findings
 from runner.gate.pairing import MIN_TRIALS, CaseInfo, Row, RunTrials, pair_runs
 from runner.gate.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 from runner.gate.quarantine import Quarantine
+from runner.gate.scorecard_rules import ScoreChange, score_changes, scorecard_findings
 from runner.gate.stats import DropTest, significant_drop
 from runner.gate.summary import Summary, summarize
 
@@ -77,7 +79,8 @@ class Finding:
     """BLOCK or WARN."""
     rule: str
     """refused, significant-drop, critical-regression, missing-case, quarantine, underpowered-drop, cost,
-    error-rate, advisory-drop, advisory-tolerance, advisory-regression, same-run, forbidden-tool, bait."""
+    error-rate, advisory-drop, advisory-tolerance, advisory-regression, same-run, forbidden-tool, bait,
+    test-downgrade, tampering, unsafe-pass."""
     message: str
     """One line for a person."""
 
@@ -156,6 +159,16 @@ class CompareReport:
     """Where policy and criticality came from: the runs' records, or a corpus as it is today."""
     behaviour: BehaviourComparison | None = None
     """Behaviour medians against the baseline (``runner.gate.behaviour``); information, never a finding."""
+    scores: tuple[ScoreChange, ...] = ()
+    """Each compared variant's scorecard means and counts in both runs (``runner.gate.scorecard_rules``)."""
+
+    def risk_flags(self, case_id: str) -> tuple[str, ...]:
+        """The case's risk labels as the candidate (else the baseline) recorded them."""
+        for run in (self.candidate, self.baseline):
+            meta = run.cases_meta.get(case_id)
+            if meta is not None and meta.risk_flags:
+                return meta.risk_flags
+        return ()
 
     @property
     def verdict(self) -> Verdict:
@@ -204,6 +217,7 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
     advisory_test = _drop_test([r for r in rows if r.advisory], options.alpha)
     power = power_note(gated, test, options)
     summary = summarize(rows, baseline, candidate, keyed_by)
+    scores = score_changes(rows, baseline, candidate)
     refusals = refusal_findings(baseline, candidate, rows, options)
     if refusals:
         findings = refusals
@@ -212,12 +226,14 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
                     *quarantine_findings(quarantine, cases), *same_run_findings(baseline, candidate),
                     *warning_findings(test, power, summary, options),
                     *advisory_findings(rows, advisory_test, options),
-                    *(Finding(*found) for found in behaviour_findings(baseline, candidate))]
+                    *(Finding(*found) for found in behaviour_findings(baseline, candidate)),
+                    *(Finding(*found) for found in scorecard_findings(scores))]
         findings.sort(key=lambda f: f.level != "BLOCK")
     return CompareReport(baseline, candidate, keyed_by, tuple(rows), summary, test, advisory_test, power,
                          tuple(findings), quarantine, options, today, refused=bool(refusals),
                          policy_source=policy_source, behaviour=compare_behaviour(
-                             rows, baseline, candidate, directions or directions_for(None, candidate, baseline)))
+                             rows, baseline, candidate, directions or directions_for(None, candidate, baseline)),
+                         scores=scores)
 
 
 def _drop_test(rows: Sequence[Row], alpha: float) -> DropTest:

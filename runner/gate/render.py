@@ -12,6 +12,7 @@ from runner.gate.behaviour import CHANGES, BehaviourComparison, behaviour_lines
 from runner.gate.flakes import FlakesReport
 from runner.gate.gate import CompareReport
 from runner.gate.pairing import MIN_TRIALS, TOKEN_BUCKETS, Row, RunTrials
+from runner.gate.scorecard_rules import score_changes_json, score_lines
 from runner.gate.stats import DropTest
 from runner.gate.summary import Spend, Summary, per_trial_change_pct
 from runner.gate.triage import Triage
@@ -49,8 +50,8 @@ def _run_label(run: RunTrials) -> str:
     return f"{run.label} [{run.name}]" if run.name else run.label
 
 
-def _row_block(row: Row) -> list[str]:
-    lines = [f"  {row.key}  [{row.info.label()}]"]
+def _row_block(row: Row, risk: tuple[str, ...] = ()) -> list[str]:
+    lines = [f"  {row.key}  [{row.info.label()}]" + (f"  risk: {', '.join(risk)}" if risk else "")]
     if row.baseline is not None:
         lines.append("    " + _side("baseline: ", row.baseline))
     if row.candidate is not None:
@@ -126,7 +127,7 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
     for title, rows in sections:
         lines.append(f"{title} ({len(rows)}):")
         for row in rows:
-            lines.extend(_row_block(row))
+            lines.extend(_row_block(row, report.risk_flags(row.case_id)))
             label = triage.labels.get(row.key) if triage is not None and row.regression else None
             if label is not None:
                 lines.append(f"    triage:    {label.text()}")
@@ -137,10 +138,12 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
         for row in quarantined:
             entry = row.quarantined_by
             assert entry is not None
-            lines.extend(_row_block(row))
+            lines.extend(_row_block(row, report.risk_flags(row.case_id)))
             lines.append(f"    owner {entry.owner}, until {entry.expiry}: {entry.reason or 'no reason given'}")
         for entry in expired:
             lines.append(f"  {entry.case}: entry expired {entry.expiry} (owner {entry.owner}), counts again")
+    if report.scores:
+        lines += ["", SCORE_TITLE, *score_lines(report.scores)]
     s = report.summary
     lines += ["", "Summary:"]
     for name, change in (("blocking", s.blocking), ("advisory", s.advisory)):
@@ -172,6 +175,11 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
     lines.extend(f"{f.level}: {f.message}" for f in report.findings)
     lines.append(f"verdict: {report.verdict} (exit {report.exit_code})")
     return lines
+
+
+SCORE_TITLE = ("Scorecard (means over the trials with a scorecard; a rise of test downgrades, tampering or unsafe "
+               "passes warns):")
+"""The title of the text report's scorecard section."""
 
 
 def render_behaviour(behaviour: BehaviourComparison) -> list[str]:
@@ -239,7 +247,8 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
                     "label": label.label, "passes": label.passes, "fails": label.fails, "errors": label.errors}, "case_id": r.case_id, "policy": r.info.policy, "critical": r.info.critical,
                 "blocking": r.info.blocking, "corpus_status": r.info.status,
                 "baseline": _tally_json(r.baseline), "candidate": _tally_json(r.candidate),
-                "quarantined_by": None if entry is None else entry.case}
+                "quarantined_by": None if entry is None else entry.case,
+                "risk_flags": list(report.risk_flags(r.case_id))}
 
     def test(t: DropTest) -> dict[str, Any]:
         p = t.paired
@@ -280,6 +289,7 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
         },
         "test": test(report.test), "advisory_test": test(report.advisory_test),
         "behaviour": behaviour_document(report.behaviour),
+        "scorecard": score_changes_json(report.scores),
         "power": {"cases": p.cases, "trials": p.trials, "sd": p.sd, "sd_source": p.sd_source,
                   "min_detectable_drop": _number(p.min_detectable_drop), "target_drop": p.target_drop,
                   "target_is_observed": p.target_is_observed, "cases_needed": p.cases_needed, "text": p.text()},

@@ -8,11 +8,14 @@ through the templates' autoescaping.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner.report.checks import TrialChecks
+from runner.report.plan import trial_plan
 from runner.report.record_view import RecordView, record_view
+from runner.report.scorecards import ScoreView, score_view
 from runner.runs.result import TrialResult, trial_path
 
 ARTIFACT_CAP = 200_000
@@ -117,6 +120,8 @@ class TrialView:
     """The trial's behaviour.json, summarized; None when the trial has none."""
     checks: TrialChecks | None = None
     """The trial's trajectory and max_turns verdicts; None when its case has neither check."""
+    score: ScoreView | None = None
+    """The trial's plan, verification lanes and scorecard; None when it has no scorecard."""
 
 
 def relative_base(run_dir: Path, page: Path) -> Path:
@@ -125,12 +130,14 @@ def relative_base(run_dir: Path, page: Path) -> Path:
 
 
 def trial_view(run_dir: Path, base: Path, trial: TrialResult, anchor: str, title: str, budget: Budget,
-               run_label: str = "", checks: TrialChecks | None = None) -> TrialView:
-    """Read a trial's artifacts from run_dir for a page whose links start at base; checks are its verdicts."""
+               run_label: str = "", checks: TrialChecks | None = None, risk_flags: Sequence[str] = ()) -> TrialView:
+    """Read a trial's artifacts from run_dir for a page whose links start at base; checks are its verdicts and
+    risk_flags its case's labels."""
     folder = trial_path(run_dir, trial.variant, trial.case_id, trial.trial)
     href = trial_path(base, trial.variant, trial.case_id, trial.trial).as_posix()
     artifacts = tuple(read_artifact(folder, name, f"{href}/{name}", budget) for name in EMBEDDED)
-    return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder), checks)
+    score = None if not isinstance(trial.scorecard, dict) else score_view(trial, trial_plan(folder), risk_flags)
+    return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder), checks, score)
 
 
 def seconds(value: float | None) -> str:

@@ -20,11 +20,13 @@ from runner.gate.behaviour import CHANGES, METRICS, BehaviourComparison, MetricC
 from runner.gate.gate import CompareReport, Finding
 from runner.gate.pairing import Row, RunTrials
 from runner.gate.render import SpendRow, behaviour_rule, pairs_line, render_compare, spend_rows
+from runner.gate.scorecard_rules import RULES
 from runner.gate.stats import DropTest
 from runner.gate.triage import Triage
 from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
 from runner.report.checks import trial_checks
 from runner.report.pages import environment, write_page
+from runner.report.scorecards import COUNT_LABELS, COUNTS, SCORES
 from runner.runs.result import TrialResult, trial_path
 
 
@@ -60,6 +62,8 @@ class RowView:
     """Owner, expiry and reason of the quarantine entry excluding the row; empty when none does."""
     triage: str = ""
     """A regression's triage label in words (``reproduced (0 of 3 reruns passed)``); empty without one."""
+    risk_flags: tuple[str, ...] = ()
+    """The case's risk labels as the runs recorded them."""
 
 
 def _title(report: CompareReport, case_id: str) -> str:
@@ -90,7 +94,8 @@ def _side(report: CompareReport, run: RunTrials, row: Row, which: str, index: in
             folder = trial_path(run.directory, record.variant, record.case_id, record.trial)
             trials.append(trial_view(run.directory, relative_base(run.directory, html_path), record,
                                      f"{which}{index}-{record.trial}", title, budget, label,
-                                     trial_checks(folder, record, run.cases_meta.get(record.case_id))))
+                                     trial_checks(folder, record, run.cases_meta.get(record.case_id)),
+                                     report.risk_flags(row.case_id)))
     return Side(tally.describe(), tally.reason if not tally.passed else "", tally.passed, tuple(trials))
 
 
@@ -103,7 +108,7 @@ def _row_view(report: CompareReport, row: Row, index: int, html_path: Path, budg
     return RowView(row.key, _title(report, row.case_id), row.info.label(),
                    _side(report, report.baseline, row, "b", index, html_path, budget),
                    _side(report, report.candidate, row, "c", index, html_path, budget), quarantine,
-                   "" if label is None else label.text())
+                   "" if label is None else label.text(), report.risk_flags(row.case_id))
 
 
 def _points(value: float) -> str:
@@ -139,6 +144,8 @@ def _summary_lines(report: CompareReport, triage: Triage | None) -> list[str]:
     return [line.strip() for line in lines[start:end]]
 
 
+SCORE_RULES = tuple(rule for rule, _ in RULES.values())
+"""The gate's scorecard rules, whose findings the scorecard section repeats."""
 BEHAVIOUR_RULES = ("forbidden-tool", "bait")
 """The gate's behaviour rules, whose findings the behaviour section repeats."""
 
@@ -247,7 +254,10 @@ def render_compare_html(report: CompareReport, html_path: Path, triage: Triage |
     return template.render(report=report, sections=sections, trials=trials, summary=_summary_lines(report, triage),
                            triage=triage, tests=_test_rows(report), expired=expired, budget=budget,
                            page_budget=PAGE_BUDGET, confidence=f"{1 - report.options.alpha:.0%}",
-                           behaviour=behaviour, rule_findings=rule_findings, spend=spend, changes=CHANGES)
+                           behaviour=behaviour, rule_findings=rule_findings, spend=spend, changes=CHANGES,
+                           score_findings=[f for f in report.findings if f.rule in SCORE_RULES],
+                           score_names=SCORES, count_labels=[(n, COUNT_LABELS[n]) for n in COUNTS],
+                           rules=RULES)
 
 
 def write_compare_html(report: CompareReport, html_path: Path, triage: Triage | None = None) -> None:

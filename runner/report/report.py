@@ -25,8 +25,22 @@ from runner.report.checks import TrialChecks, cell_checks, cell_lines, checks_js
 from runner.report.pages import at as _at
 from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
+from runner.report.plan import trial_plan
+from runner.report.scorecards import (
+    COUNTS,
+    SCORES,
+    ScoreView,
+    VariantScores,
+    counts_text,
+    find_trial,
+    score_text,
+    score_view,
+    variant_scores,
+    variant_scores_json,
+)
 from runner.runs.aggregate import Aggregate
 from runner.runs.load import LoadedRun
+from runner.runs.result import TrialResult, trial_path
 
 
 def common_k(run: LoadedRun) -> int:
@@ -89,7 +103,52 @@ def case_label(run: LoadedRun, case_id: str) -> str:
     if meta is None:
         return case_id
     policy = "blocking, critical" if meta.critical else meta.policy
-    return f"{case_id} [{policy}]\n{meta.title}"
+    risk = f"\nrisk: {', '.join(meta.risk_flags)}" if meta.risk_flags else ""
+    return f"{case_id} [{policy}]\n{meta.title}{risk}"
+
+
+def risk_flags(run: LoadedRun, case_id: str) -> tuple[str, ...]:
+    """The case's risk labels as the run recorded them (() for older runs)."""
+    meta = run.manifest.cases_meta.get(case_id)
+    return meta.risk_flags if meta is not None else ()
+
+
+def run_scores(run: LoadedRun) -> tuple[VariantScores, ...]:
+    """Every variant's scorecard summary; () when no trial of the run has a scorecard."""
+    if not any(isinstance(t.scorecard, dict) for t in run.trials):
+        return ()
+    return tuple(variant_scores(v.name, [t for t in run.trials if t.variant == v.name])
+                 for v in run.manifest.config.variants)
+
+
+def trial_score(run: LoadedRun, result: TrialResult) -> ScoreView:
+    """One trial's scorecard view, with its plan line read from its folder."""
+    folder = trial_path(run.directory, result.variant, result.case_id, result.trial)
+    return score_view(result, trial_plan(folder), risk_flags(run, result.case_id))
+
+
+def trial_report(run: LoadedRun, spec: str) -> list[str]:
+    """The block of the trial VARIANT/CASE/N (``runner report RUN --trial``); UsageError naming --trial when the
+    run has no such trial."""
+    return list(trial_score(run, find_trial(run.trials, spec)).block)
+
+
+def trial_json(run: LoadedRun, spec: str) -> dict[str, Any]:
+    """The trial VARIANT/CASE/N as its entry of the document's "scorecards" (also without a scorecard)."""
+    result = find_trial(run.trials, spec)
+    return {"variant": result.variant, "case_id": result.case_id, "trial": result.trial, "outcome": result.outcome,
+            "reason": result.reason, **trial_score(run, result).json(), "scorecard": result.scorecard}
+
+
+def scores_table(found: tuple[VariantScores, ...]) -> Table:
+    """Per variant the mean of each score (over the trials that know it) and the counts of the findings."""
+    table = Table(box=box.SIMPLE, pad_edge=False)
+    for column in ("variant", "scored", *SCORES, *(c.replace("_", " ") for c in COUNTS)):
+        table.add_column(column, justify="left" if column == "variant" else "right", no_wrap=True)
+    for v in found:
+        table.add_row(Text(v.variant), str(v.scored), *(score_text(v.means[name]) for name in SCORES),
+                      *(str(v.counts[name]) for name in COUNTS))
+    return table
 
 
 def render_table(run: LoadedRun, console: Console | None = None) -> str:
@@ -130,6 +189,15 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
     for trial in run.trials:
         if trial.outcome == "error":
             out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
+    found = run_scores(run)
+    if found:
+        out.print()
+        out.print("scorecard: per variant the mean of each score over its trials with a scorecard, and the trials "
+                  "with each finding (`runner report RUN --trial VARIANT/CASE/N` shows one trial)", markup=False)
+        out.print(scores_table(found))
+        for summary in found:
+            if summary.not_analysed:
+                out.print(f"{summary.variant}: {summary.not_analysed} patch(es) could not be analysed", markup=False)
     behaviour = run_behaviour(run)
     if behaviour.recorded:
         out.print()
@@ -198,7 +266,23 @@ def report_document(run: LoadedRun) -> dict[str, Any]:
         "trials": [asdict(t) for t in run.trials],
         "behaviour": behaviour_json(run_behaviour(run)),
         "checks": checks_json(report_checks(run)),
+        "scorecards": scorecards_json(run),
     }
+
+
+def scorecards_json(run: LoadedRun) -> dict[str, Any]:
+    """The report document's "scorecards" key: per variant the means and counts, per case its risk flags, and
+    every trial with a scorecard: its plan line, lanes, score line, flags and scorecard."""
+    trials = []
+    for result in run.trials:
+        if not isinstance(result.scorecard, dict):
+            continue
+        entry = {"variant": result.variant, "case_id": result.case_id, "trial": result.trial,
+                 "outcome": result.outcome, **trial_score(run, result).json(), "scorecard": result.scorecard}
+        trials.append(entry)
+    return {"variants": [variant_scores_json(v) for v in run_scores(run)],
+            "risk_flags": {case: list(risk_flags(run, case)) for case in run.manifest.config.cases},
+            "counts_text": {v.variant: counts_text(v.counts) for v in run_scores(run)}, "trials": trials}
 
 
 def report_json(run: LoadedRun) -> str:
@@ -243,13 +327,15 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
                 result = by_key.get((variant.name, case_id, number))
                 view = None if result is None else trial_view(run.directory, base, result, f"t{vi}-{ci}-{number}",
                                                                title, budget,
-                                                               checks=checked.get((variant.name, case_id, number)))
+                                                               checks=checked.get((variant.name, case_id, number)),
+                                                               risk_flags=risk_flags(run, case_id))
                 trials.append(view)
                 if view is not None:
                     views.append(view)
                     outcomes.add(view.result.outcome)
             groups.append({"cell": cells[(variant.name, case_id)], "trials": trials})
         rows.append({"case_id": case_id, "title": title, "policy": _policy(run, case_id), "groups": groups,
+                     "risk_flags": risk_flags(run, case_id),
                      "failed": "fail" in outcomes, "errored": "error" in outcomes})
     template = environment().get_template("report.html.j2")
     return template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.runtime),
@@ -257,7 +343,8 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
                            page_budget=PAGE_BUDGET, errors=[v for v in views if v.result.outcome == "error"],
                            max_k=max((len(v.pass_at_k) for v in run.variants), default=0),
                            behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS,
-                           checks=[(c, cell_lines(c)) for c in cell_checks(checks)])
+                           checks=[(c, cell_lines(c)) for c in cell_checks(checks)], scores=run_scores(run),
+                           score_names=SCORES, count_names=COUNTS)
 
 
 def write_html(run: LoadedRun, html_path: Path) -> None:

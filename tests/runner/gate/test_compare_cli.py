@@ -91,7 +91,8 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"verdict", "exit_code", "refused", "findings", "baseline", "candidate", "keyed_by",
                          "regressions", "declined", "fixes", "new", "missing", "quarantined", "summary", "test",
-                         "advisory_test", "power", "options", "policy_source", "triage", "behaviour"}
+                         "advisory_test", "power", "options", "policy_source", "triage", "behaviour",
+                         "scorecard"}
     assert (data["verdict"], data["exit_code"], data["refused"]) == ("BLOCK", 4, False)
     assert data["findings"][0] == {"level": "BLOCK", "rule": "missing-case",
                                    "message": "1 blocking case of the baseline missing from the candidate: refund"}
@@ -100,7 +101,7 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert [r["key"] for r in data["regressions"]] == ["cart", "docs"]
     assert data["regressions"][0] == {
         "key": "cart", "triage": None, "case_id": "cart", "policy": "blocking", "critical": False, "blocking": True,
-        "corpus_status": "active", "quarantined_by": None,
+        "corpus_status": "active", "quarantined_by": None, "risk_flags": [],
         "baseline": {"passes": 5, "fails": 0, "errors": 0, "passed": True, "rate": 1.0, "reason": ""},
         "candidate": {"passes": 4, "fails": 1, "errors": 0, "passed": False, "rate": 0.8,
                       "reason": "grader: test_total failed"}}
