@@ -163,7 +163,8 @@ class Pump:
 
     The thread holds the interpreter lock only between writes and closes the stream once `end` has been
     called and everything before it is written, so the reader sees end of input. A write that fails (the
-    reader is gone) stops the pump; `broken` says so and the rest is dropped.
+    reader is gone) stops the pump; `broken` says so and the rest is dropped. `queued` says how many bytes
+    were handed over that no one has started on yet, so a caller can keep that bounded.
     """
 
     def __init__(self, stream: IO[bytes], name: str) -> None:
@@ -171,12 +172,17 @@ class Pump:
         self.items: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.broken = False
         self.ended = False
+        self.queued = 0
+        """Bytes put and not yet taken, by the thread or by `take_one`."""
+        self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._run, daemon=True, name=name)
         self.thread.start()
 
     def _run(self) -> None:
         fd = self.stream.fileno()
         while (item := self.items.get()) is not None:
+            with self.lock:
+                self.queued -= len(item)
             if self.broken:
                 continue
             view = memoryview(item)
@@ -192,19 +198,27 @@ class Pump:
 
     def put(self, data: bytes) -> None:
         """Queue data to be written."""
+        with self.lock:
+            self.queued += len(data)
         self.items.put(data)
 
+    def take_one(self) -> bytes | None:
+        """One item the thread has not started on yet, for the caller to deal with itself; None when there
+        is none (the thread keeps writing meanwhile: each item goes to one of them)."""
+        try:
+            item = self.items.get_nowait()
+        except queue.Empty:
+            return None
+        if item is None:  # ended: the thread must still see it
+            self.items.put(None)
+            return None
+        with self.lock:
+            self.queued -= len(item)
+        return item
+
     def take(self) -> Iterator[bytes]:
-        """The items the thread has not started on yet, one at a time, for the caller to deal with itself
-        (the thread keeps writing meanwhile: each item goes to one of them)."""
-        while True:
-            try:
-                item = self.items.get_nowait()
-            except queue.Empty:
-                return
-            if item is None:  # ended: the thread must still see it
-                self.items.put(None)
-                return
+        """Every item the thread has not started on yet, one at a time (`take_one` until there is none)."""
+        while (item := self.take_one()) is not None:
             yield item
 
     def end(self) -> None:
