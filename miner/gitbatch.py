@@ -21,6 +21,10 @@ from corpus.gitutil import ISOLATED_CONFIG, git_env
 from corpus.patchid import PATCH_DIFF_OPTIONS, PATCH_ID_COMMAND
 
 GIT = [GIT_EXECUTABLE, *ISOLATED_CONFIG, "-c", "core.quotePath=false"]
+DELTA_CACHE = ("-c", "core.deltaBaseCacheLimit=32m")
+"""For the processes that read blobs (diff-tree, cat-file): git's default delta base cache (96 MiB) made
+diff-tree the scan's largest process; a third of it costs no measurable CPU over a whole history (pytest's:
+the same user time at 32 MiB as at 96 MiB, 65 MiB less resident)."""
 DIFF_OPTIONS = PATCH_DIFF_OPTIONS  # the scan reads the very diffs its patch ids are taken from
 INDEX_LINE = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d+))?")
 MODE_LINE = re.compile(rb"^(?:new file|deleted file|new|old) mode (\d+)")
@@ -247,7 +251,7 @@ class DiffTree:
         self.patch_ids = patch_ids
         self.wanted: set[bytes] = set()
         self.eof = False
-        self.proc = subprocess.Popen([*GIT, "diff-tree", "--stdin", *DIFF_OPTIONS], cwd=repo,
+        self.proc = subprocess.Popen([*GIT, *DELTA_CACHE, "diff-tree", "--stdin", *DIFF_OPTIONS], cwd=repo,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      env=batch_env())
         assert self.proc.stdin is not None
@@ -369,7 +373,7 @@ class CatFile:
 
     def __init__(self, repo: Path) -> None:
         self.repo = repo
-        self.proc = subprocess.Popen([*GIT, "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([*GIT, *DELTA_CACHE, "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
         widen_pipe(self.proc.stdout)
         widen_pipe(self.proc.stdin)
@@ -417,7 +421,7 @@ def cat_objects(repo: Path, names: Iterable[str]) -> dict[str, tuple[str, bytes]
     names = list(dict.fromkeys(names))
     if not names:
         return {}
-    proc = subprocess.Popen([*GIT, "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
+    proc = subprocess.Popen([*GIT, *DELTA_CACHE, "cat-file", "--batch"], cwd=repo, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     feed = Pump(proc.stdin, "cat-file-feed")
