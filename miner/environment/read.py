@@ -47,10 +47,10 @@ V = TypeVar("V")
 
 
 class Recent(Generic[K, V]):
-    """A memo that keeps only its `size` most recently used entries."""
+    """A memo that keeps only its `size` (default KEEP) most recently used entries."""
 
-    def __init__(self, size: int = KEEP) -> None:
-        self.size = size
+    def __init__(self, size: int | None = None) -> None:
+        self.size = KEEP if size is None else size
         self.entries: dict[K, V] = {}
 
     def __contains__(self, key: object) -> bool:
