@@ -143,7 +143,7 @@ def rank_and_write(ending: Ending, corpus: Corpus | None, known: Known, proposal
                    batch: BatchResult, skipped: Counter[str], stager: Stager | None, progress: Progress | None,
                    grouping: Grouping) -> tuple[Corpus | None, list[Candidate]]:
     """Dedupe, merge groups and ranking, then the candidates given their final ids and written (best first);
-    the candidates returned hold no files once written."""
+    the candidates returned hold no files once written, and proposals is emptied."""
     skipped.update(batch.skipped)
     kept = _chosen(proposals, batch, known, ending, skipped, grouping)
     proposals.clear()
