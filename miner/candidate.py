@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from corpus.errors import UsageError
 from corpus.model import Case, CaseFiles, Defaults, Grader, Provenance, Setup
+from corpus.store import read_case_files
 from miner.environment import Environment
 from miner.extract import Extraction
 from miner.prompt import candidate_id, draft_prompt, title_of
@@ -19,8 +21,9 @@ class Candidate:
 
     case: Case
     """The case, with `mined` provenance and a draft prompt."""
-    files: CaseFiles
-    """Oracle patch and grader files."""
+    files: CaseFiles | None
+    """Oracle patch and grader files; None once they are written (they are then read back from path: see
+    `read_files`), so a scan does not keep every candidate's files in memory."""
     test_ids: tuple[str, ...]
     """Tests the fix added or changed (proposed fail-to-pass), in the framework's naming."""
     patch_id: str | None
@@ -29,6 +32,14 @@ class Candidate:
     """False when the grader command is a failing placeholder."""
     path: Path | None = None
     """Where it was written."""
+
+    def read_files(self) -> CaseFiles:
+        """The oracle patch and grader files: the ones held, or else those written at path."""
+        if self.files is not None:
+            return self.files
+        if self.path is None:
+            raise UsageError(f"candidate {self.case.id}: its files are neither held nor written")
+        return read_case_files(self.path)
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for --json."""
@@ -101,3 +112,20 @@ def build_candidate(extraction: Extraction, taken: set[str], defaults: Defaults 
     )
     files = CaseFiles.of(extraction.oracle_patch, extraction.grader_files)
     return Candidate(case, files, suggestion.test_ids, extraction.patch_id, suggestion.inferred)
+
+
+def with_id(candidate: Candidate, taken: set[str]) -> Candidate:
+    """The candidate with the id `build_candidate` gives it among taken (the same but for a collision)."""
+    case_id = candidate_id(candidate.case.title, candidate.case.fix_commit, taken)
+    if case_id == candidate.case.id:
+        return candidate
+    return replace(candidate, case=replace(candidate.case, id=case_id))
+
+
+def with_introduced(candidate: Candidate, introduced: Introduced | None) -> Candidate:
+    """The candidate with SZZ's answer in its provenance, as `build_candidate` records it."""
+    mined = candidate.case.mined
+    if introduced is None or mined is None:
+        return candidate
+    mined = replace(mined, introducing_commits=introduced.introducing, escape_days=introduced.escape_days)
+    return replace(candidate, case=replace(candidate.case, mined=mined))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from miner.classify import PathClassifier
@@ -56,12 +57,15 @@ class Extraction:
 
 @dataclass
 class BatchResult:
-    """What one batch of survivors produced."""
+    """What the second pass leaves once every survivor went by: counts and patch ids (the extractions
+    themselves were handed to `on_extraction` one at a time and are not kept)."""
 
-    extractions: list[Extraction] = field(default_factory=list)
-    """Commits that are candidates."""
+    extracted: int = 0
+    """Survivors that became extractions."""
     skipped: Counter[str] = field(default_factory=Counter)
     """Reason -> count for survivors dropped in the second pass."""
+    patch_ids: dict[str, str] = field(default_factory=dict)
+    """Fix sha -> `git patch-id --stable` of its first-parent diff."""
 
 
 @dataclass(frozen=True)
@@ -184,16 +188,19 @@ class Extractor:
     One diff-tree (+ patch-id) and one cat-file process serve every survivor. Git diffs the first survivors
     while later ones are still being found; each commit is finished as soon as its diff arrives, and the
     test files of one group of commits are asked for before the previous group is read, so Python works
-    while git computes. on_extraction sees each extraction as it is finished (without its patch id, known
-    only at the end).
+    while git computes. on_extraction gets each extraction as it is finished (without its patch id, known
+    only at the end); nothing of it is kept here, and a survivor is let go once its diff has been read.
     """
 
     def __init__(self, repo: Path, classifier: PathClassifier, limits: SizeLimits,
-                 on_extraction: Callable[[Extraction], None] | None = None) -> None:
+                 on_extraction: Callable[[Extraction], None]) -> None:
         self.classifier = classifier  # the first pass's, with every path it has seen already classified
         self.limits = limits
         self.on_extraction = on_extraction
-        self.by_sha: dict[str, Survivor] = {}
+        self.pending: dict[str, Survivor] = {}
+        """Fix sha -> survivor, for those added whose diff has not been read yet."""
+        self.added = 0
+        """Survivors added."""
         self.patch_ids: dict[str, str] = {}
         self.diffs = DiffTree(repo, self.patch_ids)
         try:
@@ -203,17 +210,17 @@ class Extractor:
             raise
 
     def add(self, survivor: Survivor) -> None:
-        """Queue one survivor (each fix commit once)."""
+        """Queue one survivor, before `finish` (each fix commit once: one added before is not again)."""
         sha = survivor.commit.sha
-        if sha not in self.by_sha:
-            self.by_sha[sha] = survivor
+        if sha not in self.pending:
+            self.pending[sha] = survivor
+            self.added += 1
             self.diffs.add(sha, survivor.commit.parents[0])
 
     def finish(self) -> BatchResult:
         """Extract every survivor added; the processes are gone when this returns or raises."""
         result = BatchResult()
-        finished: list[Extraction] = []
-        seen: set[str] = set()
+        seen = 0
         waiting: list[_Split] = []
         asked: deque[tuple[list[_Split], list[str]]] = deque()
 
@@ -225,9 +232,8 @@ class Extractor:
                 if isinstance(done, str):
                     result.skipped[done] += 1
                 else:
-                    finished.append(done)
-                    if self.on_extraction is not None:
-                        self.on_extraction(done)
+                    result.extracted += 1
+                    self.on_extraction(done)
 
         def ask() -> None:
             # One cat-file round trip per group of commits, AHEAD groups ahead of the one being finished.
@@ -236,16 +242,16 @@ class Extractor:
             if len(asked) > AHEAD:
                 collect()
 
-        commit_diffs: set[tuple[bytes, ...]] = set()
+        commit_diffs: set[bytes] = set()
         self.diffs.close_input()
         try:
             for sha, sections in self.diffs.results():
-                seen.add(sha)
-                survivor = self.by_sha[sha]
+                seen += 1
+                survivor = self.pending.pop(sha)
                 # Equal section heads (paths, modes, blob ids) are equal diffs. A merge repeating a commit's diff
                 # is that commit's duplicate in this scan, counted so even when the corpus knows the commit's
-                # patch, and is never extracted. Commits arrive first.
-                key = tuple(sorted(section.head for section in sections))
+                # patch, and is never extracted. Commits arrive first. Only a digest of the heads is kept.
+                key = heads_digest(sections)
                 if survivor.commit.is_merge and key in commit_diffs:
                     result.skipped["duplicate-patch-in-scan"] += 1
                     continue
@@ -263,9 +269,10 @@ class Extractor:
                 collect()
         finally:
             self.close()
-        if len(self.by_sha) > len(seen):
-            result.skipped["empty-diff"] += len(self.by_sha) - len(seen)
-        result.extractions = [replace(e, patch_id=self.patch_ids.get(e.commit.sha)) for e in finished]
+        if self.added > seen:
+            result.skipped["empty-diff"] += self.added - seen
+        self.pending.clear()
+        result.patch_ids = self.patch_ids
         return result
 
     def close(self) -> None:
@@ -274,3 +281,12 @@ class Extractor:
             self.diffs.close()
         finally:
             self.catfile.close()
+
+
+def heads_digest(sections: list[FileDiff]) -> bytes:
+    """A digest of a diff's section heads (paths, modes, blob ids), in any order: equal digests, equal diffs."""
+    digest = hashlib.blake2b(digest_size=20)
+    for head in sorted(section.head for section in sections):
+        digest.update(len(head).to_bytes(8, "big"))
+        digest.update(head)
+    return digest.digest()

@@ -15,11 +15,24 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from miner.candidate import Candidate
-from miner.extract import Extraction
 from miner.gitbatch import rev_list_branch
 from miner.gitlog import History
+
+
+class Fix(Protocol):
+    """What grouping needs to know of a proposed fix."""
+
+    @property
+    def sha(self) -> str: ...
+
+    @property
+    def is_merge(self) -> bool: ...
+
+
+F = TypeVar("F", bound=Fix)
 
 
 class Branches:
@@ -78,8 +91,8 @@ def covered_by_known(known_merges: Iterable[tuple[str, str]], branches: Branches
     return covered
 
 
-def group_merges(extractions: list[Extraction], branches: Branches, known: dict[str, str],
-                 covered: dict[str, str], skipped: Counter[str]) -> list[Extraction]:
+def group_merges(proposals: list[F], branches: Branches, known: dict[str, str],
+                 covered: dict[str, str], skipped: Counter[str]) -> list[F]:
     """Keep one candidate per merge group (order kept); every drop is counted in skipped.
 
     known maps fix commits the corpus holds to where (case, candidate, rejected); covered maps the branch
@@ -90,13 +103,13 @@ def group_merges(extractions: list[Extraction], branches: Branches, known: dict[
     merges that only brought another branch's work into the pull request's.
     """
     merges: dict[str, frozenset[str]] = {}
-    kept: list[Extraction] = []
-    for item in extractions:
-        sha = item.commit.sha
+    kept: list[F] = []
+    for item in proposals:
+        sha = item.sha
         if sha in covered:
             skipped[f"branch-of-{covered[sha]}"] += 1
             continue
-        if item.commit.is_merge:
+        if item.is_merge:
             branch = branches.of(sha)
             where = next((known[b] for b in branch if b in known), None) or next(
                 (covered[b] for b in branch if b in covered), None)
@@ -107,8 +120,8 @@ def group_merges(extractions: list[Extraction], branches: Branches, known: dict[
         kept.append(item)
     bundles = {sha for sha, branch in merges.items() if branches.is_bundle(branch)}
     in_scan = set().union(*(branch for sha, branch in merges.items() if sha not in bundles))
-    grouped = [item for item in kept if item.commit.sha not in in_scan and item.commit.sha not in bundles]
-    bundled = sum(1 for item in kept if item.commit.sha in bundles and item.commit.sha not in in_scan)
+    grouped = [item for item in kept if item.sha not in in_scan and item.sha not in bundles]
+    bundled = sum(1 for item in kept if item.sha in bundles and item.sha not in in_scan)
     if bundled:
         skipped["bundle-of-merges"] += bundled
     if len(grouped) + bundled < len(kept):

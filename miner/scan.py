@@ -10,27 +10,25 @@ from pathlib import Path
 from typing import Any
 
 from corpus.errors import UsageError
-from corpus.fsutil import undo_new, writing
+from corpus.fsutil import undo_new
 from corpus.gitutil import open_repository, resolve_commit, run_git
 from corpus.interpreters import Installed
 from corpus.model import Defaults
-from corpus.newcase import write_new
 from corpus.store import CONFIG, Corpus
 from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
 from miner.coverage import Span, Walk, read_covered, record_covered, scan_entry, span_of, walk_of
 from miner.environment import Environment, Inference, languages_of
-from miner.extract import BatchResult, Extraction, Extractor
+from miner.extract import Extraction, Extractor
 from miner.gitdate import check_dates
-from miner.gitlog import History, LogCommit, iter_log
-from miner.groups import Branches, covered_by_known, group_merges, with_branches
-from miner.hygiene import Known, add_corpus_patch_ids, known_commits
+from miner.gitlog import History, iter_log
+from miner.groups import Branches, covered_by_known, with_branches
+from miner.hygiene import Known, known_commits
+from miner.propose import Ending, Grouping, Progress, Proposal, original_first, rank_and_write
 from miner.score import SizeLimits, Survivor, prefilter
 from miner.stage import Stager
-from miner.szz import introducing_commits
 
-Progress = Callable[[str, int, int | None], None]
-"""progress(phase, done, total): called as the scan advances (total None while unknown)."""
+__all__ = ["Progress", "ScanOptions", "ScanResult", "ScanStats", "scan"]
 
 
 @dataclass(frozen=True)
@@ -113,16 +111,6 @@ class ScanResult:
                 "candidates": [candidate.to_json() for candidate in self.candidates]}
 
 
-@dataclass(frozen=True)
-class Grouping:
-    """What the merge groups need once the first pass is done (`miner.groups`)."""
-
-    branches: Branches
-    """Branch commits of merges."""
-    covered: dict[str, str]
-    """Branch commit -> where the corpus holds its merge."""
-
-
 def _check_options(options: ScanOptions) -> dict[str, int]:
     """The options checked; --since and --until as git reads them now (seconds since the epoch)."""
     if options.rev and (options.since or options.until):
@@ -156,9 +144,12 @@ def _first_pass(repo: Path, walk: Walk, options: ScanOptions, classifier: PathCl
                 known_merges: list[tuple[str, str]]) -> None:
     """Hand the extractor the survivors of the prefilter: non-merges as they are found; merges at the end, once
     their parents' trees are known, and only those whose diff no other survivor has (`drop_same_diffs`).
-    Every commit's parents go to history; the merges the corpus already holds, with where, to known_merges.
-    Commits earlier scans covered (walk.skip) are not read; stats.span gets the first and last one read."""
-    survivors: list[Survivor] = []
+    Every commit's parents and tree are kept (history, for merge groups; trees, for that check), and of each
+    non-merge survivor its (base, tree) pair; nothing else of a commit outlives its classification here.
+    The merges the corpus already holds go, with where, to known_merges. Commits earlier scans covered
+    (walk.skip) are not read; stats.span gets the first and last one read."""
+    merges: list[Survivor] = []
+    commit_diffs: list[tuple[str, str]] = []
     trees: dict[str, str] = {}
     parents = history.parents
     skip = walk.skip
@@ -183,67 +174,43 @@ def _first_pass(repo: Path, walk: Walk, options: ScanOptions, classifier: PathCl
         verdict = prefilter(commit, classifier, options.limits)
         if isinstance(verdict, str):
             stats.skipped[verdict] += 1
+        elif commit.is_merge:
+            merges.append(verdict)
         else:
-            survivors.append(verdict)
-            if not commit.is_merge:
-                extractor.add(verdict)
-    for survivor in drop_same_diffs(survivors, trees, stats, set(extractor.by_sha)):
+            commit_diffs.append((commit.parents[0], commit.tree))
+            extractor.add(verdict)
+    for survivor in drop_same_diffs(merges, commit_diffs, trees, stats):
         extractor.add(survivor)
     stats.span = span_of(repo, newest, oldest)
 
 
-def original_first(commit: LogCommit) -> tuple[bool, int, str]:
-    """The order in which, of commits with the same diff, the first is the original: non-merges first, then
-    the oldest."""
-    return commit.is_merge, commit.author_time, commit.sha
-
-
-def drop_same_diffs(survivors: list[Survivor], trees: dict[str, str], stats: ScanStats,
-                    sent: set[str]) -> list[Survivor]:
-    """Keep one commit per (base tree, fix tree): equal trees mean an equal diff, hence an equal patch-id.
+def drop_same_diffs(merges: list[Survivor], commit_diffs: list[tuple[str, str]], trees: dict[str, str],
+                    stats: ScanStats) -> list[Survivor]:
+    """The merges (in their order) whose (base tree, fix tree) no other survivor has: equal trees mean an
+    equal diff, hence an equal patch-id. commit_diffs holds the (base, tree) of every non-merge survivor.
 
     A pull request of one commit merged with --no-ff is the common case: the merge's first-parent diff is
     the commit's diff. Found here from the log alone, the copy never costs a second-pass diff. The original
-    (`original_first`) wins, as in the patch-id check. A copy already sent to the second pass (sent) is
-    dropped there, by its patch-id, and counted then.
+    (`original_first`: the non-merge, else the oldest merge) wins, as in the patch-id check; non-merges are
+    all in the second pass already (a copy among them is dropped there, by its patch-id, and counted then).
     """
-    kept: dict[tuple[str, str], Survivor] = {}
-    order = sorted(survivors, key=lambda s: original_first(s.commit))
-    for survivor in order:
+    seen = {(trees.get(base, base), tree) for base, tree in commit_diffs}
+    kept: set[str] = set()
+    for survivor in sorted(merges, key=lambda s: original_first(s.commit)):
         base = survivor.commit.parents[0]
         key = (trees.get(base, base), survivor.commit.tree)
-        if key not in kept:
-            kept[key] = survivor
-        elif survivor.commit.sha not in sent:
+        if key in seen:
             stats.skipped["duplicate-patch-in-scan"] += 1
-    chosen = {id(s) for s in kept.values()}
-    return [s for s in survivors if id(s) in chosen]
-
-
-def _dedupe(extractions: list[Extraction], known: Known, stats: ScanStats) -> list[Extraction]:
-    """Drop candidates whose patch-id is already known (corpus, rejections) or seen earlier in this scan.
-
-    Within a scan the original (`original_first`) wins.
-    """
-    kept: list[Extraction] = []
-    seen: set[str] = set()
-    for item in sorted(extractions, key=lambda e: original_first(e.commit)):
-        if item.patch_id and item.patch_id in known.patch_ids:
-            stats.skipped[f"same-patch-as-{known.patch_ids[item.patch_id]}"] += 1
-            continue
-        if item.patch_id and item.patch_id in seen:
-            stats.skipped["duplicate-patch-in-scan"] += 1
-            continue
-        if item.patch_id:
-            seen.add(item.patch_id)
-        kept.append(item)
-    return kept
+        else:
+            seen.add(key)
+            kept.add(survivor.commit.sha)
+    return [s for s in merges if s.commit.sha in kept]
 
 
 def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
     """Where candidates are staged while the scan runs, when they can be: every candidate is kept (no
-    --max-candidates, no --szz) and a directory on the corpus's file system exists to stage in."""
-    if not options.write or options.max_candidates is not None or options.szz:
+    --max-candidates) and a directory on the corpus's file system exists to stage in."""
+    if not options.write or options.max_candidates is not None:
         return None
     if corpus is not None:
         return Stager(corpus.root / "candidates", "candidates", corpus.root / "candidates")
@@ -278,24 +245,27 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     branches = Branches(repo, history)
     known_merges: list[tuple[str, str]] = []
     inference = Inference(repo, defaults.setup if defaults else None, options.pythons)
-    staging = _early_staging(stager, options, initial, defaults, branches, inference)
+    proposals: list[Proposal] = []
+    propose = _proposer(stager, options, initial, defaults, branches, inference, proposals)
     # The second pass starts while the first still reads history.
     try:
-        extractor = Extractor(repo, classifier, options.limits, staging)
+        extractor = Extractor(repo, classifier, options.limits, propose)
     except BaseException:
         inference.close()
         raise
     done = False
     try:
         _first_pass(repo, walk, options, classifier, known, stats, progress, extractor, history, known_merges)
-        stats.prefiltered = len(extractor.by_sha)
-        inference.expect(survivor.commit.parents[0] for survivor in extractor.by_sha.values())
+        stats.prefiltered = extractor.added
+        inference.expect(survivor.commit.parents[0] for survivor in extractor.pending.values())
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
         batch = extractor.finish()
         grouping = Grouping(branches, covered_by_known(known_merges, branches))
-        corpus, candidates = _rank_and_write(repo, options, corpus, known, batch, stats, stager, initial, defaults,
-                                             inference, progress, grouping)
+        ending = Ending(repo, options.corpus, options.write, options.min_score, options.max_candidates,
+                        options.szz, initial, defaults)
+        corpus, candidates = rank_and_write(ending, corpus, known, proposals, batch, stats.skipped, stager,
+                                            progress, grouping)
         if options.write and corpus is not None:
             record_covered(corpus.root, repo, scan_entry(repo, head, options.rev, dates, stats.commits_scanned),
                            walk.previous)
@@ -319,74 +289,21 @@ def environment_of(inference: Inference, extraction: Extraction) -> Environment:
     return inference.environment(extraction.base, languages_of(extraction.grader_files))
 
 
-def _early_staging(stager: Stager | None, options: ScanOptions, initial: set[str], defaults: Defaults | None,
-                   branches: Branches, inference: Inference) -> Callable[[Extraction], None] | None:
-    """What the second pass does with each extraction as it is finished: stage its candidate's files."""
-    if stager is None:
-        return None
+def _proposer(stager: Stager | None, options: ScanOptions, initial: set[str], defaults: Defaults | None,
+              branches: Branches, inference: Inference, proposals: list[Proposal]) -> Callable[[Extraction], None]:
+    """What the second pass does with each extraction as it is finished: build its candidate, stage its files
+    when they can be, and keep only its `Proposal` (the extraction itself is let go)."""
 
-    def early(extraction: Extraction) -> None:
-        # Built against the ids taken before the scan: the final id differs only on a collision within it.
-        if options.min_score is not None and extraction.score < options.min_score:
-            return
-        candidate = build_candidate(extraction, initial, defaults, None, environment_of(inference, extraction))
-        if extraction.commit.is_merge:  # merges are extracted once the whole history is read
-            candidate = with_branches(candidate, branches.of(extraction.commit.sha))
-        stager.stage(candidate)
+    def propose(extraction: Extraction) -> None:
+        commit = extraction.commit
+        candidate = None
+        if options.min_score is None or extraction.score >= options.min_score:
+            # Built against the ids taken before the scan: the final id differs only on a collision within it.
+            candidate = build_candidate(extraction, initial, defaults, None, environment_of(inference, extraction))
+            if commit.is_merge:  # merges are extracted once the whole history is read
+                candidate = with_branches(candidate, branches.of(commit.sha))
+            if stager is not None and stager.stage(candidate):
+                candidate = replace(candidate, files=None)  # on their way to disk: not kept here
+        proposals.append(Proposal(commit.sha, commit.is_merge, commit.author_time, extraction.score, candidate))
 
-    return early
-
-
-def _rank_and_write(repo: Path, options: ScanOptions, corpus: Corpus | None, known: Known, batch: BatchResult,
-                    stats: ScanStats, stager: Stager | None, initial: set[str], defaults: Defaults | None,
-                    inference: Inference, progress: Progress | None,
-                    grouping: Grouping) -> tuple[Corpus | None, list[Candidate]]:
-    """Dedupe, merge groups and ranking, then the candidates built and written (best first)."""
-    stats.skipped.update(batch.skipped)
-    if known.by_sha and batch.extractions:
-        add_corpus_patch_ids(known, repo)
-    extractions = _dedupe(batch.extractions, known, stats)
-    extractions.sort(key=lambda e: (-e.score, -e.commit.author_time, e.commit.sha))
-    if options.min_score is not None:
-        kept = [e for e in extractions if e.score >= options.min_score]
-        if len(kept) < len(extractions):
-            stats.skipped["below-min-score"] += len(extractions) - len(kept)
-        extractions = kept
-    extractions = group_merges(extractions, grouping.branches, known.by_sha, grouping.covered, stats.skipped)
-    if options.max_candidates is not None and len(extractions) > options.max_candidates:
-        stats.skipped["over-max-candidates"] += len(extractions) - options.max_candidates
-        extractions = extractions[:options.max_candidates]
-    introduced = {}
-    if options.szz and extractions:
-        introduced = introducing_commits(repo, [(e.commit.sha, e.base, e.source_paths) for e in extractions])
-    if options.write and corpus is None:
-        if stager is not None:
-            stager.wait()  # a failed write is an error before the new corpus appears
-        corpus = Corpus.init(options.corpus, name=repo.name.removesuffix(".git") or "corpus", repo=str(repo))
-    taken = set(initial)
-    candidates: list[Candidate] = []
-    root = corpus.root if options.write and corpus is not None else None
-    if stager is not None and root is not None and extractions:
-        (root / "candidates").mkdir(exist_ok=True)
-    for number, extraction in enumerate(extractions, 1):
-        staged = stager.candidate(extraction.commit.sha) if stager else None
-        # Staged with the first free id before the scan; every id taken now was taken then or is this scan's:
-        # the id stands unless this scan took it meanwhile.
-        if staged is not None and staged.case.id not in taken:
-            candidate = staged
-        else:
-            candidate = build_candidate(extraction, taken, defaults, introduced.get(extraction.commit.sha),
-                                        environment_of(inference, extraction))
-            if extraction.commit.is_merge:
-                candidate = with_branches(candidate, grouping.branches.of(extraction.commit.sha))
-        taken.add(candidate.case.id)
-        path = None
-        if root is not None and staged is not None and stager is not None:
-            path = stager.publish(candidate, root / "candidates")
-        elif root is not None:
-            with writing(root / "candidates"):
-                path = write_new(root, candidate.case, candidate.files)
-        candidates.append(replace(candidate, patch_id=extraction.patch_id, path=path))
-        if progress and number % 50 == 0:
-            progress("candidates", number, len(extractions))
-    return corpus, candidates
+    return propose

@@ -12,8 +12,10 @@ The writing itself happens in a child process forked before the scan starts any 
 thousands of file and directory creations then run beside the scan's Python and never contend for its
 interpreter lock. Candidates reach it pickled through a pipe, written by a thread, so the scan never waits for
 the child to read; once the scan is done, it writes the candidates still queued for the child itself, beside
-it. Where forking is not possible (no fork, or threads already running in the host process), writer threads do
-the same work.
+it. The queue is bounded (MAX_BACKLOG): when the child lags that far behind, the scan writes the oldest queued
+candidates itself there and then, so a candidate's files leave the scan's memory soon after it is staged
+whatever the file system's speed. Where forking is not possible (no fork, or threads already running in the
+host process), writer threads do the same work, as many candidates outstanding at most as MAX_OUTSTANDING.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import struct
 import sys
 import tempfile
 import threading
+from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,6 +50,10 @@ WRITER_NICENESS = 5
 """The writer's work is needed only at the end, the scan's and git's all along: on busy cores they go first."""
 OS_FAILURE = b"os:"
 """Marks the writer's report of an OSError (a full disk): its reason follows."""
+MAX_BACKLOG = 32 << 20
+"""Bytes of pickled candidates queued for the writer process beyond which the scan writes some itself."""
+MAX_OUTSTANDING = 64
+"""Candidates handed to the writer threads and not yet written beyond which staging waits for the oldest."""
 
 
 def _write(directory: str, case: Case, files: CaseFiles) -> str:
@@ -92,12 +99,25 @@ class _WriterProcess:
         self.pipe = os.fdopen(write_fd, "wb", buffering=0)
         self.pump: Pump | None = None
         self.done = False
+        self.failure: BaseException | None = None
+        """The first failure of a write the scan did itself (reported by `finish`)."""
 
-    def submit(self, directory: str, candidate: Candidate) -> None:
+    def submit(self, directory: str, case: Case, files: CaseFiles) -> None:
         if self.pump is None:  # started on first use: the fork happened before any thread
             self.pump = Pump(self.pipe, "stage-feed")
-        payload = pickle.dumps((directory, candidate.case, candidate.files), protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps((directory, case, files), protocol=pickle.HIGHEST_PROTOCOL)
         self.pump.put(FRAME.pack(len(payload)) + payload)
+        while self.pump.queued > MAX_BACKLOG and self.failure is None:
+            if (item := self.pump.take_one()) is None:
+                break
+            self._write_here(item)
+
+    def _write_here(self, item: bytes) -> None:
+        """Write one queued candidate in the scan's own process; a failure is kept for `finish`."""
+        try:
+            _write(*pickle.loads(memoryview(item)[FRAME.size:]))
+        except (OSError, HindcastError) as error:
+            self.failure = error
 
     def finish(self) -> None:
         """Wait until everything submitted is written; a failure in the child becomes a HindcastError (a
@@ -107,13 +127,11 @@ class _WriterProcess:
         yet itself, beside the child (which lags most where file creation is slow)."""
         if self.done:
             return
-        failure: BaseException | None = None
         for payload in self.pump.take() if self.pump is not None else ():
-            try:
-                _write(*pickle.loads(memoryview(payload)[FRAME.size:]))
-            except (OSError, HindcastError) as error:
-                failure = error
+            if self.failure is not None:
                 break
+            self._write_here(payload)
+        failure = self.failure
         self._end_input()
         _, status = os.waitpid(self.pid, 0)
         message = os.read(self.error_fd, 4096).decode("utf-8", "replace").strip()
@@ -166,16 +184,17 @@ class Stager:
             from concurrent.futures import ThreadPoolExecutor  # the fallback only: it loads logging
 
             self.pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="stage")
-        self.staged: dict[str, Candidate] = {}
-        """Fix commit -> the candidate as staged in `<area>/<fix commit>`."""
-        self.pending: list[Future[str]] = []
+        self.staged: dict[str, Case] = {}
+        """Fix commit -> the case as staged in `<area>/<fix commit>` (its files are not kept)."""
+        self.pending: deque[Future[str]] = deque()
         self.written = False
 
-    def stage(self, candidate: Candidate) -> None:
-        """Start writing a candidate (keyed by its fix commit) in the background; when no staging area can be
-        made there, nothing is staged and every candidate is written at the end instead."""
-        if self.unavailable:
-            return
+    def stage(self, candidate: Candidate) -> bool:
+        """Start writing a candidate (keyed by its fix commit) in the background and say whether it was: when
+        no staging area can be made there, nothing is staged and every candidate is written at the end
+        instead. Once staged, the candidate's files are the writer's: the caller need not keep them."""
+        if self.unavailable or candidate.files is None:
+            return False
         if self.area is None:
             try:
                 if not self.beside.is_dir():
@@ -185,31 +204,37 @@ class Stager:
                                                   dir=self.beside))
             except OSError:
                 self.unavailable = True
-                return
+                return False
         sha = candidate.case.fix_commit
         directory = f"{self.area}/{sha}"
         if self.process is not None:
-            self.process.submit(directory, candidate)
+            self.process.submit(directory, candidate.case, candidate.files)
         else:
             assert self.pool is not None
+            while len(self.pending) >= MAX_OUTSTANDING:
+                self._written(self.pending.popleft())
             self.pending.append(self.pool.submit(_write, directory, candidate.case, candidate.files))
-        self.staged[sha] = candidate
+        self.staged[sha] = candidate.case
+        return True
 
-    def candidate(self, sha: str) -> Candidate | None:
-        """The candidate staged for a fix commit, as it was built then."""
-        return self.staged.get(sha)
+    def is_staged(self, sha: str) -> bool:
+        """Whether the candidate of a fix commit was staged."""
+        return sha in self.staged
+
+    def _written(self, future: Future[str]) -> None:
+        """Wait for one writer thread's write; a full disk becomes a WriteError naming where candidates go."""
+        try:
+            future.result()
+        except OSError as error:
+            raise write_error(error, self.where) from error
 
     def wait(self) -> None:
         """Wait until every staged candidate is written; a failure becomes an error here (a full disk: a
         WriteError naming where the candidates go)."""
         if self.process is not None and not self.written:
             self.process.finish()
-        for future in self.pending:
-            try:
-                future.result()
-            except OSError as error:
-                raise write_error(error, self.where) from error
-        self.pending.clear()
+        while self.pending:
+            self._written(self.pending.popleft())
         self.written = True
 
     def publish(self, candidate: Candidate, parent: Path) -> Path:
@@ -218,7 +243,7 @@ class Stager:
         staged = self.staged.pop(candidate.case.fix_commit)
         directory = f"{self.area}/{candidate.case.fix_commit}"
         self.wait()
-        if candidate.case is not staged.case and candidate.case != staged.case:
+        if candidate.case is not staged and candidate.case != staged:
             rewrite_case_file(directory, candidate.case)
         target = parent / candidate.case.id
         if target.exists():

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from miner.gitbatch import CatFile
 
@@ -36,9 +36,42 @@ Their requests (~150 bytes each) stay below a default 64 KiB pipe, so asking nev
 itself blocked writing answers not yet read."""
 MAX_BLOB = 1 << 20
 """Files larger than this are not read (no build file of a real project is)."""
+KEEP = 256
+"""Trees, file contents and parsed files kept for reuse (each kind): the most recently used. Bases come in
+history order, so the ones reused are recent; the memory held does not grow with the history scanned."""
 
 Key = tuple[tuple[str, str], ...]
 """(path, blob id) of every file inference looks at: equal keys give equal inferences."""
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Recent(Generic[K, V]):
+    """A memo that keeps only its `size` (default KEEP) most recently used entries."""
+
+    def __init__(self, size: int | None = None) -> None:
+        self.size = KEEP if size is None else size
+        self.entries: dict[K, V] = {}
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.entries
+
+    def get(self, key: K) -> V | None:
+        """The value (now the most recently used), or None."""
+        entries = self.entries
+        if key not in entries:
+            return None
+        value = entries[key] = entries.pop(key)
+        return value
+
+    def put(self, key: K, value: V) -> V:
+        """Remember value (the oldest entry goes when there are too many); returns it."""
+        entries = self.entries
+        entries.pop(key, None)
+        entries[key] = value
+        if len(entries) > self.size:
+            del entries[next(iter(entries))]
+        return value
 
 
 @dataclass(frozen=True)
@@ -49,8 +82,9 @@ class BaseFiles:
     """(path, blob id) of every such file, sorted."""
     contents: dict[str, bytes]
     """Content by path of the files read (present in key, readable, small enough)."""
-    parsed_by_blob: dict[tuple[str, str], Any] = field(default_factory=dict)
-    """(parser name, blob id) -> what the parser made of that blob, shared by every base of a scan."""
+    parsed_by_blob: Recent[tuple[str, str], Any] = field(default_factory=Recent)
+    """(parser name, blob id) -> what the parser made of that blob, shared by every base of a scan (the
+    recently used ones)."""
 
     def has(self, path: str) -> bool:
         """Whether the base has the file."""
@@ -67,9 +101,9 @@ class BaseFiles:
         if oid is None or path not in self.contents:
             return None
         memo = (parse.__qualname__, oid)
-        if memo not in self.parsed_by_blob:
-            self.parsed_by_blob[memo] = parse(self.contents[path].decode("utf-8", "replace"))
-        return self.parsed_by_blob[memo]
+        if memo in self.parsed_by_blob:
+            return self.parsed_by_blob.get(memo)
+        return self.parsed_by_blob.put(memo, parse(self.contents[path].decode("utf-8", "replace")))
 
     def paths(self) -> list[str]:
         """Every path looked at, sorted."""
@@ -90,15 +124,17 @@ def parse_tree(content: bytes, hash_size: int) -> list[tuple[str, str, str]]:
 
 
 def _blobs(found: tuple[str, bytes] | None, hash_size: int,
-           trees: dict[bytes, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+           trees: Recent[bytes, list[tuple[str, str]]]) -> list[tuple[str, str]]:
     """(name, blob id) of the regular files of a tree answer (none when it is missing or not a tree); trees
-    holds the ones already parsed, by content."""
+    holds the ones parsed recently, by content."""
     if found is None or found[0] != "tree":
         return []
     content = found[1]
-    if content not in trees:
-        trees[content] = [(name, oid) for mode, name, oid in parse_tree(content, hash_size) if mode.startswith("100")]
-    return trees[content]
+    listed = trees.get(content)
+    if listed is None:
+        listed = trees.put(content, [(name, oid) for mode, name, oid in parse_tree(content, hash_size)
+                                     if mode.startswith("100")])
+    return listed
 
 
 class BaseReader:
@@ -108,9 +144,10 @@ class BaseReader:
         self.repo = repo
         self.catfile = CatFile(repo)
         self.contents_catfile: CatFile | None = None  # a second process: trees asked ahead stay in flight
-        self.blobs: dict[str, bytes | None] = {}
-        self.parsed: dict[tuple[str, str], Any] = {}
-        self.trees: dict[bytes, list[tuple[str, str]]] = {}
+        self.blobs: Recent[str, bytes | None] = Recent()
+        """Blob id -> its content (None when missing or too large to be read), the recently used ones."""
+        self.parsed: Recent[tuple[str, str], Any] = Recent()
+        self.trees: Recent[bytes, list[tuple[str, str]]] = Recent()
         self.expected: deque[str] = deque()
         self.asked: deque[tuple[str, list[str]]] = deque()
         self.asked_bases: set[str] = set()
@@ -175,15 +212,16 @@ class BaseReader:
 
     def contents(self, read: list[tuple[str, str]]) -> dict[str, bytes]:
         """The content of each (path, blob id), by path, asked for in one round trip (known blobs are not)."""
-        missing = [oid for _, oid in read if oid not in self.blobs]
+        known = {oid: self.blobs.get(oid) for _, oid in read if oid in self.blobs}
+        missing = [oid for _, oid in read if oid not in known]
         if missing:
             if self.contents_catfile is None:
                 self.contents_catfile = CatFile(self.repo)
             catfile = self.contents_catfile
             for oid, found in catfile.collect(catfile.request(missing)).items():
                 ok = found is not None and found[0] == "blob" and len(found[1]) <= MAX_BLOB
-                self.blobs[oid] = found[1] if ok and found is not None else None
-        return {path: content for path, oid in read if (content := self.blobs.get(oid)) is not None}
+                known[oid] = self.blobs.put(oid, found[1] if ok and found is not None else None)
+        return {path: content for path, oid in read if (content := known.get(oid)) is not None}
 
     def files(self, base: str) -> tuple[Key, Callable[[], BaseFiles]]:
         """The key of base's files, and how to read them (only needed when the key is new)."""

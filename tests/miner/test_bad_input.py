@@ -53,7 +53,7 @@ def test_bare_repository_scans_like_its_work_tree(tmp_path: Path) -> None:
     from_tree = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "a"))
     from_bare = scan(ScanOptions(repo=bare, corpus=tmp_path / "b"))
     assert [c.case for c in from_bare.candidates] == [c.case for c in from_tree.candidates]
-    assert [c.files for c in from_bare.candidates] == [c.files for c in from_tree.candidates]
+    assert [c.read_files() for c in from_bare.candidates] == [c.read_files() for c in from_tree.candidates]
 
 
 def test_shallow_clone_warns_that_history_is_cut(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -107,11 +107,12 @@ def test_binary_diff_in_the_oracle_applies(tmp_path: Path) -> None:
                        "tests/test_app.py": TEST + "\n\ndef test_x():\n    pass\n"}, "Fix lookup table")
     result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
     [candidate] = result.candidates
-    assert b"GIT binary patch" in candidate.files.oracle_patch
+    files = candidate.read_files()
+    assert b"GIT binary patch" in files.oracle_patch
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    tree = tree_after_oracle(repo.path, candidate.case.base_commit, candidate.files.oracle_patch,
-                             dict(candidate.files.grader_files), (), scratch)
+    tree = tree_after_oracle(repo.path, candidate.case.base_commit, files.oracle_patch,
+                             dict(files.grader_files), (), scratch)
     assert changed_paths(repo.path, tree, fix) == []
 
 
@@ -148,7 +149,7 @@ def test_submodule_changes_are_left_out_and_counted(tmp_path: Path) -> None:
     [candidate] = result.candidates
     assert candidate.case.fix_commit == with_source
     assert candidate.case.mined.omitted_files == ("libs/sub",)
-    assert b"Subproject" not in candidate.files.oracle_patch
+    assert b"Subproject" not in candidate.read_files().oracle_patch
     assert result.stats.skipped["submodule-only"] == 1
 
 
@@ -207,4 +208,4 @@ def test_mode_changes(tmp_path: Path) -> None:
     [candidate] = result.candidates
     assert candidate.case.fix_commit == fix
     assert candidate.case.grader.deleted == ()
-    assert dict(candidate.files.grader_files)["tests/test_tool.py"] == b"def test_tool():\n    pass\n"
+    assert dict(candidate.read_files().grader_files)["tests/test_tool.py"] == b"def test_tool():\n    pass\n"

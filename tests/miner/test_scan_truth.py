@@ -49,16 +49,21 @@ def test_skip_reasons_are_counted(scanned: ScanResult) -> None:
     assert scanned.stats.candidates == len(scanned.candidates) == 9
 
 
-def test_candidates_are_written_and_load_back(truth: Truth, scanned: ScanResult) -> None:
+def test_candidates_are_written_and_load_back(truth: Truth, scanned: ScanResult, tmp_path: Path) -> None:
     assert scanned.corpus is not None
     corpus = Corpus.open(scanned.corpus)
     assert corpus.config.name == "repo"
     stored = {s.case.fix_commit: s for s in corpus.load_all("candidates")}
     assert set(stored) == set(truth.expected.values())
+    # A dry run holds the files it would write; the written scan holds none once they are on disk.
+    dry = {c.case.fix_commit: c for c in scan(ScanOptions(repo=truth.repo.path, corpus=tmp_path / "dry",
+                                                            write=False)).candidates}
+    assert set(dry) == set(stored)
     for candidate in scanned.candidates:
         loaded = stored[candidate.case.fix_commit]
-        assert loaded.case == candidate.case
-        assert loaded.files == candidate.files
+        assert loaded.case == candidate.case == dry[candidate.case.fix_commit].case
+        assert candidate.files is None and dry[candidate.case.fix_commit].files is not None
+        assert loaded.files == dry[candidate.case.fix_commit].files == candidate.read_files()
 
 
 def test_python_candidate_contents(truth: Truth, scanned: ScanResult) -> None:
@@ -79,7 +84,7 @@ def test_python_candidate_contents(truth: Truth, scanned: ScanResult) -> None:
     assert "fix words in message: error, fix" in evidence
     assert "issue references: #12" in evidence
     assert "1 test function added or changed" in evidence
-    assert b"CHANGELOG" not in candidate.files.oracle_patch  # type: ignore[attr-defined]
+    assert b"CHANGELOG" not in candidate.read_files().oracle_patch  # type: ignore[attr-defined]
     assert case.prompt.startswith(DRAFT_MARKER)
     for leak in ("test_rounding", "tests/test_cart.py", "#12", truth.expected["python"][:7]):
         assert leak not in case.prompt
@@ -126,7 +131,7 @@ def test_feature_with_tests_scores_below_fixes(truth: Truth, scanned: ScanResult
 
 def test_oracle_reproduces_the_fix_tree(truth: Truth, scanned: ScanResult, tmp_path: Path) -> None:
     for number, candidate in enumerate(scanned.candidates):
-        case, files = candidate.case, candidate.files
+        case, files = candidate.case, candidate.read_files()
         scratch = tmp_path / str(number)
         scratch.mkdir()
         tree = tree_after_oracle(truth.repo.path, case.base_commit, files.oracle_patch, dict(files.grader_files),
@@ -139,7 +144,7 @@ def test_grader_files_equal_the_fix_test_files(truth: Truth, scanned: ScanResult
     for candidate in scanned.candidates:
         case = candidate.case
         tests = paths_of_tests(changed_paths(truth.repo.path, case.base_commit, case.fix_commit))
-        grader = dict(candidate.files.grader_files)
+        grader = dict(candidate.read_files().grader_files)
         assert sorted([*grader, *case.grader.deleted]) == sorted(tests)
         for path, content in grader.items():
             shown = subprocess.run(["git", "show", f"{case.fix_commit}:{path}"], cwd=truth.repo.path,

@@ -41,12 +41,16 @@ def test_new_corpus_leaves_no_staging_behind(tmp_path: Path) -> None:
     assert result.stats.candidates == 2
     assert hidden(tmp_path) == [] and hidden(tmp_path / "evals" / "candidates") == []
     corpus = Corpus.open(tmp_path / "evals")
+    built = {c.case.fix_commit: c for c in scan(ScanOptions(repo=repo, corpus=tmp_path / "a", write=False)).candidates}
     for candidate in result.candidates:
         assert candidate.path == tmp_path / "evals" / "candidates" / candidate.case.id
         loaded = corpus.load(candidate.case.id, "candidates")
         assert loaded.case == candidate.case
-        assert loaded.files.oracle_patch == candidate.files.oracle_patch
-        assert dict(loaded.files.grader_files) == dict(candidate.files.grader_files)
+        assert candidate.files is None  # written: not held
+        files = built[candidate.case.fix_commit].files
+        assert files is not None
+        assert loaded.files.oracle_patch == files.oracle_patch
+        assert dict(loaded.files.grader_files) == dict(files.grader_files)
 
 
 def test_existing_corpus_stages_inside_candidates_and_cleans_up(tmp_path: Path) -> None:
@@ -100,7 +104,7 @@ def test_an_unwritable_staging_place_falls_back_to_writing_at_the_end(tmp_path: 
         stager.stage(first)
     finally:
         stager.close()
-    assert stager.candidate(first.case.fix_commit) is None
+    assert not stager.is_staged(first.case.fix_commit)
     assert not (tmp_path / "missing").exists()
 
 
