@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from authoring.decisions import with_setup_origin
-from authoring.scorecardfields import check_allowed_paths, check_risk_flags, parse_invariant, unique_invariants
+from authoring.scorecardfields import (
+    check_allowed_paths,
+    check_risk_flags,
+    parse_invariant,
+    unique_invariants,
+)
 from corpus import Case, Corpus, UsageError
 from corpus.fsutil import atomic_write_text
 from corpus.layout import CASE_FILE, Kind
@@ -141,11 +146,11 @@ def apply_changes(case: Case, changes: Changes) -> Case:
             invariants[names.index(invariant.name)] = invariant
         else:
             invariants.append(invariant)
+    invariant_policy = case.invariant_policy if changes.invariant_policy is None else changes.invariant_policy
     after = replace(case, setup=setup, grader=grader, owner=owner, policy=policy, tags=tags,  # type: ignore[arg-type]
                     allowed_paths=tuple(dict.fromkeys((*allowed, *changes.add_allowed_paths))),
                     risk_flags=tuple(dict.fromkeys((*flags, *changes.add_risk_flags))), invariants=tuple(invariants),
-                    invariant_policy=case.invariant_policy if changes.invariant_policy is None
-                    else changes.invariant_policy)
+                    invariant_policy=invariant_policy)  # type: ignore[arg-type]
     return with_setup_origin(case, after)
 
 
