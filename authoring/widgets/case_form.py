@@ -1,4 +1,4 @@
-"""The case fields an author sets on approval: id, title, owner, policy, commands and the rest."""
+"""The case fields an author sets on approval: id, title, owner, policy, commands, scorecard fields and the rest."""
 
 from __future__ import annotations
 
