@@ -14,11 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from authoring.decisions import with_setup_origin
+from authoring.scorecardfields import (
+    check_allowed_paths,
+    check_risk_flags,
+    parse_invariant,
+    unique_invariants,
+)
 from corpus import Case, Corpus, UsageError
 from corpus.fsutil import atomic_write_text
 from corpus.layout import CASE_FILE, Kind
-from corpus.model import POLICIES
-from corpus.schema import parse_case
+from corpus.model import POLICIES, Invariant
+from corpus.schema import parse_case, to_mapping
 from corpus.yamlio import dump_yaml, load_yaml, parse_yaml, to_yaml_value
 
 PYTHON_VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
@@ -43,12 +49,37 @@ class Changes:
     """advisory or blocking."""
     add_tags: tuple[str, ...] = ()
     """Tags added to each case's own (those it has already stay once)."""
+    add_allowed_paths: tuple[str, ...] = ()
+    """Globs added to each case's allowed_paths (after clearing them, with clear_allowed_paths)."""
+    clear_allowed_paths: bool = False
+    """Empty each case's allowed_paths first."""
+    add_risk_flags: tuple[str, ...] = ()
+    """Risk labels added to each case's own (after clearing them, with clear_risk_flags)."""
+    clear_risk_flags: bool = False
+    """Empty each case's risk_flags first."""
+    add_invariants: tuple[str, ...] = ()
+    """Invariants as typed (`NAME[@SECONDS]=COMMAND`): each replaces the case's one of that name, else is added."""
+    clear_invariants: bool = False
+    """Empty each case's invariants first."""
+    invariant_policy: str | None = None
+    """advisory or blocking (blocking needs policy blocking and an invariant)."""
+
+    def invariants(self) -> tuple[Invariant, ...]:
+        """add_invariants parsed (a UsageError naming --invariant when one cannot be)."""
+        return unique_invariants((parse_invariant(text, f"--invariant {text!r}") for text in self.add_invariants),
+                                 "--invariant")
 
     def check(self) -> None:
         """A UsageError naming the option when a value cannot be stored, or when nothing is to be set."""
         if self == Changes():
             raise UsageError("nothing to set: give at least one of --setup-command, --setup-python, "
-                             "--setup-timeout, --grader-timeout, --owner, --policy, --tag")
+                             "--setup-timeout, --grader-timeout, --owner, --policy, --tag, --allowed-path, "
+                             "--risk-flag, --invariant, --invariant-policy or a --clear-... option")
+        check_allowed_paths(self.add_allowed_paths, "--allowed-path")
+        check_risk_flags(self.add_risk_flags, "--risk-flag")
+        self.invariants()
+        if self.invariant_policy is not None and self.invariant_policy not in POLICIES:
+            raise UsageError(f"--invariant-policy {self.invariant_policy!r}: must be one of {', '.join(POLICIES)}")
         if self.setup_python and not PYTHON_VERSION.match(self.setup_python):
             raise UsageError(f"--setup-python {self.setup_python!r}: expected a version such as 3.11 "
                              f"('' for the harness's own)")
@@ -106,15 +137,44 @@ def apply_changes(case: Case, changes: Changes) -> Case:
     owner = case.owner if changes.owner is None else (changes.owner.strip() or None)
     policy = case.policy if changes.policy is None else changes.policy
     tags = tuple(dict.fromkeys((*case.tags, *changes.add_tags)))
-    after = replace(case, setup=setup, grader=grader, owner=owner, policy=policy, tags=tags)  # type: ignore[arg-type]
+    allowed = () if changes.clear_allowed_paths else case.allowed_paths
+    flags = () if changes.clear_risk_flags else case.risk_flags
+    invariants = list(() if changes.clear_invariants else case.invariants)
+    for invariant in changes.invariants():
+        names = [existing.name for existing in invariants]
+        if invariant.name in names:
+            invariants[names.index(invariant.name)] = invariant
+        else:
+            invariants.append(invariant)
+    invariant_policy = case.invariant_policy if changes.invariant_policy is None else changes.invariant_policy
+    after = replace(case, setup=setup, grader=grader, owner=owner, policy=policy, tags=tags,  # type: ignore[arg-type]
+                    allowed_paths=tuple(dict.fromkeys((*allowed, *changes.add_allowed_paths))),
+                    risk_flags=tuple(dict.fromkeys((*flags, *changes.add_risk_flags))), invariants=tuple(invariants),
+                    invariant_policy=invariant_policy)  # type: ignore[arg-type]
     return with_setup_origin(case, after)
+
+
+def check_consistent(case: Case, where: str) -> None:
+    """A UsageError naming the options to give when the edited case's invariant policy cannot be stored."""
+    if case.invariant_policy != "blocking":
+        return
+    if case.policy != "blocking":
+        raise UsageError(f"{where}: invariant_policy blocking needs policy blocking (give --policy blocking, or "
+                         f"--invariant-policy advisory)")
+    if not case.invariants:
+        raise UsageError(f"{where}: invariant_policy blocking needs at least one invariant (give --invariant, or "
+                         f"--invariant-policy advisory)")
 
 
 FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("setup.command", ("setup", "command")), ("setup.python", ("setup", "python")),
     ("setup.timeout", ("setup", "timeout")), ("grader.timeout", ("grader", "timeout")),
     ("owner", ("owner",)), ("policy", ("policy",)), ("tags", ("tags",)),
+    ("allowed_paths", ("allowed_paths",)), ("risk_flags", ("risk_flags",)), ("invariants", ("invariants",)),
+    ("invariant_policy", ("invariant_policy",)),
 )
+LISTS = frozenset({"tags", "allowed_paths", "risk_flags", "invariants"})
+"""Fields held as lists: items only appended are appended to the list as written (its comments stay)."""
 
 
 def _value(case: Case, keys: tuple[str, ...]) -> Any:
@@ -143,14 +203,16 @@ def _edit(document: Any, keys: tuple[str, ...], value: Any) -> None:
     parent[last] = to_yaml_value(value)
 
 
-def _add_tags(document: Any, before: tuple[str, ...], after: tuple[str, ...]) -> None:
-    """Append the tags after has and before had not to the document's list, which otherwise stays as written."""
-    current = document.get("tags")
-    new = [tag for tag in after if tag not in before]
-    if isinstance(current, list):
-        current.extend(new)
+def _edit_list(document: Any, key: str, before: tuple[Any, ...], after: tuple[Any, ...]) -> None:
+    """Set the list under key: items appended to before are appended to the list as written; any other change
+    replaces it, and an empty list removes the key."""
+    current = document.get(key)
+    if isinstance(current, list) and before and after[:len(before)] == before:
+        current.extend(to_yaml_value(to_mapping(item)) for item in after[len(before):])
+    elif after:
+        document[key] = to_yaml_value([to_mapping(item) for item in after])
     else:
-        document["tags"] = to_yaml_value(list(after))
+        document.pop(key, None)
 
 
 def set_fields(corpus: Corpus, ids: Sequence[str], kind: Kind, changes: Changes, *,
@@ -167,6 +229,7 @@ def set_fields(corpus: Corpus, ids: Sequence[str], kind: Kind, changes: Changes,
         document = load_yaml(path)
         before = parse_case(path, document, expected_id=case_id)
         after = apply_changes(before, changes)
+        check_consistent(after, f"{kind}/{case_id}")
         if after == before:
             continue
         diffs = []
@@ -174,10 +237,10 @@ def set_fields(corpus: Corpus, ids: Sequence[str], kind: Kind, changes: Changes,
             old, new = _value(before, keys), _value(after, keys)
             if old != new:
                 diffs.append((name, old, new))
-                if keys == ("tags",):
-                    _add_tags(document, old, new)
+                if name in LISTS:
+                    _edit_list(document, name, old, new)
                 else:
-                    _edit(document, keys, new)
+                    _edit(document, keys, None if (name, new) == ("invariant_policy", "advisory") else new)
         if before.mined is not None and after.mined is not None \
                 and before.mined.setup_origin != after.mined.setup_origin:  # where the setup came from: the author
             _edit(document, ("mined", "setup_origin"), list(after.mined.setup_origin))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -15,6 +17,15 @@ from authoring.draft import draft_from, split_list
 from authoring.gitinfo import base_probe, fix_message, patch_id, source_repo
 from authoring.lint import lint_corpus
 from authoring.queue import SORTS, arrange, read_queue
+from authoring.scorecardfields import (
+    check_allowed_paths,
+    check_invariant_policy,
+    check_risk_flags,
+    format_invariants,
+    parse_invariant,
+    parse_invariants_text,
+    unique_invariants,
+)
 from corpus import Corpus, HindcastError
 from corpus.cli_support import CONTEXT, corpus_option, entry, version_option
 from corpus.layout import Kind
@@ -24,6 +35,31 @@ from corpus.layout import Kind
 @version_option("authoring")
 def cli() -> None:
     """Turn the miner's candidates into cases: review them, approve or reject them, lint the prompts."""
+
+
+def scorecard_options(lists: str) -> Callable[[Any], Any]:
+    """The options of the scorecard fields, shared by approve and set (lists: what a list option does)."""
+    options = [
+        click.option("--allowed-path", "allowed_paths", multiple=True, metavar="GLOB",
+                     help=f"A gitignore-style glob the fix may touch (repeatable; {lists} allowed_paths)."),
+        click.option("--clear-allowed-paths", is_flag=True, help="Empty allowed_paths (anything outside the tests)."),
+        click.option("--risk-flag", "risk_flags", multiple=True, metavar="LABEL",
+                     help=f"A lowercase risk label such as payments (repeatable; {lists} risk_flags)."),
+        click.option("--clear-risk-flags", is_flag=True, help="Empty risk_flags."),
+        click.option("--invariant", "invariants", multiple=True, metavar="NAME[@SECONDS]=COMMAND",
+                     help=f"A command run after the grader that must exit 0, e.g. 'imports=python -c \"import "
+                          f"shop\"' (repeatable; {lists} invariants; 120 s unless @SECONDS)."),
+        click.option("--clear-invariants", is_flag=True, help="Empty invariants."),
+        click.option("--invariant-policy", type=click.Choice(["advisory", "blocking"]),
+                     help="blocking (with policy blocking): a failed invariant fails a trial the grader passed."),
+    ]
+
+    def decorate(command: Any) -> Any:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
 
 
 @cli.command("review")
@@ -71,13 +107,27 @@ def list_command(corpus_dir: Path, sort: str, needle: str, list_cases: bool) -> 
               help="Interpreter version (e.g. 3.8) for setup, agent and grader ('' for the harness's own).")
 @click.option("--grader-command", help="Grader command.")
 @click.option("--grader-timeout", type=click.IntRange(min=1), metavar="SECONDS", help="Grader timeout in seconds.")
+@scorecard_options("replaces the candidate's")
 @click.option("--override", help="Written justification to approve despite leakage findings (stored in the case).")
 def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_id: str | None, title: str | None,
                     owner: str | None, policy: str | None, critical: bool | None, tags: tuple[str, ...],
                     trigger_paths: tuple[str, ...], setup_command: str | None, setup_python: str | None,
-                    grader_command: str | None,
-                    grader_timeout: int | None, override: str | None) -> None:
-    """Approve CANDIDATE as a case with the prompt in --prompt-file; leakage findings refuse it."""
+                    grader_command: str | None, grader_timeout: int | None, allowed_paths: tuple[str, ...],
+                    clear_allowed_paths: bool, risk_flags: tuple[str, ...], clear_risk_flags: bool,
+                    invariants: tuple[str, ...], clear_invariants: bool, invariant_policy: str | None,
+                    override: str | None) -> None:
+    """Approve CANDIDATE as a case with the prompt in --prompt-file; leakage findings refuse it.
+
+    --allowed-path, --risk-flag and --invariant replace the candidate's lists; --clear-... empties one.
+    """
+    scorecard: dict[str, Any] = {"invariant_policy": invariant_policy}
+    if allowed_paths or clear_allowed_paths:
+        scorecard["allowed_paths"] = check_allowed_paths(allowed_paths, "--allowed-path")
+    if risk_flags or clear_risk_flags:
+        scorecard["risk_flags"] = check_risk_flags(risk_flags, "--risk-flag")
+    if invariants or clear_invariants:
+        scorecard["invariants"] = format_invariants(unique_invariants(
+            (parse_invariant(text, f"--invariant {text!r}") for text in invariants), "--invariant"))
     corpus = Corpus.open(corpus_dir)
     stored = corpus.load(candidate, "candidates")
     draft = draft_from(stored.case, corpus.config.defaults)
@@ -86,9 +136,11 @@ def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_
         "critical": critical, "tags": split_list(" ".join(tags)) if tags else None,
         "trigger_paths": split_list(" ".join(trigger_paths)) if trigger_paths else None,
         "setup_command": setup_command, "setup_python": setup_python, "grader_command": grader_command,
-        "grader_timeout": grader_timeout,
+        "grader_timeout": grader_timeout, **scorecard,
     }
     draft = replace(draft, **{key: value for key, value in changes.items() if value is not None})
+    check_invariant_policy(draft.invariant_policy, draft.policy, parse_invariants_text(draft.invariants),
+                           "--invariant-policy", "policy (--policy)", "--invariant")
     repo = source_repo(corpus)
     try:
         decision = approve(corpus, candidate, draft, override=override, expect_mtime_ns=stored.mtime_ns,
@@ -126,14 +178,24 @@ def reject_command(corpus_dir: Path, candidate: str, reason: str) -> None:
 @click.option("--owner", help="Owner ('' for the corpus default).")
 @click.option("--policy", type=click.Choice(["advisory", "blocking"]), help="Gate policy.")
 @click.option("--tag", "tags", multiple=True, help="A tag to add (repeatable; the cases' own tags stay).")
+@scorecard_options("adds to each case's")
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
 def set_command(corpus_dir: Path, ids: tuple[str, ...], every: bool, edit_cases: bool, setup_command: str | None,
                 setup_python: str | None, setup_timeout: int | None, grader_timeout: int | None, owner: str | None,
-                policy: str | None, tags: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
-    """Set fields on many candidates (or cases) at once: the IDs given, or --all."""
+                policy: str | None, tags: tuple[str, ...], allowed_paths: tuple[str, ...], clear_allowed_paths: bool,
+                risk_flags: tuple[str, ...], clear_risk_flags: bool, invariants: tuple[str, ...],
+                clear_invariants: bool, invariant_policy: str | None, dry_run: bool, as_json: bool) -> None:
+    """Set fields on many candidates (or cases) at once: the IDs given, or --all.
+
+    --tag, --allowed-path and --risk-flag add to each case's lists, --invariant adds one or replaces the case's
+    invariant of that name; --clear-... empties a list first (so --clear-invariants --invariant ... replaces it).
+    """
     changes = Changes(setup_command=setup_command, setup_python=setup_python, setup_timeout=setup_timeout,
-                      grader_timeout=grader_timeout, owner=owner, policy=policy, add_tags=tags)
+                      grader_timeout=grader_timeout, owner=owner, policy=policy, add_tags=tags,
+                      add_allowed_paths=allowed_paths, clear_allowed_paths=clear_allowed_paths,
+                      add_risk_flags=risk_flags, clear_risk_flags=clear_risk_flags, add_invariants=invariants,
+                      clear_invariants=clear_invariants, invariant_policy=invariant_policy)
     changes.check()
     corpus = Corpus.open(corpus_dir)
     kind: Kind = "cases" if edit_cases else "candidates"
@@ -154,14 +216,17 @@ def set_command(corpus_dir: Path, ids: tuple[str, ...], every: bool, edit_cases:
 
 
 def _plain(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) and not isinstance(value, type) else value
 
 
 def _shown(value: Any) -> str:
     if value is None:
         return "(none)"
     if isinstance(value, tuple):
-        return ", ".join(value) or "(none)"
+        return ", ".join(repr(format_invariants([item])) if not isinstance(item, str) else item
+                         for item in value) or "(none)"
     return repr(value) if isinstance(value, str) else str(value)
 
 

@@ -5,6 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from authoring.scorecardfields import (
+    check_allowed_paths,
+    check_invariant_policy,
+    check_risk_flags,
+    format_invariants,
+    parse_invariants_text,
+)
 from corpus import Case, Defaults, Grader, UsageError
 from corpus.model import POLICIES, SLUG
 
@@ -37,6 +44,14 @@ class Draft:
     """Shell command that runs the hidden test."""
     grader_timeout: int = Grader.timeout
     """Seconds before the grader is killed."""
+    allowed_paths: tuple[str, ...] = ()
+    """Gitignore-style globs of the paths a fix may touch; empty allows every path outside the test tree."""
+    risk_flags: tuple[str, ...] = ()
+    """Lowercase labels of what the code at stake guards (payments, auth)."""
+    invariants: str = ""
+    """The invariants as typed, one `NAME[@SECONDS]: COMMAND` per line (`authoring.scorecardfields`)."""
+    invariant_policy: str = "advisory"
+    """blocking (only with policy blocking): a failed invariant fails a trial the grader passed."""
 
 
 def draft_from(case: Case, defaults: Defaults) -> Draft:
@@ -55,6 +70,10 @@ def draft_from(case: Case, defaults: Defaults) -> Draft:
         setup_python=case.setup.python or "",
         grader_command=case.grader.command,
         grader_timeout=case.grader.timeout,
+        allowed_paths=case.allowed_paths,
+        risk_flags=case.risk_flags,
+        invariants=format_invariants(case.invariants),
+        invariant_policy=case.invariant_policy,
     )
 
 
@@ -92,6 +111,8 @@ def apply_draft(case: Case, draft: Draft) -> Case:
     python = draft.setup_python.strip()
     if python and not re.fullmatch(r"\d+(\.\d+)*", python):
         raise UsageError(f"python: expected a version such as 3.8, found {python!r}")
+    invariants = parse_invariants_text(draft.invariants)
+    check_invariant_policy(draft.invariant_policy, draft.policy, invariants, "invariant policy")
     prompt = draft.prompt if draft.prompt.endswith("\n") else draft.prompt + "\n"
     return replace(
         case,
@@ -105,5 +126,9 @@ def apply_draft(case: Case, draft: Draft) -> Case:
         trigger_paths=draft.trigger_paths,
         setup=replace(case.setup, command=draft.setup_command.strip() or None, python=python or None),
         grader=replace(case.grader, command=draft.grader_command.strip(), timeout=draft.grader_timeout),
+        allowed_paths=check_allowed_paths(draft.allowed_paths, "allowed path"),
+        risk_flags=check_risk_flags(draft.risk_flags, "risk flag"),
+        invariants=invariants,
+        invariant_policy=draft.invariant_policy,  # type: ignore[arg-type]
     )
 

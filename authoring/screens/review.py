@@ -204,6 +204,7 @@ class ReviewScreen(Screen[None]):
     @on(Input.Changed, "#form Input")
     @on(Select.Changed, "#form Select")
     @on(Checkbox.Changed, "#form Checkbox")
+    @on(TextArea.Changed, "#form TextArea")
     def _form_changed(self) -> None:
         self.update_marks()
 

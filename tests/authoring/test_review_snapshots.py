@@ -74,3 +74,24 @@ def test_queue_with_verdicts(shop: Shop, snap_compare: Compare, name: str) -> No
     app = make_app(shop.corpus.root, today=TODAY, verifier=never_verify)
     run_before = steps() if name == "verdicts" else steps("f", "f")
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+SCORECARD_FIELDS = ("policy: blocking\nallowed_paths: [src/shop/, '!src/shop/vendored/']\nrisk_flags: [payments]\n"
+                    "invariants:\n  - {name: imports, command: python -c 'import shop'}\n"
+                    "  - {name: empty-total, command: \"python -c 'from shop.cart import total; assert total([]) == 0'\","
+                    " timeout: 30}\ninvariant_policy: blocking\n")
+
+
+def test_case_form_scorecard_fields(shop: Shop, snap_compare: Compare) -> None:
+    """The Case tab scrolled to its end: allowed paths, risk flags, invariants and the invariant policy."""
+    path = shop.candidate("cart-total-cents") / "case.yaml"
+    path.write_text(path.read_text() + SCORECARD_FIELDS)
+    show_tab = steps("5")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await show_tab(pilot)
+        pilot.app.screen.query_one("#form").scroll_end(animate=False)
+        await settle(pilot)
+
+    app = make_app(shop.corpus.root, today=TODAY, verifier=never_verify)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
