@@ -72,6 +72,13 @@ class Candidate:
         }
 
 
+def fix_directories(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The allowed_paths the miner proposes: each directory the fix's source changes are in (`src/shop/`), and a
+    file at the top of the repository by itself (allowing its directory would allow everything)."""
+    proposed = {path.rsplit("/", 1)[0] + "/" if "/" in path else path for path in paths}
+    return tuple(sorted(proposed))
+
+
 def build_candidate(extraction: Extraction, taken: set[str], defaults: Defaults | None,
                     introduced: Introduced | None = None, environment: Environment | None = None) -> Candidate:
     """The candidate for an extraction; its id is unique among taken; environment is its inferred setup."""
@@ -108,6 +115,7 @@ def build_candidate(extraction: Extraction, taken: set[str], defaults: Defaults 
         policy=defaults.policy,
         setup=Setup(command=environment.command, python=environment.python) if environment else Setup(),
         trigger_paths=extraction.source_paths,
+        allowed_paths=fix_directories(extraction.oracle_paths),
         mined=provenance,
     )
     files = CaseFiles.of(extraction.oracle_patch, extraction.grader_files)

@@ -189,3 +189,16 @@ def test_custom_test_globs_replace_the_builtins(truth: Truth, tmp_path: Path) ->
     (corpus.root / "corpus.yaml").write_text(f"name: shop\nrepo: {truth.repo.path}\ntest_globs: ['spec/']\n")
     result = scan(ScanOptions(repo=truth.repo.path, corpus=corpus.root))
     assert [c.case.fix_commit for c in result.candidates] == [truth.expected["ruby"]]
+
+
+def test_each_candidate_allows_the_directories_of_its_fix(scanned: ScanResult) -> None:
+    assert scanned.corpus is not None
+    corpus = Corpus.open(scanned.corpus)
+    for candidate in scanned.candidates:
+        assert candidate.case.mined is not None
+        sources = candidate.case.mined.source_files
+        expected = sorted({p.rsplit("/", 1)[0] + "/" if "/" in p else p for p in sources})
+        assert expected and list(candidate.case.allowed_paths) == expected
+        # Written to case.yaml, and nothing the oracle changes lies outside it.
+        assert corpus.load(candidate.case.id, "candidates").case.allowed_paths == tuple(expected)
+        assert all(any(p == a or p.startswith(a) for a in expected) for p in sources)
