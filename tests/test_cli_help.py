@@ -42,7 +42,9 @@ def _run(module_name: str, argv: list[str], capsys: pytest.CaptureFixture[str]) 
 
     module = importlib.import_module(module_name)
     code = run_cli(module.cli, module_name.split(".")[0], argv)
-    return code, capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return code, captured.out
 
 
 def _argvs() -> list[tuple[str, list[str]]]:

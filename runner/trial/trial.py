@@ -45,7 +45,6 @@ ATTEMPT_DIR = "attempt"
 TASK_DIR_NAME = "task"
 GRADING_DIR = "grading"
 """Where the grading workspace is made before it takes the agent's workspace's place."""
-_BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="hindcast-grading-workspace")
 
 
 class Cancelled(Exception):
@@ -273,7 +272,10 @@ class _Trial:
             shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
             setup_tree, ignored_at_setup = assets.base_tree, set()
             # The grading workspace is copied while the agent works, out of the agent's sight.
-            seeded = _BACKGROUND.submit(copy_workspace, assets.pristine, scratch / GRADING_DIR)
+            # (a thread of its own, gone with the trial: no idle thread outlives a run in the process)
+            background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindcast-grading-workspace")
+            seeded = background.submit(copy_workspace, assets.pristine, scratch / GRADING_DIR)
+            background.shutdown(wait=False)
         try:
             self._check()
             failure = self._run_agent(prepared)
