@@ -30,6 +30,9 @@ class Runs:
     blocking: Path
 
 
+# One xdist worker builds the module's runs once (its tests would otherwise each build them on both).
+pytestmark = pytest.mark.xdist_group("test_gate_scorecard")
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
     root = tmp_path_factory.mktemp("gate-scorecard")

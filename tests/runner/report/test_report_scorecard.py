@@ -24,6 +24,9 @@ from tests.testing.trialkit import agent, variants
 LANE = "[verify] hidden grader ........................................... PASSED  grader exited 0"
 
 
+# One xdist worker builds the module's runs once (its tests would otherwise each build them on both).
+pytestmark = pytest.mark.xdist_group("test_report_scorecard")
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoadedRun]:
     """One trial each: the fix with a Codex todo list, a fix breaking the invariants with only a first message,

@@ -39,6 +39,9 @@ class Runs:
         return card
 
 
+# One xdist worker builds the module's runs once (its tests would otherwise each build them on both).
+pytestmark = pytest.mark.xdist_group("test_scorecard_trials")
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
     """The runs, made once for the module with HOME and TMPDIR its own (as the per-test isolation does)."""
