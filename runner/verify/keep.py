@@ -19,7 +19,7 @@ LOGS_DIR = "logs"
 """The staging directory under a verify call's scratch root."""
 KEPT_DIR = Path(".hindcast") / "verify"
 """Where a corpus keeps the logs of its last verify of each case, relative to the corpus."""
-LOG_FILES = ("setup.log", "grader.log", "http.json")
+LOG_FILES = ("setup.log", "grader.log", "invariants.log", "http.json")
 """An attempt's logs kept: setup, grader, and the requests its HTTP fixture served."""
 
 

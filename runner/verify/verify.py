@@ -94,6 +94,8 @@ class Attempt:
     """Per-test outcomes of its JUnit report."""
     env_cache: str = "off"
     """Whether its environment came from the cache: hit, miss (built now) or off."""
+    invariants: tuple[tuple[str, str, int | None], ...] = ()
+    """The oracle side: each of the case's invariants run after the grader, as (name, pass/fail/error, exit)."""
 
 
 @dataclass(frozen=True)
@@ -254,6 +256,7 @@ def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) 
     case = measuring_case(stored.case)
     setup_duration, exit_code, env_state = 0.0, None, "off"
     tests: tuple[TestOutcome, ...] = ()
+    invariants: tuple[tuple[str, str, int | None], ...] = ()
     try:
         assets = context.assets.get(stored)
         if isinstance(assets, HindcastError):
@@ -271,7 +274,8 @@ def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) 
             env, loopback = in_phase(fixture, prepared.env, "grader")
             graded = grade_patch(setup, prepared.workspace, patch, env, context.confinement, scratch,
                                  scratch / "grader.log", env_binds=prepared.env_binds(), candidate=False,
-                                 what=f"{side} patch", loopback=loopback)
+                                 what=f"{side} patch", loopback=loopback, invariants=side == "oracle")
+        invariants = tuple((i.name, i.status, i.exit_code) for i in graded.invariants)
         result = graded.result
         outcome, reason, exit_code, tests = result.outcome, result.reason, result.exit_code, result.tests
     except HindcastError as exc:
@@ -284,7 +288,7 @@ def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) 
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return Attempt(side, repeat, outcome, reason, time.monotonic() - started, setup_duration, exit_code,
-                   str(logs), tests, env_state)
+                   str(logs), tests, env_state, invariants)
 
 
 def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], options: VerifyOptions) -> CaseVerdict:
@@ -315,7 +319,8 @@ def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], option
             case = stored.case
     feature = verdict.verdict == "VALID" and measured is not None and measured.feature
     expected = {"baseline": "fail", "oracle": "pass"}
-    kept = [a for a in verdict.attempts if options.keep or a.outcome != expected[a.side]]
+    kept = [a for a in verdict.attempts if options.keep or a.outcome != expected[a.side]
+            or any(status != "pass" for _, status, _ in a.invariants)]
     logs = publish_logs(corpus.root, stored.case.id, [Path(a.logs) for a in kept if a.logs])
     shown = tuple(keep_attempt(a, logs) for a in verdict.attempts)
     reason = FEATURE_REASON if feature and not verdict.reason else verdict.reason
@@ -364,4 +369,13 @@ def decide(stored: StoredCase, attempts: list[Attempt]) -> CaseVerdict:
     if oracle == {"fail"}:
         reason = next(a.reason for a in ordered if a.side == "oracle")
         return verdict("INVALID", f"oracle fails: {reason}")
+    # An invariant the fix itself breaks would mark every correct fix unsafe: the case is not sound.
+    broken = next(((name, status, code) for a in ordered if a.side == "oracle"
+                   for name, status, code in a.invariants if status != "pass"), None)
+    if broken is not None:
+        name, status, code = broken
+        if status == "error" or code in (126, 127):  # with the oracle, the command is the author's mistake
+            return verdict("ERROR", f"oracle: invariant {name} could not run"
+                                    + (f" (exit {code}: not runnable)" if code is not None else ""))
+        return verdict("INVALID", f"oracle breaks invariant {name} (exit {code}): a correct fix could never keep it")
     return verdict("VALID", "")
