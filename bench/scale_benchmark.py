@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from corpus import Case, CaseFiles, Corpus, Grader
+from bench.trial_benchmark import git, make_corpus
+from corpus import Corpus
 from runner.executors.packs import build_pack
 from runner.executors.ray_executor import connect
 from runner.executors.settings import RaySettings
@@ -41,20 +41,6 @@ from tests.testing.casefactory import build_corpus
 from tests.testing.raycluster import start_cluster, stop_cluster
 
 WORKERS = 2
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
-
-
-def sleep_corpus(root: Path, repo: Path, cases: int) -> Corpus:
-    base, fix = git(repo, "rev-parse", "HEAD~1"), git(repo, "rev-parse", "HEAD")
-    corpus = Corpus.init(root, "bench", repo=str(repo))
-    for number in range(cases):
-        case = Case(id=f"case-{number:02d}", title="benchmark", prompt="Nothing to do.\n", base_commit=base,
-                    fix_commit=fix, grader=Grader(command="true", timeout=60))
-        corpus.write(case, CaseFiles.of(b"", {}))
-    return corpus
 
 
 def timed(corpus: Corpus, options: RunOptions) -> tuple[float, int]:
@@ -81,7 +67,7 @@ def main() -> None:
         settings = RaySettings(address=cluster.address)
         connect(settings)
         cases = 4
-        corpus = sleep_corpus(scratch / "evals", args.repo.resolve(), cases)
+        corpus = make_corpus(scratch / "evals", args.repo.resolve(), cases)
         base = RunOptions(all_cases=True, trials=args.trials // cases, variants=(Variant("sleep", f"sleep {args.sleep:g}"),),
                           jobs=WORKERS, results_dir=scratch / "results", scratch_root=scratch / "tmp",
                           agent_timeout=120)

@@ -90,6 +90,32 @@ def _reachable(address: str | None) -> None:
                          f"one with `ray start --head` or pass the address it printed") from None
 
 
+class _Packs:
+    """Each commit pair's pack in the object store, with its base's version: built once, shared by its cases."""
+
+    def __init__(self, ray: Any, repo: Path) -> None:
+        self.ray, self.repo = ray, repo
+        self.made: dict[str, tuple[Any, str | None]] = {}
+
+    def get(self, stored: StoredCase) -> tuple[Any, str | None]:
+        """The case's pack reference and base version."""
+        case = stored.case
+        commits = f"{case.base_commit}..{case.fix_commit}"
+        if commits not in self.made:
+            pack: CasePack = build_pack(self.repo, (case.base_commit, case.fix_commit))
+            self.made[commits] = (self.ray.put(pack), base_version(self.repo, case.base_commit))
+        return self.made[commits]
+
+
+def _task_options(settings: RaySettings, name: str) -> dict[str, Any]:
+    """A task's resources (no retries by Ray: the driver submits a lost task again itself) and its name."""
+    options: dict[str, Any] = {"num_cpus": settings.trial_cpus, "max_retries": 0, "retry_exceptions": False,
+                               "name": name}
+    if settings.trial_memory:
+        options["memory"] = settings.trial_memory
+    return options
+
+
 class RayExecutor:
     """Submits trials as Ray tasks and publishes what they send back."""
 
@@ -98,7 +124,7 @@ class RayExecutor:
         self.settings, self.repo, self.run_dir, self.ctx, self.warn = settings, repo, run_dir, ctx, warn
         self.ray = connect(settings)
         self.remote = self.ray.remote(run_remote)
-        self.packs: dict[str, tuple[Any, str | None]] = {}
+        self.packs = _Packs(self.ray, repo)
         self.tasks: dict[Any, _Task] = {}
 
     def slots(self, jobs: int) -> int:
@@ -108,22 +134,9 @@ class RayExecutor:
         cpus = float(self.ray.cluster_resources().get("CPU", 0))
         return max(jobs, 2 * int(cpus // max(self.settings.trial_cpus, 0.001)), 1)
 
-    def _pack(self, stored: StoredCase) -> tuple[Any, str | None]:
-        """The case's pack in the object store, and its base's version (cases of the same commits share one)."""
-        case = stored.case
-        commits = f"{case.base_commit}..{case.fix_commit}"
-        if commits not in self.packs:
-            pack: CasePack = build_pack(self.repo, (case.base_commit, case.fix_commit))
-            self.packs[commits] = (self.ray.put(pack), base_version(self.repo, case.base_commit))
-        return self.packs[commits]
-
     def _submit(self, spec: TrialSpec) -> Any:
-        pack, version = self._pack(spec.stored)
-        options: dict[str, Any] = {"num_cpus": self.settings.trial_cpus, "max_retries": 0,
-                                   "retry_exceptions": False,
-                                   "name": f"hindcast {spec.variant}::{spec.stored.case.id} #{spec.trial}"}
-        if self.settings.trial_memory:
-            options["memory"] = self.settings.trial_memory
+        pack, version = self.packs.get(spec.stored)
+        options = _task_options(self.settings, f"hindcast {spec.variant}::{spec.stored.case.id} #{spec.trial}")
         return self.remote.options(**options).remote(spec, self.ctx, pack, version)
 
     def submit(self, spec: TrialSpec) -> _Task:
@@ -219,7 +232,7 @@ class RayExecutor:
 
     def close(self) -> None:
         """Nothing stays on the cluster: the packs are released with the references."""
-        self.packs.clear()
+        self.packs.made.clear()
 
 
 def _first_line(exc: BaseException) -> str:
@@ -238,7 +251,7 @@ class RayAttempts:
         self.settings, self.repo, self.root, self.ctx = settings, repo, root, ctx
         self.ray = connect(settings)
         self.remote = self.ray.remote(verify_remote)
-        self.packs: dict[str, tuple[Any, str | None]] = {}
+        self.packs = _Packs(self.ray, repo)
         self.refs: list[Any] = []
 
     def submit(self, stored: StoredCase, side: str, repeat: int) -> _AttemptFuture:
@@ -246,16 +259,9 @@ class RayAttempts:
         return _AttemptFuture(self, stored, side, repeat)
 
     def _start(self, stored: StoredCase, side: str, repeat: int) -> Any:
-        case = stored.case
-        commits = f"{case.base_commit}..{case.fix_commit}"
-        if commits not in self.packs:
-            pack = build_pack(self.repo, (case.base_commit, case.fix_commit))
-            self.packs[commits] = (self.ray.put(pack), base_version(self.repo, case.base_commit))
-        pack_ref, version = self.packs[commits]
-        ref = self.remote.options(num_cpus=self.settings.trial_cpus, max_retries=0, retry_exceptions=False,
-                                  **({"memory": self.settings.trial_memory} if self.settings.trial_memory else {}),
-                                  name=f"hindcast verify {case.id} {side} #{repeat}",
-                                  ).remote(stored, side, repeat, self.ctx, pack_ref, version)
+        pack_ref, version = self.packs.get(stored)
+        options = _task_options(self.settings, f"hindcast verify {stored.case.id} {side} #{repeat}")
+        ref = self.remote.options(**options).remote(stored, side, repeat, self.ctx, pack_ref, version)
         self.refs.append(ref)
         return ref
 

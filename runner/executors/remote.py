@@ -68,22 +68,12 @@ def worker_root() -> Path:
 def run_remote(spec: TrialSpec, ctx: RemoteContext, pack: CasePack,
                base_version: str | None) -> tuple[str | None, bytes]:
     """Run one trial here; (its result.json text, its folder as a tar) or (None, b"") when it was cancelled."""
-    root = worker_root()
-    repo = materialize(pack, root / "repos")
-    pin_base_version(spec.stored.case.base_commit, base_version)
-    with _LOCK:
-        if pack.digest not in _ASSETS:
-            _ASSETS[pack.digest] = AssetCache(repo, root / "assets" / pack.digest)
-        assets = _ASSETS[pack.digest]
-        cache = _env_cache(ctx.env_cache)
+    root, repo, assets, cache = _node(pack, spec.stored.case.base_commit, base_version, ctx.env_cache)
     scratch = _mkdir(root / "scratch")
-    unseen = hidden_paths(*ctx.confinement.hide, root, *harness_dirs())
     confinement = ctx.confinement
     built: CaseAssets | HindcastError
     try:  # this worker's bubblewrap and binds; what cannot run here is the trial's error
-        confinement = check_confinement(Confinement(
-            confinement.kind, confinement.agent_network, confinement.binds, confinement.home_copies,
-            tuple(Path(p) for p in unseen)))
+        confinement = _here(confinement, root)
         built = assets.get(spec.stored)
     except HindcastError as exc:
         built = exc
@@ -100,6 +90,25 @@ def run_remote(spec: TrialSpec, ctx: RemoteContext, pack: CasePack,
         return result.to_json(), pack_folder(folder)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _node(pack: CasePack, base_commit: str, base_version: str | None,
+          env_cache: str | None) -> tuple[Path, Path, AssetCache, EnvCache | None]:
+    """This worker's root, the pack's repository and asset cache (made once per node) and the environment cache."""
+    root = worker_root()
+    repo = materialize(pack, root / "repos")
+    pin_base_version(base_commit, base_version)
+    with _LOCK:
+        if pack.digest not in _ASSETS:
+            _ASSETS[pack.digest] = AssetCache(repo, root / "assets" / pack.digest)
+        return root, repo, _ASSETS[pack.digest], _env_cache(env_cache)
+
+
+def _here(conf: Confinement, root: Path) -> Confinement:
+    """The driver's sandbox choice checked on this worker, which also hides its own root and Hindcast's files."""
+    unseen = hidden_paths(*conf.hide, root, *harness_dirs())
+    return check_confinement(Confinement(conf.kind, conf.agent_network, conf.binds, conf.home_copies,
+                                         tuple(Path(p) for p in unseen)))
 
 
 def pack_folder(folder: Path) -> bytes:
@@ -151,16 +160,8 @@ def verify_remote(stored: StoredCase, side: str, repeat: int, ctx: VerifyContext
     from runner.verify.keep import LOGS_DIR
     from runner.verify.verify import _Context, run_attempt
 
-    root = worker_root()
-    repo = materialize(pack, root / "repos")
-    pin_base_version(stored.case.base_commit, base_version)
-    with _LOCK:
-        if pack.digest not in _ASSETS:
-            _ASSETS[pack.digest] = AssetCache(repo, root / "assets" / pack.digest)
-        assets = _ASSETS[pack.digest]
-        cache = _env_cache(ctx.env_cache)
-    unseen = hidden_paths(*ctx.confinement.hide, root, *harness_dirs())
-    confinement = check_confinement(Confinement(ctx.confinement.kind, hide=tuple(Path(p) for p in unseen)))
+    root, repo, assets, cache = _node(pack, stored.case.base_commit, base_version, ctx.env_cache)
+    confinement = _here(ctx.confinement, root)
     scratch = Path(tempfile.mkdtemp(prefix="verify-", dir=_mkdir(root / "runs")))
     try:
         context = _Context(repo, assets, confinement, scratch, ctx.test_globs, ctx.keep, cache)

@@ -5,7 +5,6 @@ invariants block regressing through the pass-rate rules like any failure."""
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -16,6 +15,7 @@ from corpus.cli_support import run_cli
 from runner.cli import cli
 from runner.gate.render import SCORE_TITLE
 from tests.runner.report.htmlkit import parse
+from tests.testing.isolation import isolated
 from tests.testing.scorecardfactory import ADVISORY, BLOCKING, build_shop_corpus
 from tests.testing.trialkit import agent, variants
 
@@ -33,19 +33,11 @@ class Runs:
 # One xdist worker builds the module's runs once (its tests would otherwise each build them on both).
 pytestmark = pytest.mark.xdist_group("test_gate_scorecard")
 
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
     root = tmp_path_factory.mktemp("gate-scorecard")
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("home", "tmp"):
-            (root / name).mkdir()
-        patch.setenv("HOME", str(root / "home"))
-        patch.setenv("XDG_CONFIG_HOME", str(root / "home" / ".config"))
-        patch.setenv("XDG_CACHE_HOME", str(root / "home" / ".cache"))
-        patch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-        patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        patch.setenv("TMPDIR", str(root / "tmp"))
-        patch.setattr(tempfile, "tempdir", str(root / "tmp"))
+    with isolated(root):
         bench = build_shop_corpus(root)
         stored = bench.corpus.load(BLOCKING)
         bench.corpus.write(replace(stored.case, id=CRITICAL, critical=True), stored.files)

@@ -6,7 +6,6 @@ Real runs of scripted agents on the shop case, graded by pytest in the sandbox."
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from runner.report.plan import one_line, transcript_plan
 from runner.report.report import render_table, report_document, write_html
 from runner.runs.load import LoadedRun, load_run
 from tests.runner.report.htmlkit import parse
+from tests.testing.isolation import isolated
 from tests.testing.scorecardfactory import ADVISORY, build_shop_corpus
 from tests.testing.trialkit import agent, variants
 
@@ -27,22 +27,14 @@ LANE = "[verify] hidden grader ........................................... PASSE
 # One xdist worker builds the module's runs once (its tests would otherwise each build them on both).
 pytestmark = pytest.mark.xdist_group("test_report_scorecard")
 
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoadedRun]:
     """One trial each: the fix with a Codex todo list, a fix breaking the invariants with only a first message,
     assertions dropped, and the test framework hijacked (both plain-text transcripts), and an agent that crashes
     (an error trial, never graded)."""
     root = tmp_path_factory.mktemp("report-scorecard")
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("home", "tmp"):
-            (root / name).mkdir()
-        patch.setenv("HOME", str(root / "home"))
-        patch.setenv("XDG_CONFIG_HOME", str(root / "home" / ".config"))
-        patch.setenv("XDG_CACHE_HOME", str(root / "home" / ".cache"))
-        patch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-        patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        patch.setenv("TMPDIR", str(root / "tmp"))
-        patch.setattr(tempfile, "tempdir", str(root / "tmp"))
+    with isolated(root):
         bench = build_shop_corpus(root)
         yield bench.run(case_ids=(ADVISORY,), all_cases=False, jobs=2, trials=1, variants=variants(
             planned=agent("planned", "minimal"), message=agent("planned", "break_invariant", "message"),

@@ -4,7 +4,6 @@ its patch deserves, read back from disk field by field."""
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 
 from runner.runs.load import LoadedRun
 from runner.runs.result import trial_path
+from tests.testing.isolation import isolated
 from tests.testing.scorecardfactory import ADVISORY, BLOCKING, build_shop_corpus
 from tests.testing.trialkit import agent, variants
 
@@ -42,20 +42,12 @@ class Runs:
 # One xdist worker builds the module's runs once (its tests would otherwise each build them on both).
 pytestmark = pytest.mark.xdist_group("test_scorecard_trials")
 
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
     """The runs, made once for the module with HOME and TMPDIR its own (as the per-test isolation does)."""
     root = tmp_path_factory.mktemp("scorecard")
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("home", "tmp"):
-            (root / name).mkdir()
-        patch.setenv("HOME", str(root / "home"))
-        patch.setenv("XDG_CONFIG_HOME", str(root / "home" / ".config"))
-        patch.setenv("XDG_CACHE_HOME", str(root / "home" / ".cache"))
-        patch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-        patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        patch.setenv("TMPDIR", str(root / "tmp"))
-        patch.setattr(tempfile, "tempdir", str(root / "tmp"))
+    with isolated(root):
         bench = build_shop_corpus(root)
         advisory = bench.run(case_ids=(ADVISORY,), all_cases=False, jobs=2,
                              variants=variants(**{name: agent("scorecard", name) for name in AGENTS}))
