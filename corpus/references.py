@@ -48,9 +48,13 @@ DRAFT_PATTERN = re.compile(r"(?i:draft\s*[—–-]*\s*rewrite\s+before\s+approvi
 """The marker anywhere in a text (any case, any dash), or the word DRAFT (upper case) at a line's start or before
 a dash or colon; `Status.DRAFT` and the verb "Draft" are not it."""
 
-_RULES: tuple[tuple[ReferenceKind, re.Pattern[str]], ...] = (
-    ("link", FORGE_URL), ("change-id", CHANGE_ID), ("issue", ADVISORY), ("issue", WORD_REF), ("issue", HASH_REF),
-    ("issue", MERGE_REQUEST), ("ticket", TICKET))
+_RULES: tuple[tuple[ReferenceKind, re.Pattern[str], str, bool], ...] = (
+    ("link", FORGE_URL, "/", False), ("change-id", CHANGE_ID, ":", False), ("issue", ADVISORY, "-", False),
+    ("issue", WORD_REF, "", True), ("issue", HASH_REF, "#", True), ("issue", MERGE_REQUEST, "!", True),
+    ("ticket", TICKET, "-", True))
+"""(kind, pattern, a character every match holds, whether every match holds a digit): a text without them
+is not searched (most commit messages hold no `#`, `!` or digit; the searches are most of a scan's scoring)."""
+DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,10 @@ class Reference:
 def find_references(text: str) -> list[Reference]:
     """Every reference in text, in order; where two overlap the longer one is kept."""
     found: list[Reference] = []
-    for kind, pattern in _RULES:
+    digits = DIGIT.search(text) is not None
+    for kind, pattern, held, digit in _RULES:
+        if (held and held not in text) or (digit and not digits):
+            continue
         for match in pattern.finditer(text):
             if pattern is TICKET and match.group(1) in NOT_TICKETS:
                 continue

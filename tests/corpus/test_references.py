@@ -15,6 +15,8 @@ REFERENCES = [
     ("pull request 44", "issue"), ("merge request 4", "issue"), ("GH-832", "issue"), ("gh 832", "issue"),
     ("issue no. 832", "issue"), ("!12", "issue"), ("GHSA-abcd-efgh-ijkl", "issue"), ("PROJ-77", "ticket"),
     ("CVE-2021-1234", "issue"), ("Change-Id: I0123456789abcdef", "change-id"),
+    # No digit in these (nor in the line around them): a text is not skipped for lacking one.
+    ("Change-Id: Iabcdefabcdef", "change-id"), ("https://github.com/acme/shop/compare/main...fix", "link"),
     ("https://github.com/acme/shop/issues/832", "link"), ("https://github.com/acme/shop/pull/44", "link"),
     ("github.com/acme/shop/issues/832", "link"), ("www.github.com/acme/shop/pull/44", "link"),
     ("https://gitlab.com/acme/shop/-/merge_requests/4", "link"), ("https://bugs.acme.org/show_bug.cgi?id=9", "link"),
