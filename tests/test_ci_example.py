@@ -90,9 +90,12 @@ def test_every_command_exists_with_its_flags() -> None:
         group = TOOLS[words[0]]
         command = group.commands.get(words[1])
         assert command is not None, f"{words[0]} has no command {words[1]!r}"
-        # Parsing checks every option exists and gets the value type it needs; nothing runs.
+        # Parsing checks every option exists and gets the value type it needs; nothing runs. The parent carries the
+        # group's settings, as when the group runs it: without them click would build (and keep) a help option
+        # of its default names for the command, and `-h` would stop working in later tests.
+        parent = click.Context(group, info_name=words[0], **group.context_settings)
         try:
-            command.make_context(words[1], words[2:])
+            command.make_context(words[1], words[2:], parent=parent)
         except click.ClickException as exc:
             pytest.fail(f"{shlex.join(words)}: {exc.format_message()}")
 
