@@ -20,7 +20,6 @@ from corpus.newcase import write_new
 from corpus.store import Corpus
 from miner.candidate import Candidate, with_id, with_introduced
 from miner.extract import BatchResult
-from miner.gitlog import LogCommit
 from miner.groups import Branches, group_merges
 from miner.hygiene import Known, add_corpus_patch_ids
 from miner.stage import Stager
@@ -28,8 +27,6 @@ from miner.szz import introducing_commits
 
 Progress = Callable[[str, int, int | None], None]
 """progress(phase, done, total): called as the scan advances (total None while unknown)."""
-Rebuild = Callable[[list[LogCommit]], dict[str, Candidate]]
-"""The candidates of deferred commits, by sha, extracted again exactly as the second pass would have."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +46,6 @@ class Proposal:
     staged); None for one below --min-score, which is only counted."""
     patch_id: str | None = None
     """`git patch-id --stable` of its first-parent diff (known once the second pass has ended)."""
-    deferred: LogCommit | None = None
-    """For a branch commit whose merge is expected to stand for it, its commit instead of a candidate: the
-    candidate is built (extracted again) only if the end of the scan keeps it after all."""
 
 
 @dataclass(frozen=True)
@@ -147,17 +141,12 @@ def _chosen(proposals: list[Proposal], batch: BatchResult, known: Known, ending:
 
 def rank_and_write(ending: Ending, corpus: Corpus | None, known: Known, proposals: list[Proposal],
                    batch: BatchResult, skipped: Counter[str], stager: Stager | None, progress: Progress | None,
-                   grouping: Grouping, rebuild: Rebuild) -> tuple[Corpus | None, list[Candidate]]:
+                   grouping: Grouping) -> tuple[Corpus | None, list[Candidate]]:
     """Dedupe, merge groups and ranking, then the candidates given their final ids and written (best first);
-    the candidates returned hold no files once written, and proposals is emptied. The deferred proposals kept
-    get their candidates from rebuild."""
+    the candidates returned hold no files once written, and proposals is emptied."""
     skipped.update(batch.skipped)
     kept = _chosen(proposals, batch, known, ending, skipped, grouping)
     proposals.clear()
-    waiting = [p.deferred for p in kept if p.deferred is not None]
-    if waiting:  # kept after all: their merge does not stand for them
-        built = rebuild(waiting)
-        kept = [replace(p, candidate=built[p.sha], deferred=None) if p.deferred is not None else p for p in kept]
     chosen = [p.candidate for p in kept if p.candidate is not None]
     introduced = {}
     if ending.szz and chosen:
@@ -174,7 +163,7 @@ def rank_and_write(ending: Ending, corpus: Corpus | None, known: Known, proposal
     if stager is not None and root is not None and kept:
         (root / "candidates").mkdir(exist_ok=True)
     for number, proposal in enumerate(kept, 1):
-        assert proposal.candidate is not None  # only those below --min-score have none (deferred ones are built)
+        assert proposal.candidate is not None  # only those below --min-score have none
         # Built with the first free id before the scan; every id taken now was taken then or is this scan's:
         # the id stands unless this scan took it meanwhile.
         candidate = with_introduced(with_id(proposal.candidate, taken), introduced.get(proposal.sha))

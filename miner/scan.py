@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from corpus.errors import GitError, UsageError
+from corpus.errors import UsageError
 from corpus.fsutil import undo_new
 from corpus.gitutil import open_repository, resolve_commit, run_git
 from corpus.interpreters import Installed
@@ -21,7 +21,7 @@ from miner.coverage import Span, Walk, read_covered, record_covered, scan_entry,
 from miner.environment import Environment, Inference, languages_of
 from miner.extract import Extraction, Extractor
 from miner.gitdate import check_dates
-from miner.gitlog import History, LogCommit, iter_log
+from miner.gitlog import History, iter_log
 from miner.groups import Branches, covered_by_known, with_branches
 from miner.hygiene import Known, known_commits
 from miner.propose import Ending, Grouping, Progress, Proposal, original_first, rank_and_write
@@ -246,8 +246,7 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     known_merges: list[tuple[str, str]] = []
     inference = Inference(repo, defaults.setup if defaults else None, options.pythons)
     proposals: list[Proposal] = []
-    deferred: set[str] = set()  # filled once the first pass is done, before the first extraction
-    propose = _proposer(stager, options, initial, defaults, branches, inference, proposals, deferred)
+    propose = _proposer(stager, options, initial, defaults, branches, inference, proposals)
     # The second pass starts while the first still reads history.
     try:
         extractor = Extractor(repo, classifier, options.limits, propose)
@@ -258,18 +257,15 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     try:
         _first_pass(repo, walk, options, classifier, known, stats, progress, extractor, history, known_merges)
         stats.prefiltered = extractor.added
-        deferred.update(standing_for(extractor.pending, branches))
-        inference.expect(survivor.commit.parents[0] for sha, survivor in extractor.pending.items()
-                         if sha not in deferred)
+        inference.expect(survivor.commit.parents[0] for survivor in extractor.pending.values())
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
         batch = extractor.finish()
         grouping = Grouping(branches, covered_by_known(known_merges, branches))
         ending = Ending(repo, options.corpus, options.write, options.min_score, options.max_candidates,
                         options.szz, initial, defaults)
-        rebuild = _rebuilder(repo, classifier, options, initial, defaults, inference)
         corpus, candidates = rank_and_write(ending, corpus, known, proposals, batch, stats.skipped, stager,
-                                            progress, grouping, rebuild)
+                                            progress, grouping)
         if options.write and corpus is not None:
             record_covered(corpus.root, repo, scan_entry(repo, head, options.rev, dates, stats.commits_scanned),
                            walk.previous)
@@ -293,63 +289,14 @@ def environment_of(inference: Inference, extraction: Extraction) -> Environment:
     return inference.environment(extraction.base, languages_of(extraction.grader_files))
 
 
-def standing_for(pending: dict[str, Survivor], branches: Branches) -> set[str]:
-    """The non-merge survivors that a surviving merge is expected to stand for: the branch commits of every
-    merge survivor that is not a bundle. The end of the scan drops them when the merge is kept (most are), so
-    the second pass only scores them; those it keeps after all are extracted again (`_rebuilder`)."""
-    out: set[str] = set()
-    for sha, survivor in pending.items():
-        if survivor.commit.is_merge:
-            branch = branches.of(sha)
-            if branch and not branches.is_bundle(frozenset(branch)):
-                out.update(b for b in branch if b in pending and not pending[b].commit.is_merge)
-    return out
-
-
-def _rebuilder(repo: Path, classifier: PathClassifier, options: ScanOptions, initial: set[str],
-               defaults: Defaults | None, inference: Inference) -> Callable[[list[LogCommit]], dict[str, Candidate]]:
-    """How the end of the scan gets the candidates of deferred commits it keeps: the same prefilter, second
-    pass and candidate as any other non-merge, not staged (they are written at the end)."""
-
-    def rebuild(commits: list[LogCommit]) -> dict[str, Candidate]:
-        built: dict[str, Candidate] = {}
-
-        def build(extraction: Extraction) -> None:
-            built[extraction.commit.sha] = build_candidate(extraction, initial, defaults, None,
-                                                           environment_of(inference, extraction))
-
-        extractor = Extractor(repo, classifier, options.limits, build)
-        try:
-            for commit in commits:
-                survivor = prefilter(commit, classifier, options.limits)
-                if isinstance(survivor, str):
-                    raise GitError(f"{repo}: commit {commit.sha} read differently the second time ({survivor})")
-                extractor.add(survivor)
-            extractor.finish()
-        finally:
-            extractor.close()
-        missing = [commit.sha for commit in commits if commit.sha not in built]
-        if missing:
-            raise GitError(f"{repo}: commit {missing[0]} read differently the second time")
-        return built
-
-    return rebuild
-
-
 def _proposer(stager: Stager | None, options: ScanOptions, initial: set[str], defaults: Defaults | None,
-              branches: Branches, inference: Inference, proposals: list[Proposal],
-              deferred: set[str]) -> Callable[[Extraction], None]:
+              branches: Branches, inference: Inference, proposals: list[Proposal]) -> Callable[[Extraction], None]:
     """What the second pass does with each extraction as it is finished: build its candidate, stage its files
-    when they can be, and keep only its `Proposal` (the extraction itself is let go). A commit in deferred
-    keeps its commit instead of a candidate."""
+    when they can be, and keep only its `Proposal` (the extraction itself is let go)."""
 
     def propose(extraction: Extraction) -> None:
         commit = extraction.commit
         candidate = None
-        if commit.sha in deferred:
-            proposals.append(Proposal(commit.sha, commit.is_merge, commit.author_time, extraction.score, None,
-                                      deferred=commit))
-            return
         if options.min_score is None or extraction.score >= options.min_score:
             # Built against the ids taken before the scan: the final id differs only on a collision within it.
             candidate = build_candidate(extraction, initial, defaults, None, environment_of(inference, extraction))
