@@ -63,7 +63,13 @@ def test_a_merge_over_the_size_limits_leaves_the_branch_commit_a_candidate(tmp_p
     assert "branch-of-merge-in-scan" not in result.stats.skipped
 
 
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
 def test_a_merge_over_the_line_limit_leaves_the_branch_commit_a_candidate(tmp_path: Path) -> None:
+    # The merge survives the first pass and fails the line limit in the second: its branch commit is the
+    # candidate, byte for byte the one a scan without merges writes, and a dry run holds its files.
     repo = base_repo(tmp_path / "repo")
     repo.git("checkout", "-q", "-b", "topic")
     first = numbered_fix(repo, 1, "Fix crash in f1")
@@ -73,9 +79,16 @@ def test_a_merge_over_the_line_limit_leaves_the_branch_commit_a_candidate(tmp_pa
     merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic")
     from miner.score import SizeLimits
 
-    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals", limits=SizeLimits(max_lines=50)))
+    limits = SizeLimits(max_lines=50)
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals", limits=limits))
     assert [c.case.fix_commit for c in result.candidates] == [first]
     assert result.stats.skipped["too-many-lines"] == 2  # the merge and the tables commit
+    plain = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "plain", limits=limits, merges=False))
+    written = _tree(tmp_path / "evals" / "candidates")
+    assert written and written == _tree(tmp_path / "plain" / "candidates")
+    [dry] = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "dry", limits=limits, write=False)).candidates
+    assert dry.files is not None and dry.files == plain.candidates[0].read_files()
+    assert not (tmp_path / "dry").exists()
 
 
 def test_rejecting_the_merge_keeps_its_branch_commits_out_of_the_next_scan(tmp_path: Path) -> None:
@@ -240,32 +253,3 @@ def test_a_branch_commit_that_is_not_a_sha_is_a_one_line_error(tmp_path: Path) -
     path.write_text(text[:start] + "  branch_commits:\n    - main\n" + text[start:].split("\n", 3)[3])
     with pytest.raises(CorpusError, match=r"mined\.branch_commits\[\d+\]: expected full lowercase commit shas, found 'main'"):
         Corpus.open(tmp_path / "evals").load(candidate.case.id, "candidates")
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def test_a_branch_commit_kept_after_all_is_written_as_a_scan_without_merges_writes_it(tmp_path: Path) -> None:
-    # The merge survives the first pass and fails the line limit in the second: its branch commit is the
-    # candidate, byte for byte the one a scan without merges writes, and a dry run holds its files.
-    from miner.score import SizeLimits
-
-    repo = base_repo(tmp_path / "repo")
-    repo.git("checkout", "-q", "-b", "topic")
-    first = numbered_fix(repo, 1, "Fix crash in f1")
-    repo.commit({"app/big.py": "".join(f"X{i} = {i}\n" for i in range(40)),
-                 "tests/test_big.py": "".join(f"Y{i} = {i}\n" for i in range(40))}, "Add tables")
-    repo.git("checkout", "-q", "main")
-    merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic")
-    limits = SizeLimits(max_lines=50)
-    merged = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "with", limits=limits))
-    plain = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "without", limits=limits, merges=False))
-    assert [c.case.fix_commit for c in merged.candidates] == [c.case.fix_commit for c in plain.candidates] == [first]
-    written = _tree(tmp_path / "with" / "candidates")
-    assert written and written == _tree(tmp_path / "without" / "candidates")
-    dry = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "dry", limits=limits, write=False))
-    [candidate] = dry.candidates
-    assert candidate.files is not None and candidate.files == plain.candidates[0].read_files()
-    assert not (tmp_path / "dry").exists()
-

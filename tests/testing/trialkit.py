@@ -67,6 +67,19 @@ def graded_quickly(tmp_path: Path, **changes: object) -> Bench:
     return Bench(tmp_path, corpus)
 
 
+def two_cases(tmp_path: Path) -> Bench:
+    """graded_quickly with a second case, a copy of the first under another id (cases spread over workers)."""
+    bench = graded_quickly(tmp_path)
+    stored = bench.corpus.load("calc-add")
+    bench.corpus.write(replace(stored.case, id="calc-add-again"), stored.files)
+    return bench
+
+
+def fixer_and_idle() -> dict[str, str]:
+    """Two variants' agent commands: one that fixes the code on every trial but the second, one that does nothing."""
+    return {"fixer": f"test {{trial}} -eq 2 || {agent('fix')}", "idle": agent("noop")}
+
+
 def make_run(root: Path, outcomes: dict[tuple[str, str], list[str]], trials: int = 5) -> Path:
     """A run written by hand: outcomes per (variant, case), in trial order, each trial recorded in run.json."""
     variant_names = list(dict.fromkeys(v for v, _ in outcomes))

@@ -27,7 +27,15 @@ from runner.runs.result import trial_path
 from runner.verify.verify import VerifyOptions, verify
 from tests.testing.httpcase import build_http_corpus
 from tests.testing.raycluster import Cluster, start_cluster, stop_cluster, task_worker
-from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, graded_quickly, processes_with, variants
+from tests.testing.trialkit import (
+    SANDBOX_ARGS,
+    Bench,
+    agent,
+    fixer_and_idle,
+    processes_with,
+    two_cases,
+    variants,
+)
 
 pytestmark = pytest.mark.xdist_group("ray")
 
@@ -44,14 +52,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         stop_cluster(running)
 
 
-def _bench(tmp_path: Path) -> Bench:
-    bench = graded_quickly(tmp_path)
-    stored = bench.corpus.load("calc-add")
-    bench.corpus.write(replace(stored.case, id="calc-add-again"), stored.files)
-    return bench
-
-
-AGENTS = {"fixer": f"test {{trial}} -eq 2 || {agent('fix')}", "idle": agent("noop")}
+AGENTS = fixer_and_idle()
 SAME = ("outcome", "reason", "mode", "case_fingerprint", "agent_exit_code", "agent_timed_out", "changed_files",
         "test_edits", "flags", "grader_outcome", "grader_reason", "grader_exit_code", "restored", "transcript_bytes")
 
@@ -69,7 +70,7 @@ def _record(run: LoadedRun) -> dict[tuple[str, str, int], tuple[object, ...]]:
 
 
 def test_a_ray_run_is_the_local_run(tmp_path: Path, cluster: Cluster) -> None:
-    bench = _bench(tmp_path)
+    bench = two_cases(tmp_path)
     local = bench.run(variants=variants(**AGENTS), trials=2, jobs=2)
     remote = bench.run(variants=variants(**AGENTS), trials=2, executor="ray",
                        ray=RaySettings(address=cluster.address))
@@ -84,7 +85,7 @@ def test_a_ray_run_is_the_local_run(tmp_path: Path, cluster: Cluster) -> None:
 
 def test_a_trial_whose_worker_dies_is_submitted_again(tmp_path: Path, cluster: Cluster,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    bench = _bench(tmp_path)
+    bench = two_cases(tmp_path)
     token = f"2.{secrets.randbelow(10**9):09d}"
     killed: list[int] = []
 
@@ -111,7 +112,7 @@ def test_a_trial_whose_worker_dies_is_submitted_again(tmp_path: Path, cluster: C
 
 
 def test_a_trial_lost_more_often_than_retried_is_an_error_not_a_fail(tmp_path: Path, cluster: Cluster) -> None:
-    bench = _bench(tmp_path)
+    bench = two_cases(tmp_path)
     token = f"4.{secrets.randbelow(10**9):09d}"
     stop = threading.Event()
 
@@ -137,7 +138,7 @@ def test_a_trial_lost_more_often_than_retried_is_an_error_not_a_fail(tmp_path: P
 
 
 def test_ctrl_c_cancels_the_cluster_tasks_and_leaves_the_run_resumable(tmp_path: Path, cluster: Cluster) -> None:
-    bench = _bench(tmp_path)
+    bench = two_cases(tmp_path)
     token = f"3000.{secrets.randbelow(10**9):09d}"
     proc = subprocess.Popen(
         [str(Path(sys.executable).parent / "runner"), "run", "--corpus", str(bench.corpus.root), "--all",
@@ -166,7 +167,7 @@ def test_ctrl_c_cancels_the_cluster_tasks_and_leaves_the_run_resumable(tmp_path:
 
 
 def test_without_a_cluster_or_with_regrade_nothing_is_made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    bench = _bench(tmp_path)
+    bench = two_cases(tmp_path)
     code = run_cli(cli, "runner", ["run", "--corpus", str(bench.corpus.root), "--all", "--agent", "idle=true",
                                    "--results-dir", str(bench.results), "--executor", "ray", "--ray-address",
                                    "127.0.0.1:1"])
@@ -183,7 +184,7 @@ def test_without_a_cluster_or_with_regrade_nothing_is_made(tmp_path: Path, capsy
 
 
 def test_without_ray_installed_the_error_says_how_to_get_it(tmp_path: Path) -> None:
-    bench = _bench(tmp_path)
+    bench = two_cases(tmp_path)
     code = ("import sys; sys.modules['ray'] = None; from runner.cli import main; main()")
     proc = subprocess.run([sys.executable, "-c", code, "run", "--corpus", str(bench.corpus.root), "--all",
                            "--agent", "idle=true", "--executor", "ray", "--results-dir", str(bench.results)],

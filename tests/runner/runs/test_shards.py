@@ -4,7 +4,6 @@ with the aggregates of the whole."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from runner.runs.load import load_run
 from runner.runs.manifest import RunConfig, Variant
 from runner.runs.merge import merge_runs
 from runner.trial.plan import check_shard
-from tests.testing.trialkit import Bench, agent, graded_quickly, variants
+from tests.testing.trialkit import fixer_and_idle, two_cases, variants
 
 
 def config(shard: str | None = None, cases: int = 3, trials: int = 5) -> RunConfig:
@@ -49,14 +48,7 @@ def test_a_bad_shard_names_the_option(text: str) -> None:
         check_shard(text)
 
 
-def _bench(tmp_path: Path) -> Bench:
-    bench = graded_quickly(tmp_path)
-    stored = bench.corpus.load("calc-add")
-    bench.corpus.write(replace(stored.case, id="calc-add-again"), stored.files)
-    return bench
-
-
-AGENTS = {"fixer": f"test {{trial}} -eq 2 || {agent('fix')}", "idle": agent("noop")}
+AGENTS = fixer_and_idle()
 
 
 def _cells(run_dir: Path) -> list[tuple[str, int, int, int, int]]:
@@ -65,7 +57,7 @@ def _cells(run_dir: Path) -> list[tuple[str, int, int, int, int]]:
 
 def test_three_shards_merged_give_the_aggregates_of_one_run(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    bench = _bench(tmp_path)
+    bench = two_cases(tmp_path)
     whole = bench.run(variants=variants(**AGENTS), trials=3, jobs=2)
     shards = [bench.run(variants=variants(**AGENTS), trials=3, jobs=2, shard=f"{i}/3") for i in (3, 1, 2)]
     assert sorted(len(s.trials) for s in shards) == [4, 4, 4]
@@ -90,7 +82,7 @@ def test_three_shards_merged_give_the_aggregates_of_one_run(tmp_path: Path,
 
 
 def test_merge_refuses_what_is_not_one_run_in_shards(tmp_path: Path) -> None:
-    bench = _bench(tmp_path)
+    bench = two_cases(tmp_path)
     one = bench.run(variants=variants(**AGENTS), trials=1, shard="1/2")
     two = bench.run(variants=variants(**AGENTS), trials=1, shard="2/2")
     other = bench.run(variants=variants(**AGENTS), trials=2, shard="2/2")
