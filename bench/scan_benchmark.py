@@ -11,7 +11,9 @@ pydriller and reads every modified file's diff and source; it is capped at --nai
 extrapolated linearly, which the output says. The runs alternate, and each reports the median of its runs.
 Peak memory is printed beside the ratio for both: the largest maximum resident set of any run of the scan and
 of `git log -p` (for the scan, Linux reports the largest of its process and its waited-for git children, not
-their sum). Nothing is cloned.
+their sum). The CPU of each of a scan's processes (its Python, its forked writer, each git command) is read from
+/proc while it runs and printed by role, with the scan's Python CPU over `git log -p`'s: the critical path, which
+the wall ratio tends to on a machine where git and the writer have cores of their own. Nothing is cloned.
 
 Both places are measured because the cost of creating the scan's ~3,300 files and directories depends on the
 file system's recent history as much as on the scan: on ext4 without a journal a new inode is allocated past
@@ -40,13 +42,82 @@ CPU: dict[str, list[float]] = {"scan": [], "git log": []}
 """CPU seconds (user + system, waited-for children included) of each run, by what ran."""
 
 
+ROLES: dict[str, list[float]] = {}
+"""CPU seconds of each process of a scan, by its role (`role_of`), one entry per run."""
+TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+SAMPLE = 0.02
+"""Seconds between two looks at a scan's processes in /proc."""
+DISCOVER = 10
+"""Every DISCOVER-th look finds the scan's new processes (a git process that lives less than that may be missed)."""
+
+
+def role_of(pid: int, main: int, cmdline: bytes) -> str:
+    """What one process of a scan is: the scan's own Python, its forked writer, or which git command."""
+    if pid == main:
+        return "scan's Python"
+    words = cmdline.split(b"\0")
+    if b"git" not in words[0]:
+        return "writer (forked Python)"
+    for command in (b"diff-tree", b"patch-id", b"cat-file", b"log", b"ls-tree", b"rev-list"):
+        if command in words:
+            return f"git {command.decode()}"
+    return "git, other"
+
+
+def sample_processes(main: int, seen: dict[int, tuple[str, float]], discover: bool) -> None:
+    """Record the CPU so far (user + system, its own) of main and each descendant, by pid, from /proc: those
+    already seen, and when discover is set, every process of /proc whose parent is among them (a full look
+    costs ~1.7 ms here, the seen ones a tenth of that)."""
+    pids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit()] if discover else [main, *seen]
+    stats: dict[int, tuple[int, float]] = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+            stats[pid] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK)
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile: its last figure stands
+    family = {main, *seen}
+    grown = discover
+    while grown:  # children of the family join it, and theirs
+        grown = False
+        for pid, (parent, _) in stats.items():
+            if parent in family and pid not in family:
+                family.add(pid)
+                grown = True
+    for pid in family & stats.keys():
+        if pid not in seen:
+            try:
+                seen[pid] = (role_of(pid, main, Path(f"/proc/{pid}/cmdline").read_bytes()), 0.0)
+            except OSError:
+                continue
+        seen[pid] = (seen[pid][0], stats[pid][1])
+
+
 def timed_child(cmd: list[str], cwd: Path | None = None, what: str = "scan") -> tuple[float, int, int]:
     """Run cmd with stdout discarded; return (wall seconds, exit code, peak RSS in KiB); its CPU time goes to
-    CPU[what]."""
+    CPU[what]. A scan's processes are looked at in /proc every SAMPLE seconds; their CPU goes to ROLES (a
+    process's last ~20 ms can be missed, its own Python's not: it is read once more after it exits)."""
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seen: dict[int, tuple[str, float]] = {}
+    sampled = what == "scan" and Path("/proc/self/task").is_dir()
+    looks = 0
+    while sampled:
+        # WNOWAIT leaves the exited scan a zombie, whose stat still holds its final CPU time.
+        if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            sample_processes(proc.pid, seen, discover=False)
+            break
+        sample_processes(proc.pid, seen, discover=looks % DISCOVER == 0)
+        looks += 1
+        time.sleep(SAMPLE)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - started
+    if sampled:
+        by_role: dict[str, float] = {}
+        for role, cpu in seen.values():
+            by_role[role] = by_role.get(role, 0.0) + cpu
+        for role, cpu in by_role.items():
+            ROLES.setdefault(role, []).append(cpu)
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
@@ -182,6 +253,14 @@ def main() -> None:
     print(f"cpu time:                      scan {scan_cpu:.1f} s, git log -p {log_cpu:.1f} s (medians, user + system "
           f"git children included: {scan_cpu / log_cpu:.2f}; the total work, which the wall ratio follows when "
           f"other processes hold the cores)")
+    if ROLES:
+        python = statistics.median(ROLES.get("scan's Python", [0.0]))
+        parts = ", ".join(f"{role} {statistics.median(cpus):.1f} s" for role, cpus in
+                          sorted(ROLES.items(), key=lambda item: -statistics.median(item[1])))
+        print(f"cpu by process:                {parts} (medians over the scans, from /proc)")
+        print(f"critical path:                 scan's Python / git log -p cpu {python / log_cpu:.2f}  (the wall ratio "
+              f"tends to this where git and the writer have cores of their own, to the total above where they "
+              f"share them; {os.cpu_count()} cpus here)")
     print(f"ratio scan / naive pydriller:  {scan_s / naive_total:.4f}  ({naive_total / scan_s:.0f}x faster"
           f"{', naive extrapolated' if extrapolated else ''})")
     print(f"file creation:   {probe_ms:.3f} ms per file under {args.tmp or tempfile.gettempdir()} before the runs "
