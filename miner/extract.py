@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -242,25 +241,15 @@ class Extractor:
             if len(asked) > AHEAD:
                 collect()
 
-        commit_diffs: set[bytes] = set()
         self.diffs.close_input()
         try:
             for sha, sections in self.diffs.results():
                 seen += 1
                 survivor = self.pending.pop(sha)
-                # Equal section heads (paths, modes, blob ids) are equal diffs. A merge repeating a commit's diff
-                # is that commit's duplicate in this scan, counted so even when the corpus knows the commit's
-                # patch, and is never extracted. Commits arrive first. Only a digest of the heads is kept.
-                key = heads_digest(sections)
-                if survivor.commit.is_merge and key in commit_diffs:
-                    result.skipped["duplicate-patch-in-scan"] += 1
-                    continue
                 outcome = _split(survivor, sections, self.classifier, self.limits)
                 if isinstance(outcome, str):
                     result.skipped[outcome] += 1
                     continue
-                if not survivor.commit.is_merge:
-                    commit_diffs.add(key)
                 waiting.append(outcome)
                 if len(waiting) >= GROUP:
                     ask()
@@ -282,11 +271,3 @@ class Extractor:
         finally:
             self.catfile.close()
 
-
-def heads_digest(sections: list[FileDiff]) -> bytes:
-    """A digest of a diff's section heads (paths, modes, blob ids), in any order: equal digests, equal diffs."""
-    digest = hashlib.blake2b(digest_size=20)
-    for head in sorted(section.head for section in sections):
-        digest.update(len(head).to_bytes(8, "big"))
-        digest.update(head)
-    return digest.digest()

@@ -71,8 +71,6 @@ class FileDiff(NamedTuple):
     """Lines added."""
     deleted_lines: int
     """Lines deleted."""
-    head: bytes
-    """The section up to its first hunk: paths, modes and full blob ids. Equal heads, equal sections."""
 
 
 def unquote_c(raw: bytes) -> bytes:
@@ -131,8 +129,7 @@ def parse_section(text: bytes) -> FileDiff:
     added = removed = 0
     if hunks >= 0:
         added, removed = text.count(b"\n+", hunks), text.count(b"\n-", hunks)
-    head = text if hunks < 0 else text[:hunks + 1]
-    return FileDiff(path, text, None if deleted else new_blob, deleted, binary, gitlink, added, removed, head)
+    return FileDiff(path, text, None if deleted else new_blob, deleted, binary, gitlink, added, removed)
 
 
 def split_sections(patch: bytes) -> list[FileDiff]:

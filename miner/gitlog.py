@@ -1,7 +1,8 @@
-"""The first pass: one streaming `git log -z --name-status` process over the whole range, parsed bytes-safe."""
+"""The first pass: one streaming `git log -z --raw` process over the whole range, parsed bytes-safe."""
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import io
 import itertools
@@ -26,7 +27,7 @@ LOG_FORMAT = "%H%x00%T%x00%P%x00%at%x00%aI%x00%B"
 # The records of the first pass are NamedTuples: immutable and typed like the frozen dataclasses elsewhere,
 # and several times cheaper to build, which matters for every commit and path in history.
 class Change(NamedTuple):
-    """One changed path of a commit, as `--name-status` reports it."""
+    """One changed path of a commit, as `--raw` reports it."""
 
     status: str
     """A (added), M (modified), D (deleted), T (type change), ..."""
@@ -51,6 +52,9 @@ class LogCommit(NamedTuple):
     """Full message, decoded as UTF-8 with replacement characters for bad bytes."""
     changes: tuple[Change, ...]
     """Changed paths, against the first parent."""
+    diff_key: bytes
+    """A digest of the raw diff against the first parent (every path with its modes and blob ids, in git's
+    order): equal keys, equal diffs, hence equal patches and patch ids."""
 
     @property
     def is_merge(self) -> bool:
@@ -79,7 +83,7 @@ def is_utf8(path: str) -> bool:
 
 def log_command(revs: list[str], *, merges: bool, since: str | None, until: str | None) -> list[str]:
     """The git log invocation of the first pass."""
-    cmd = [*GIT, "log", "-z", "--no-renames", "--name-status",
+    cmd = [*GIT, "log", "-z", "--no-renames", "--raw", "--no-abbrev",
            "--no-ext-diff", "--no-textconv", "--diff-merges=first-parent", f"--format={LOG_FORMAT}"]
     if not merges:
         cmd.append("--no-merges")
@@ -92,10 +96,10 @@ def log_command(revs: list[str], *, merges: bool, since: str | None, until: str 
 
 COMMIT = re.compile(
     rb"([0-9a-f]{40}(?:[0-9a-f]{24})?)\0([0-9a-f]{40}(?:[0-9a-f]{24})?)\0([0-9a-f ]*)\0(-?[0-9]*)\0([^\0]*)\0"
-    rb"([^\0]*)\0((?:\n?(?:[RC][0-9]*\0[^\0]*\0|[ADMTUXB][0-9]*\0)[^\0]*\0)*)")
+    rb"([^\0]*)\0((?:\n?:[0-7]+ [0-7]+ [0-9a-f]+ [0-9a-f]+ (?:[RC][0-9]*\0[^\0]*\0|[ADMTUXB][0-9]*\0)[^\0]*\0)*)")
 """One commit of `log_command`'s output: sha, tree, parents, author time and date, message (each NUL-ended), then
-its `STATUS\\0PATH\\0` pairs (a rename or copy has two paths; the list starts on a newline). A status is upper
-case and a sha is not, so a commit's paths end where the next sha starts."""
+its raw entries, `:MODE MODE OLD NEW STATUS\\0PATH\\0` (a rename or copy has two paths; the list starts on a
+newline). An entry starts with a colon and a sha does not, so a commit's entries end where the next sha starts."""
 
 
 def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
@@ -118,18 +122,20 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
                 if found is None and (final or len(buffer) - position > MAX_PENDING):
                     raise GitError(f"unexpected git log output near {buffer[position:position + 60]!r}")
                 break
-            sha, tree, parents, when, iso, message, paths = found.groups()
-            tokens = paths.split(b"\0")
+            sha, tree, parents, when, iso, message, raw = found.groups()
+            tokens = raw.split(b"\0")
             changes = []
             index, last = 0, len(tokens) - 1
             while index < last:
-                status = tokens[index].lstrip(b"\n")[0]
+                meta = tokens[index]
+                status = meta[meta.rfind(b" ") + 1]
                 if status in RENAME_OR_COPY:
                     index += 1  # the old path of a rename or copy
                 changes.append(Change(chr(status), decode_path(tokens[index + 1])))
                 index += 2
             yield LogCommit(sha.decode(), tree.decode(), tuple(parents.decode().split()), int(when or b"0"),
-                            iso.decode(), message.decode("utf-8", "replace"), tuple(changes))
+                            iso.decode(), message.decode("utf-8", "replace"), tuple(changes),
+                            hashlib.blake2b(raw, digest_size=16).digest())
             position = found.end()
         buffer = buffer[position:]
 

@@ -142,15 +142,16 @@ def _repository(path: Path) -> tuple[Path, bool, str | None]:
 def _first_pass(repo: Path, walk: Walk, options: ScanOptions, classifier: PathClassifier, known: Known,
                 stats: ScanStats, progress: Progress | None, extractor: Extractor, history: History,
                 known_merges: list[tuple[str, str]]) -> None:
-    """Hand the extractor the survivors of the prefilter: non-merges as they are found; merges at the end, once
-    their parents' trees are known, and only those whose diff no other survivor has (`drop_same_diffs`).
-    Every commit's parents and tree are kept (history, for merge groups; trees, for that check), and of each
-    non-merge survivor its (base, tree) pair; nothing else of a commit outlives its classification here.
-    The merges the corpus already holds go, with where, to known_merges. Commits earlier scans covered
-    (walk.skip) are not read; stats.span gets the first and last one read."""
+    """Hand the extractor the survivors of the prefilter, in the order of history (newest first, so a merge
+    comes before the commits it brought in), once all of history is read: only then is it known which merges
+    repeat another survivor's diff (`drop_same_diffs`). Every commit's parents are kept (history, for merge
+    groups); nothing else of a commit outlives its classification here but its survivor, if it is one, and
+    that only until its diff has been read. The merges the corpus already holds go, with where, to
+    known_merges. Commits earlier scans covered (walk.skip) are not read; stats.span gets the first and last
+    one read."""
+    survivors: list[Survivor] = []
     merges: list[Survivor] = []
-    commit_diffs: list[tuple[str, str]] = []
-    trees: dict[str, str] = {}
+    commit_keys: set[bytes] = set()
     parents = history.parents
     skip = walk.skip
     newest = oldest = None
@@ -161,7 +162,6 @@ def _first_pass(repo: Path, walk: Walk, options: ScanOptions, classifier: PathCl
         newest = newest or commit.sha
         oldest = commit.sha
         stats.commits_scanned += 1
-        trees[commit.sha] = commit.tree
         parents[commit.sha] = commit.parents
         if progress and stats.commits_scanned % 500 == 0:
             progress("history", stats.commits_scanned, None)
@@ -174,37 +174,39 @@ def _first_pass(repo: Path, walk: Walk, options: ScanOptions, classifier: PathCl
         verdict = prefilter(commit, classifier, options.limits)
         if isinstance(verdict, str):
             stats.skipped[verdict] += 1
-        elif commit.is_merge:
+            continue
+        survivors.append(verdict)
+        if commit.is_merge:
             merges.append(verdict)
         else:
-            commit_diffs.append((commit.parents[0], commit.tree))
-            extractor.add(verdict)
-    for survivor in drop_same_diffs(merges, commit_diffs, trees, stats):
-        extractor.add(survivor)
+            commit_keys.add(commit.diff_key)
+    kept = drop_same_diffs(merges, commit_keys, stats)
+    for survivor in survivors:
+        if not survivor.commit.is_merge or survivor.commit.sha in kept:
+            extractor.add(survivor)
     stats.span = span_of(repo, newest, oldest)
 
 
-def drop_same_diffs(merges: list[Survivor], commit_diffs: list[tuple[str, str]], trees: dict[str, str],
-                    stats: ScanStats) -> list[Survivor]:
-    """The merges (in their order) whose (base tree, fix tree) no other survivor has: equal trees mean an
-    equal diff, hence an equal patch-id. commit_diffs holds the (base, tree) of every non-merge survivor.
+def drop_same_diffs(merges: list[Survivor], commit_keys: set[bytes], stats: ScanStats) -> set[str]:
+    """The shas of the merges whose diff no other survivor has; commit_keys holds the `diff_key` of every
+    non-merge survivor. Equal raw diffs (paths, modes, blob ids) are equal patches, hence equal patch ids.
 
     A pull request of one commit merged with --no-ff is the common case: the merge's first-parent diff is
-    the commit's diff. Found here from the log alone, the copy never costs a second-pass diff. The original
+    the commit's diff (also when the branch began on an older commit and the main line changed other files
+    meanwhile). Found here from the log alone, the copy never costs a second-pass diff. The original
     (`original_first`: the non-merge, else the oldest merge) wins, as in the patch-id check; non-merges are
-    all in the second pass already (a copy among them is dropped there, by its patch-id, and counted then).
+    all in the second pass (a copy among them is dropped at the end, by its patch id, and counted then).
     """
-    seen = {(trees.get(base, base), tree) for base, tree in commit_diffs}
+    seen = set(commit_keys)
     kept: set[str] = set()
     for survivor in sorted(merges, key=lambda s: original_first(s.commit)):
-        base = survivor.commit.parents[0]
-        key = (trees.get(base, base), survivor.commit.tree)
+        key = survivor.commit.diff_key
         if key in seen:
             stats.skipped["duplicate-patch-in-scan"] += 1
         else:
             seen.add(key)
             kept.add(survivor.commit.sha)
-    return [s for s in merges if s.commit.sha in kept]
+    return kept
 
 
 def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:

@@ -172,6 +172,7 @@ def test_a_merge_repeating_a_commits_diff_on_a_moved_base_is_never_extracted(tmp
     monkeypatch.setattr(extract, "_finish", spy)
     result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
     assert [c.case.fix_commit for c in result.candidates] == [original]
-    assert result.stats.prefiltered == 2  # the merge's trees differ from the commit's: it reached the second pass
+    # The merge's trees differ from the commit's, its raw diff does not: it never reaches the second pass.
+    assert result.stats.prefiltered == 1
     assert result.stats.skipped["duplicate-patch-in-scan"] == 1
-    assert finished == [original]  # ... where its diff was recognized before any extraction work
+    assert finished == [original]

@@ -57,21 +57,28 @@ def test_formatting_messages(message: str, bulk: bool) -> None:
 
 
 def test_log_parser_handles_odd_paths_and_empty_commits() -> None:
-    a, b, c, t = "a" * 40, "b" * 40, "c" * 40, "d" * 40
+    a, b, c, d, t = "a" * 40, "b" * 40, "c" * 40, "e" * 40, "d" * 40
+    one, two, zero = "1" * 40, "2" * 40, "0" * 40
+    entries = (f"\n:100644 100644 {one} {two} M\0src/x y.py\0:000000 100644 {zero} {two} A\0".encode()
+               + b"tests/t\xe9st.py\0")
     stream = (
-        f"{a}\0{t}\0{b} {c}\0001700000000\0002024-01-01T00:00:00+00:00\0Merge\n\nbody\n\0\n".encode()
-        + b"M\0src/x y.py\0A\0tests/t\xe9st.py\0"
+        f"{a}\0{t}\0{b} {c}\0001700000000\0002024-01-01T00:00:00+00:00\0Merge\n\nbody\n\0".encode() + entries
         + f"{b}\0{t}\0{c}\0001700000000\0002024-01-01T00:00:00+00:00\0empty\n\0".encode()
-        + f"{c}\0{t}\0\0001700000000\0002024-01-01T00:00:00+00:00\0root\n\0\nA\0R100\0".encode()
+        + f"{d}\0{t}\0{c}\0001700000000\0002024-01-01T00:00:00+00:00\0same diff\n\0".encode() + entries
+        + f"{c}\0{t}\0\0001700000000\0002024-01-01T00:00:00+00:00\0root\n\0".encode()
+        + f"\n:000000 100644 {zero} {one} A\0R100\0".encode()
     )
     # Feed it in awkward chunks: the parser must not care where reads end.
     chunks = [stream[i:i + 7] for i in range(0, len(stream), 7)]
     commits = list(parse_log(iter(chunks)))
-    assert [c.sha for c in commits] == [a, b, c]
+    assert [c.sha for c in commits] == [a, b, d, c]
     assert commits[0].parents == (b, c) and commits[0].is_merge and commits[0].tree == t
     assert [(ch.status, ch.path) for ch in commits[0].changes] == [("M", "src/x y.py"), ("A", "tests/t\udce9st.py")]
     assert commits[1].changes == ()
-    assert commits[2].parents == () and [ch.path for ch in commits[2].changes] == ["R100"]
+    assert commits[3].parents == () and [ch.path for ch in commits[3].changes] == ["R100"]
+    # Equal raw diffs, equal keys; any other diff, another key.
+    assert commits[0].diff_key == commits[2].diff_key
+    assert len({commits[0].diff_key, commits[1].diff_key, commits[3].diff_key}) == 3
 
 
 def test_diff_header_paths() -> None:
