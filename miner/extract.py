@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +61,8 @@ class BatchResult:
 
     extracted: int = 0
     """Survivors that became extractions."""
+    deferred: int = 0
+    """Survivors left for a merge expected to stand for them (`Extractor.finish`)."""
     skipped: Counter[str] = field(default_factory=Counter)
     """Reason -> count for survivors dropped in the second pass."""
     patch_ids: dict[str, str] = field(default_factory=dict)
@@ -216,9 +218,17 @@ class Extractor:
             self.added += 1
             self.diffs.add(sha, survivor.commit.parents[0])
 
-    def finish(self) -> BatchResult:
-        """Extract every survivor added; the processes are gone when this returns or raises."""
+    def finish(self, stand_ins: Mapping[str, str] | None = None,
+               on_deferred: Callable[[Survivor], None] | None = None) -> BatchResult:
+        """Extract every survivor added; the processes are gone when this returns or raises.
+
+        stand_ins maps commits to a merge expected to stand for them (`miner.groups`): such a commit whose
+        merge's diff came first and passed the checks a diff alone decides is not extracted but handed to
+        on_deferred once its own diff passed them too (its patch id is still taken). The end of the scan
+        extracts it after all if the merge does not stand for it."""
         result = BatchResult()
+        standing: set[str] = set()
+        stand_ins = stand_ins or {}
         seen = 0
         waiting: list[_Split] = []
         asked: deque[tuple[list[_Split], list[str]]] = deque()
@@ -249,6 +259,12 @@ class Extractor:
                 outcome = _split(survivor, sections, self.classifier, self.limits)
                 if isinstance(outcome, str):
                     result.skipped[outcome] += 1
+                    continue
+                if survivor.commit.is_merge:
+                    standing.add(sha)
+                elif on_deferred is not None and stand_ins.get(sha) in standing:
+                    result.deferred += 1
+                    on_deferred(survivor)
                     continue
                 waiting.append(outcome)
                 if len(waiting) >= GROUP:

@@ -81,10 +81,13 @@ def is_utf8(path: str) -> bool:
     return True
 
 
-def log_command(revs: list[str], *, merges: bool, since: str | None, until: str | None) -> list[str]:
-    """The git log invocation of the first pass."""
+def log_command(revs: list[str], *, merges: bool, since: str | None, until: str | None,
+                walk: bool = True) -> list[str]:
+    """The git log invocation of the first pass (walk False: the commits named, and only those)."""
     cmd = [*GIT, "log", "-z", "--no-renames", "--raw", "--no-abbrev",
            "--no-ext-diff", "--no-textconv", "--diff-merges=first-parent", f"--format={LOG_FORMAT}"]
+    if not walk:
+        cmd.append("--no-walk")
     if not merges:
         cmd.append("--no-merges")
     if since:
@@ -141,9 +144,10 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
 
 
 def iter_log(repo: Path, revs: list[str], *, merges: bool = True, since: str | None = None,
-             until: str | None = None) -> Iterator[LogCommit]:
-    """Stream the commits of revs from ONE git log process; a git failure becomes a GitError."""
-    cmd = log_command(revs, merges=merges, since=since, until=until)
+             until: str | None = None, walk: bool = True) -> Iterator[LogCommit]:
+    """Stream the commits of revs from ONE git log process (walk False: just the commits named); a git
+    failure becomes a GitError."""
+    cmd = log_command(revs, merges=merges, since=since, until=until, walk=walk)
     proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=batch_env())
     widen_pipe(proc.stdout)
     assert isinstance(proc.stdout, io.BufferedReader) and proc.stderr is not None

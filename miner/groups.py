@@ -12,7 +12,7 @@ the corpus has.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -89,6 +89,26 @@ def covered_by_known(known_merges: Iterable[tuple[str, str]], branches: Branches
         for sha in branches.of(merge):
             covered.setdefault(sha, where)
     return covered
+
+
+def stand_ins(merges: Iterable[str], branches: Branches, known: Mapping[str, str],
+              covered: Mapping[str, str]) -> dict[str, str]:
+    """Branch commit -> the merge expected to stand for it, for merges that `group_merges` will keep if they
+    pass the second pass and are no one's duplicate: of more than one commit (a merge of one commit usually
+    repeats its patch, and then the commit is the original), not a bundle, and holding nothing the corpus
+    has. A wrong guess costs an extraction at the end, never a different result."""
+    out: dict[str, str] = {}
+    for merge in merges:
+        if merge in covered or merge in known:
+            continue
+        branch = branches.of(merge)
+        if len(branch) < 2 or any(sha in known or sha in covered for sha in branch):
+            continue
+        if branches.is_bundle(frozenset(branch)):
+            continue
+        for sha in branch:
+            out.setdefault(sha, merge)
+    return out
 
 
 def group_merges(proposals: list[F], branches: Branches, known: dict[str, str],

@@ -46,6 +46,9 @@ class Proposal:
     staged); None for one below --min-score, which is only counted."""
     patch_id: str | None = None
     """`git patch-id --stable` of its first-parent diff (known once the second pass has ended)."""
+    deferred: bool = False
+    """Not extracted: a branch commit its merge was expected to stand for (score 0, no candidate). One the end
+    keeps after all is extracted then (`deferred_kept`)."""
 
 
 @dataclass(frozen=True)
@@ -119,9 +122,9 @@ def dedupe(proposals: list[Proposal], known: Known, skipped: Counter[str]) -> li
     return kept
 
 
-def _chosen(proposals: list[Proposal], batch: BatchResult, known: Known, ending: Ending, skipped: Counter[str],
-            grouping: Grouping) -> list[Proposal]:
-    """Dedupe, --min-score, merge groups and --max-candidates: the proposals kept, best first."""
+def _grouped(proposals: list[Proposal], batch: BatchResult, known: Known, ending: Ending, skipped: Counter[str],
+             grouping: Grouping) -> list[Proposal]:
+    """Dedupe, --min-score and merge groups: the proposals kept, best first."""
     proposals = [replace(p, patch_id=batch.patch_ids.get(p.sha)) for p in proposals]
     if known.by_sha and proposals:
         add_corpus_patch_ids(known, ending.repo)
@@ -132,7 +135,23 @@ def _chosen(proposals: list[Proposal], batch: BatchResult, known: Known, ending:
         if len(above) < len(kept):
             skipped["below-min-score"] += len(kept) - len(above)
         kept = above
-    kept = group_merges(kept, grouping.branches, known.by_sha, grouping.covered, skipped)
+    return group_merges(kept, grouping.branches, known.by_sha, grouping.covered, skipped)
+
+
+def deferred_kept(proposals: list[Proposal], batch: BatchResult, known: Known, ending: Ending,
+                  grouping: Grouping) -> list[str]:
+    """The deferred proposals that dedupe, --min-score and the merge groups keep after all (their merge did
+    not stand for them): these must be extracted before the end. Which proposals are kept depends on their
+    shas, dates and patch ids alone (a deferral happens only without --min-score), not on what extraction
+    adds, so extracting them keeps the same ones."""
+    grouped = _grouped(proposals, batch, known, ending, Counter(), grouping)
+    return [p.sha for p in grouped if p.deferred]
+
+
+def _chosen(proposals: list[Proposal], batch: BatchResult, known: Known, ending: Ending, skipped: Counter[str],
+            grouping: Grouping) -> list[Proposal]:
+    """Dedupe, --min-score, merge groups and --max-candidates: the proposals kept, best first."""
+    kept = _grouped(proposals, batch, known, ending, skipped, grouping)
     if ending.max_candidates is not None and len(kept) > ending.max_candidates:
         skipped["over-max-candidates"] += len(kept) - ending.max_candidates
         kept = kept[:ending.max_candidates]
@@ -163,7 +182,7 @@ def rank_and_write(ending: Ending, corpus: Corpus | None, known: Known, proposal
     if stager is not None and root is not None and kept:
         (root / "candidates").mkdir(exist_ok=True)
     for number, proposal in enumerate(kept, 1):
-        assert proposal.candidate is not None  # only those below --min-score have none
+        assert proposal.candidate is not None  # only those below --min-score and deferred ones have none
         # Built with the first free id before the scan; every id taken now was taken then or is this scan's:
         # the id stands unless this scan took it meanwhile.
         candidate = with_introduced(with_id(proposal.candidate, taken), introduced.get(proposal.sha))

@@ -19,12 +19,12 @@ from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
 from miner.coverage import Span, Walk, read_covered, record_covered, scan_entry, span_of, walk_of
 from miner.environment import Environment, Inference, languages_of
-from miner.extract import Extraction, Extractor
+from miner.extract import BatchResult, Extraction, Extractor
 from miner.gitdate import check_dates
 from miner.gitlog import History, iter_log
-from miner.groups import Branches, covered_by_known, with_branches
+from miner.groups import Branches, covered_by_known, stand_ins, with_branches
 from miner.hygiene import Known, known_commits
-from miner.propose import Ending, Grouping, Progress, Proposal, original_first, rank_and_write
+from miner.propose import Ending, Grouping, Progress, Proposal, deferred_kept, original_first, rank_and_write
 from miner.score import SizeLimits, Survivor, prefilter
 from miner.stage import Stager
 
@@ -249,7 +249,6 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     inference = Inference(repo, defaults.setup if defaults else None, options.pythons)
     proposals: list[Proposal] = []
     propose = _proposer(stager, options, initial, defaults, branches, inference, proposals)
-    # The second pass starts while the first still reads history.
     try:
         extractor = Extractor(repo, classifier, options.limits, propose)
     except BaseException:
@@ -259,13 +258,19 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     try:
         _first_pass(repo, walk, options, classifier, known, stats, progress, extractor, history, known_merges)
         stats.prefiltered = extractor.added
-        inference.expect(survivor.commit.parents[0] for survivor in extractor.pending.values())
+        grouping = Grouping(branches, covered_by_known(known_merges, branches))
+        # Without --min-score a branch commit's score decides nothing once its merge stands for it.
+        stand = {} if options.min_score is not None else stand_ins(
+            (sha for sha, survivor in extractor.pending.items() if survivor.commit.is_merge), branches,
+            known.by_sha, grouping.covered)
+        inference.expect(survivor.commit.parents[0] for sha, survivor in extractor.pending.items()
+                         if sha not in stand)
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
-        batch = extractor.finish()
-        grouping = Grouping(branches, covered_by_known(known_merges, branches))
+        batch = extractor.finish(stand, _deferrer(proposals))
         ending = Ending(repo, options.corpus, options.write, options.min_score, options.max_candidates,
                         options.szz, initial, defaults)
+        _extract_kept(repo, classifier, options.limits, propose, ending, known, proposals, batch, grouping)
         corpus, candidates = rank_and_write(ending, corpus, known, proposals, batch, stats.skipped, stager,
                                             progress, grouping)
         if options.write and corpus is not None:
@@ -284,6 +289,44 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     stats.candidates = len(candidates)
     stats.seconds = time.perf_counter() - started
     return ScanResult(stats, candidates, warnings, corpus.root if corpus else None)
+
+
+def _deferrer(proposals: list[Proposal]) -> Callable[[Survivor], None]:
+    """What the second pass does with a commit it did not extract (`Extractor.finish`): a proposal that only
+    takes part in the dedupe and the merge groups."""
+
+    def defer(survivor: Survivor) -> None:
+        commit = survivor.commit
+        proposals.append(Proposal(commit.sha, commit.is_merge, commit.author_time, 0.0, None, deferred=True))
+
+    return defer
+
+
+REREAD = 1000
+"""Commits named on one git log command line when deferred ones are read again."""
+
+
+def _extract_kept(repo: Path, classifier: PathClassifier, limits: SizeLimits, propose: Callable[[Extraction], None],
+                  ending: Ending, known: Known, proposals: list[Proposal], batch: BatchResult,
+                  grouping: Grouping) -> None:
+    """Extract the deferred commits the end keeps after all (`deferred_kept`), until none is left: their
+    proposals are replaced by what extraction makes of them, as if they had never been deferred."""
+    while kept := deferred_kept(proposals, batch, known, ending, grouping):
+        wanted = set(kept)
+        proposals[:] = [p for p in proposals if p.sha not in wanted]
+        batch.deferred -= len(wanted)
+        extractor = Extractor(repo, classifier, limits, propose)
+        try:
+            for start in range(0, len(kept), REREAD):
+                for commit in iter_log(repo, kept[start:start + REREAD], walk=False):
+                    survivor = prefilter(commit, classifier, limits)
+                    assert not isinstance(survivor, str)  # it survived the first time
+                    extractor.add(survivor)
+            again = extractor.finish()
+        finally:
+            extractor.close()
+        batch.extracted += again.extracted
+        batch.skipped.update(again.skipped)
 
 
 def environment_of(inference: Inference, extraction: Extraction) -> Environment:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from authoring.cli import cli as authoring_cli
 from corpus.store import Corpus
+from miner import extract
+from miner import scan as scan_module
 from miner.gitbatch import rev_list_branch
 from miner.gitlog import History, iter_log
+from miner.propose import deferred_kept
 from miner.scan import ScanOptions, scan
 from tests.testing.gitrepo import GitRepo
 from tests.testing.minerrepos import base_repo, merge_no_ff, numbered_fix
@@ -253,3 +257,89 @@ def test_a_branch_commit_that_is_not_a_sha_is_a_one_line_error(tmp_path: Path) -
     path.write_text(text[:start] + "  branch_commits:\n    - main\n" + text[start:].split("\n", 3)[3])
     with pytest.raises(CorpusError, match=r"mined\.branch_commits\[\d+\]: expected full lowercase commit shas, found 'main'"):
         Corpus.open(tmp_path / "evals").load(candidate.case.id, "candidates")
+
+
+def _finished(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The fix commits the second pass extracts, in order, from now on."""
+    finished: list[str] = []
+    real_finish = extract._finish
+
+    def spy(split: object, blobs: object) -> object:
+        finished.append(split.survivor.commit.sha)  # type: ignore[attr-defined]
+        return real_finish(split, blobs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(extract, "_finish", spy)
+    return finished
+
+
+def _extracted_late(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """What each round at the end of a scan finds deferred and kept after all, from now on."""
+    rounds: list[list[str]] = []
+
+    def spy(*args: object) -> list[str]:
+        rounds.append(deferred_kept(*args))  # type: ignore[arg-type]
+        return rounds[-1]
+
+    monkeypatch.setattr(scan_module, "deferred_kept", spy)
+    return rounds
+
+
+def two_fix_pull_request(repo: GitRepo) -> tuple[str, str, str]:
+    """A branch of two qualifying fixes merged with a merge commit after main moved on: (fix, fix, merge)."""
+    repo.git("checkout", "-q", "-b", "topic")
+    first, second = numbered_fix(repo, 1, "Fix crash in f1"), numbered_fix(repo, 2, "Fix crash in f2")
+    repo.git("checkout", "-q", "main")
+    repo.commit({"docs/notes.md": "main moved on\n"}, "Notes")
+    return first, second, merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic\n\nFix crashes")
+
+
+EVERY_SCORE = -1e9
+"""A --min-score below every score: nothing is dropped for it, and every survivor is extracted."""
+
+
+def test_the_branch_commits_a_merge_stands_for_are_not_extracted(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = base_repo(tmp_path / "repo")
+    first, second, merged = two_fix_pull_request(repo)
+    finished = _finished(monkeypatch)
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
+    assert [c.case.fix_commit for c in result.candidates] == [merged]
+    assert finished == [merged]
+    assert result.stats.skipped["branch-of-merge-in-scan"] == 2
+    # Every commit extracted (a --min-score turns the deferral off): the same corpus, the same counts.
+    finished.clear()
+    every = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "every", min_score=EVERY_SCORE))
+    assert sorted(finished) == sorted([first, second, merged])
+    assert _tree(tmp_path / "every" / "candidates") == _tree(tmp_path / "evals" / "candidates")
+    assert every.stats.skipped == result.stats.skipped
+
+
+def test_a_deferred_commit_whose_merge_is_dropped_after_all_is_extracted_at_the_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The merge passes the second pass, so its branch commits are deferred; the end drops it (the corpus
+    # rejected the same patch, made on a branch the scan does not read), so they are extracted then and
+    # written as a scan that extracted everything writes them.
+    repo = base_repo(tmp_path / "repo")
+    fork = repo.head()
+    first, second, merged = two_fix_pull_request(repo)
+    repo.git("checkout", "-q", "-b", "squashed", fork)
+    squash = repo.commit({path: repo.git("show", f"{merged}:{path}").encode() for path in
+                          ("app/m1.py", "tests/test_m1.py", "app/m2.py", "tests/test_m2.py")}, "Fix crashes")
+    repo.git("checkout", "-q", "main")
+    outcomes = {}
+    for name, min_score in (("evals", None), ("every", EVERY_SCORE)):
+        evals = tmp_path / name
+        [early] = scan(ScanOptions(repo=repo.path, corpus=evals, rev=f"{fork}..{squash}")).candidates
+        outcome = CliRunner().invoke(authoring_cli, ["reject", early.case.id, "--corpus", str(evals),
+                                                     "--reason", "squashed elsewhere"])
+        assert outcome.exit_code == 0, outcome.output
+        finished = _finished(monkeypatch)
+        late = _extracted_late(monkeypatch)
+        outcomes[name] = scan(ScanOptions(repo=repo.path, corpus=evals, rev="main", min_score=min_score))
+        assert sorted(finished) == sorted([first, second, merged])  # deferred or not, each extracted once
+        assert [sorted(shas) for shas in late] == ([sorted([first, second]), []] if min_score is None else [[]])
+    result = outcomes["evals"]
+    assert sorted(c.case.fix_commit for c in result.candidates) == sorted([first, second])
+    assert result.stats.skipped["same-patch-as-rejected"] == 1
+    assert _tree(tmp_path / "every" / "candidates") == _tree(tmp_path / "evals" / "candidates")
+    assert outcomes["every"].stats.skipped == result.stats.skipped
