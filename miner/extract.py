@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from miner.classify import PathClassifier
 from miner.gitbatch import CatFile, DiffTree, FileDiff, only_blobs
@@ -14,6 +15,9 @@ from miner.grader_command import RepoHints, Suggestion
 from miner.languages import language_of, suggest, tests_changed
 from miner.score import SizeLimits, Survivor, score_commit
 from miner.testids import TestRef
+
+if TYPE_CHECKING:
+    from miner.groups import Foresight  # groups needs candidates, which need extractions
 
 OMITTED_CATEGORIES = ("docs",)
 GROUP = 8
@@ -218,17 +222,18 @@ class Extractor:
             self.added += 1
             self.diffs.add(sha, survivor.commit.parents[0])
 
-    def finish(self, stand_ins: Mapping[str, str] | None = None,
+    def finish(self, foresight: Foresight | None = None,
                on_deferred: Callable[[Survivor], None] | None = None) -> BatchResult:
         """Extract every survivor added; the processes are gone when this returns or raises.
 
-        stand_ins maps commits to a merge expected to stand for them (`miner.groups`): such a commit whose
-        merge's diff came first and passed the checks a diff alone decides is not extracted but handed to
-        on_deferred once its own diff passed them too (its patch id is still taken). The end of the scan
-        extracts it after all if the merge does not stand for it."""
+        With a foresight (`miner.groups.foresee`), a commit the merge groups drop whatever it holds, and one
+        whose expected stand-in merge came first and passed the checks a diff alone decides, is not extracted
+        once its own diff passed them too: it goes to on_deferred (its patch id is still taken). The end of
+        the scan extracts it after all if it is kept."""
         result = BatchResult()
         standing: set[str] = set()
-        stand_ins = stand_ins or {}
+        stand_ins = foresight.stand_ins if foresight else {}
+        dropped = foresight.dropped if foresight else frozenset()
         seen = 0
         waiting: list[_Split] = []
         asked: deque[tuple[list[_Split], list[str]]] = deque()
@@ -260,12 +265,12 @@ class Extractor:
                 if isinstance(outcome, str):
                     result.skipped[outcome] += 1
                     continue
-                if survivor.commit.is_merge:
-                    standing.add(sha)
-                elif on_deferred is not None and stand_ins.get(sha) in standing:
+                if on_deferred is not None and (sha in dropped or stand_ins.get(sha) in standing):
                     result.deferred += 1
                     on_deferred(survivor)
                     continue
+                if survivor.commit.is_merge:
+                    standing.add(sha)
                 waiting.append(outcome)
                 if len(waiting) >= GROUP:
                     ask()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol, TypeVar
 
@@ -91,24 +91,37 @@ def covered_by_known(known_merges: Iterable[tuple[str, str]], branches: Branches
     return covered
 
 
-def stand_ins(merges: Iterable[str], branches: Branches, known: Mapping[str, str],
-              covered: Mapping[str, str]) -> dict[str, str]:
-    """Branch commit -> the merge expected to stand for it, for merges that `group_merges` will keep if they
-    pass the second pass and are no one's duplicate: of more than one commit (a merge of one commit usually
-    repeats its patch, and then the commit is the original), not a bundle, and holding nothing the corpus
-    has. A wrong guess costs an extraction at the end, never a different result."""
-    out: dict[str, str] = {}
-    for merge in merges:
-        if merge in covered or merge in known:
-            continue
-        branch = branches.of(merge)
-        if len(branch) < 2 or any(sha in known or sha in covered for sha in branch):
-            continue
-        if branches.is_bundle(frozenset(branch)):
-            continue
-        for sha in branch:
-            out.setdefault(sha, merge)
-    return out
+@dataclass(frozen=True)
+class Foresight:
+    """What the merge groups will make of fix commits, known before any is extracted (`foresee`)."""
+
+    stand_ins: dict[str, str]
+    """Branch commit -> the merge expected to stand for it: a merge of more than one commit (a merge of one
+    usually repeats its patch, and then the commit is the original), not a bundle, holding nothing the corpus
+    has; it stands unless the second pass or the dedupe drops it. A wrong guess costs an extraction at the
+    end, never a different result."""
+    dropped: frozenset[str]
+    """Fix commits `group_merges` drops whatever their extraction: branch commits of merges the corpus holds,
+    merges holding a commit the corpus has, bundles."""
+
+
+def foresee(fixes: Iterable[tuple[str, bool]], branches: Branches, known: Mapping[str, str],
+            covered: Mapping[str, str]) -> Foresight:
+    """The foresight of `group_merges` for these (fix sha, is merge) pairs."""
+    stand: dict[str, str] = {}
+    dropped: set[str] = set()
+    for sha, is_merge in fixes:
+        if sha in covered:
+            dropped.add(sha)
+        elif is_merge:
+            branch = branches.of(sha)
+            if any(commit in known or commit in covered for commit in branch) or \
+                    branches.is_bundle(frozenset(branch)):
+                dropped.add(sha)
+            elif len(branch) > 1:
+                for commit in branch:
+                    stand.setdefault(commit, sha)
+    return Foresight(stand, frozenset(dropped))
 
 
 def group_merges(proposals: list[F], branches: Branches, known: dict[str, str],

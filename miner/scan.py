@@ -22,7 +22,7 @@ from miner.environment import Environment, Inference, languages_of
 from miner.extract import BatchResult, Extraction, Extractor
 from miner.gitdate import check_dates
 from miner.gitlog import History, iter_log
-from miner.groups import Branches, covered_by_known, stand_ins, with_branches
+from miner.groups import Branches, covered_by_known, foresee, with_branches
 from miner.hygiene import Known, known_commits
 from miner.propose import Ending, Grouping, Progress, Proposal, deferred_kept, original_first, rank_and_write
 from miner.score import SizeLimits, Survivor, prefilter
@@ -259,15 +259,15 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
         _first_pass(repo, walk, options, classifier, known, stats, progress, extractor, history, known_merges)
         stats.prefiltered = extractor.added
         grouping = Grouping(branches, covered_by_known(known_merges, branches))
-        # Without --min-score a branch commit's score decides nothing once its merge stands for it.
-        stand = {} if options.min_score is not None else stand_ins(
-            (sha for sha, survivor in extractor.pending.items() if survivor.commit.is_merge), branches,
+        # Without --min-score the score of a commit the merge groups drop decides nothing.
+        foresight = None if options.min_score is not None else foresee(
+            ((sha, survivor.commit.is_merge) for sha, survivor in extractor.pending.items()), branches,
             known.by_sha, grouping.covered)
         inference.expect(survivor.commit.parents[0] for sha, survivor in extractor.pending.items()
-                         if sha not in stand)
+                         if foresight is None or (sha not in foresight.stand_ins and sha not in foresight.dropped))
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
-        batch = extractor.finish(stand, _deferrer(proposals))
+        batch = extractor.finish(foresight, _deferrer(proposals))
         ending = Ending(repo, options.corpus, options.write, options.min_score, options.max_candidates,
                         options.szz, initial, defaults)
         _extract_kept(repo, classifier, options.limits, propose, ending, known, proposals, batch, grouping)

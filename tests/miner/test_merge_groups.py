@@ -343,3 +343,41 @@ def test_a_deferred_commit_whose_merge_is_dropped_after_all_is_extracted_at_the_
     assert result.stats.skipped["same-patch-as-rejected"] == 1
     assert _tree(tmp_path / "every" / "candidates") == _tree(tmp_path / "evals" / "candidates")
     assert outcomes["every"].stats.skipped == result.stats.skipped
+
+
+def test_a_bundle_is_not_extracted_and_the_corpus_is_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = base_repo(tmp_path / "repo")
+    repo.git("checkout", "-q", "-b", "develop")
+    repo.git("checkout", "-q", "-b", "topic")
+    numbered_fix(repo, 1, "Fix crash in f1")
+    repo.commit({"app/m1.py": "def f1(x):\n    return (x or 0) + 1\n", "tests/test_m1.py": "def test_f1():\n    assert 5\n"},
+                "Handle None in f1")
+    repo.git("checkout", "-q", "develop")
+    numbered_fix(repo, 2, "Fix crash in f2")
+    inner = merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic")
+    repo.git("checkout", "-q", "main")
+    release = merge_no_ff(repo, "develop", "Merge branch 'develop'")
+    finished = _finished(monkeypatch)
+    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
+    assert release not in finished and inner in finished
+    assert result.stats.skipped["bundle-of-merges"] == 1
+    finished.clear()
+    every = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "every", min_score=EVERY_SCORE))
+    assert release in finished
+    assert _tree(tmp_path / "every" / "candidates") == _tree(tmp_path / "evals" / "candidates")
+    assert every.stats.skipped == result.stats.skipped
+
+
+def test_the_branch_commits_of_a_merge_the_corpus_holds_are_not_extracted(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = base_repo(tmp_path / "repo")
+    two_fix_pull_request(repo)
+    evals = tmp_path / "evals"
+    [candidate] = scan(ScanOptions(repo=repo.path, corpus=evals)).candidates
+    outcome = CliRunner().invoke(authoring_cli, ["reject", candidate.case.id, "--corpus", str(evals),
+                                                 "--reason", "not a regression"])
+    assert outcome.exit_code == 0, outcome.output
+    finished = _finished(monkeypatch)
+    again = scan(ScanOptions(repo=repo.path, corpus=evals, full=True))
+    assert again.candidates == [] and finished == []
+    assert again.stats.skipped["branch-of-rejected"] == 2
