@@ -93,21 +93,21 @@ def covered_by_known(known_merges: Iterable[tuple[str, str]], branches: Branches
 
 @dataclass(frozen=True)
 class Foresight:
-    """What the end of a scan is expected to make of fix commits, known before any is extracted (`foresee`).
-    A wrong guess costs an extraction at the end, never a different result."""
+    """What the merge groups will make of fix commits, known before any is extracted (`foresee`)."""
 
     stand_ins: dict[str, str]
-    """Branch commit -> the merge expected to stand for it: a merge of more than one commit, not a bundle,
-    holding nothing the corpus has. It stands unless the second pass or the dedupe drops it."""
+    """Branch commit -> the merge expected to stand for it: a merge of more than one commit (a merge of one
+    usually repeats its patch, and then the commit is the original), not a bundle, holding nothing the corpus
+    has; it stands unless the second pass or the dedupe drops it. A wrong guess costs an extraction at the
+    end, never a different result."""
     dropped: frozenset[str]
-    """Fix commits expected to be dropped whatever they hold. Always by `group_merges`: branch commits of
-    merges the corpus holds, merges holding a commit the corpus has, bundles. Mostly by the dedupe: a merge
-    of one commit, whose patch that commit (the original) usually has too."""
+    """Fix commits `group_merges` drops whatever their extraction: branch commits of merges the corpus holds,
+    merges holding a commit the corpus has, bundles."""
 
 
 def foresee(fixes: Iterable[tuple[str, bool]], branches: Branches, known: Mapping[str, str],
             covered: Mapping[str, str]) -> Foresight:
-    """The foresight for these (fix sha, is merge) pairs."""
+    """The foresight of `group_merges` for these (fix sha, is merge) pairs."""
     stand: dict[str, str] = {}
     dropped: set[str] = set()
     for sha, is_merge in fixes:
@@ -115,10 +115,10 @@ def foresee(fixes: Iterable[tuple[str, bool]], branches: Branches, known: Mappin
             dropped.add(sha)
         elif is_merge:
             branch = branches.of(sha)
-            if len(branch) == 1 or any(commit in known or commit in covered for commit in branch) or \
+            if any(commit in known or commit in covered for commit in branch) or \
                     branches.is_bundle(frozenset(branch)):
                 dropped.add(sha)
-            elif branch:
+            elif len(branch) > 1:
                 for commit in branch:
                     stand.setdefault(commit, sha)
     return Foresight(stand, frozenset(dropped))

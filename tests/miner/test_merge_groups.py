@@ -381,28 +381,3 @@ def test_the_branch_commits_of_a_merge_the_corpus_holds_are_not_extracted(tmp_pa
     again = scan(ScanOptions(repo=repo.path, corpus=evals, full=True))
     assert again.candidates == [] and finished == []
     assert again.stats.skipped["branch-of-rejected"] == 2
-
-
-def test_a_merge_of_one_commit_with_a_change_of_its_own_is_extracted_at_the_end(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A merge of one commit is deferred (its commit usually has its patch); this one changes a source file
-    # the commit did not, so it stands for the commit, and it is extracted when the end finds it kept.
-    repo = base_repo(tmp_path / "repo")
-    repo.git("checkout", "-q", "-b", "topic")
-    fix = numbered_fix(repo, 1, "Fix crash in f1")
-    repo.git("checkout", "-q", "main")
-    repo.commit({"docs/notes.md": "main moved on\n"}, "Notes")
-    repo.clock += 86400
-    repo.git("merge", "-q", "--no-ff", "--no-commit", "topic")
-    repo.write({"app/extra.py": "EXTRA = 1\n"})
-    repo.git("add", "-A")
-    repo.git("commit", "-q", "-m", "Merge pull request #1 from dev/topic\n\nFix crash in f1")
-    merged = repo.head()
-    late = _extracted_late(monkeypatch)
-    result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
-    assert [c.case.fix_commit for c in result.candidates] == [merged]
-    assert result.candidates[0].case.mined.branch_commits == (fix,)  # type: ignore[union-attr]
-    assert late == [[merged], []]
-    every = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "every", min_score=EVERY_SCORE))
-    assert _tree(tmp_path / "every" / "candidates") == _tree(tmp_path / "evals" / "candidates")
-    assert every.stats.skipped == result.stats.skipped
