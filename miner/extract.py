@@ -207,6 +207,8 @@ class Extractor:
         self.added = 0
         """Survivors added."""
         self.patch_ids: dict[str, str] = {}
+        self.held: dict[str, list[Survivor]] = {}
+        """Merge sha -> the survivors held until its diff is read (`hold`)."""
         self.diffs = DiffTree(repo, self.patch_ids)
         try:
             self.catfile = CatFile(repo)
@@ -222,6 +224,15 @@ class Extractor:
             self.added += 1
             self.diffs.add(sha, survivor.commit.parents[0])
 
+    def hold(self, survivor: Survivor, merge: str) -> None:
+        """Queue a survivor that a merge added before is expected to stand for, without asking for its diff:
+        `finish` defers it once the merge's diff has passed the checks a diff alone decides, and asks for
+        its diff otherwise."""
+        if merge in self.pending:
+            self.held.setdefault(merge, []).append(survivor)
+        else:  # not asked for here: nothing would ever release it
+            self.add(survivor)
+
     def finish(self, foresight: Foresight | None = None,
                on_deferred: Callable[[Survivor], None] | None = None) -> BatchResult:
         """Extract every survivor added; the processes are gone when this returns or raises.
@@ -234,7 +245,6 @@ class Extractor:
         standing: set[str] = set()
         stand_ins = foresight.stand_ins if foresight else {}
         dropped = foresight.dropped if foresight else frozenset()
-        seen = 0
         waiting: list[_Split] = []
         asked: deque[tuple[list[_Split], list[str]]] = deque()
 
@@ -256,12 +266,24 @@ class Extractor:
             if len(asked) > AHEAD:
                 collect()
 
-        self.diffs.close_input()
+        held = self.held
+        if held:
+            self.diffs.flush()  # every merge held for is answered without waiting for what follows it
+        else:
+            self.diffs.close_input()
         try:
             for sha, sections in self.diffs.results():
-                seen += 1
                 survivor = self.pending.pop(sha)
-                outcome = _split(survivor, sections, self.classifier, self.limits)
+                outcome = _split(survivor, sections, self.classifier, self.limits) if sections else "empty-diff"
+                if sha in held:  # the merge some survivors wait for: they are deferred, or their diffs asked for
+                    for waiting_survivor in held.pop(sha):
+                        if isinstance(outcome, str) or on_deferred is None:
+                            self.add(waiting_survivor)
+                        else:
+                            result.deferred += 1
+                            on_deferred(waiting_survivor)
+                    if not held:
+                        self.diffs.close_input()
                 if isinstance(outcome, str):
                     result.skipped[outcome] += 1
                     continue
@@ -279,8 +301,6 @@ class Extractor:
                 collect()
         finally:
             self.close()
-        if self.added > seen:
-            result.skipped["empty-diff"] += self.added - seen
         self.pending.clear()
         result.patch_ids = self.patch_ids
         return result

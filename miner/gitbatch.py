@@ -32,9 +32,10 @@ ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, or
            ord('"'): 34, ord("\\"): 92}
 GITLINK = b"160000"
 ZERO = re.compile(rb"^0+$")
-# A commit's header in diff-tree --stdin output: its sha alone on a line (no diff line can look like that).
+# A commit's header in diff-tree --stdin output: its sha alone on a line (no diff line can look like that). The
+# newline after it is looked ahead at, not taken, since the next header may start with it (an empty diff).
 # Patterns start with a literal newline so the regex engine can skip ahead quickly.
-HEADER = re.compile(rb"\n([0-9a-f]{40}(?:[0-9a-f]{24})?)\n")
+HEADER = re.compile(rb"\n([0-9a-f]{40}(?:[0-9a-f]{24})?)(?=\n)")
 SECTION = b"\ndiff --git "
 CHUNK = 1 << 20
 PIPE_SIZE = 1 << 20
@@ -238,18 +239,23 @@ class DiffTree:
     """ONE `git diff-tree --stdin` process that (fix, base) pairs can be added to while it already runs.
 
     Pairs go to git through a `Pump`, so adding never blocks, and git computes diffs while the caller is
-    still finding the next pairs. `results` then yields (fix sha, file sections) in the order added. Every
-    commit's patch is also fed to one `git patch-id --stable`; the map patch_ids (fix sha -> patch id) is
-    filled in when `results` ends. Commits with an empty diff are not yielded.
+    still finding the next pairs, even while `results` is being read. `results` yields (fix sha, file
+    sections) in the order added, every pair once (no sections for an empty diff). Every commit's patch is
+    also fed to one `git patch-id --stable`; the map patch_ids (fix sha -> patch id) is filled in when
+    `results` ends.
     """
 
     def __init__(self, repo: Path, patch_ids: dict[str, str]) -> None:
         self.repo = repo
         self.patch_ids = patch_ids
         self.wanted: set[bytes] = set()
+        self.last: str | None = None
+        self.repeats: set[bytes] = set()
+        """Shas asked for again by `flush`, whose next answer is not yielded."""
         self.eof = False
-        self.proc = subprocess.Popen([*GIT, *DELTA_CACHE, "diff-tree", "--stdin", *DIFF_OPTIONS], cwd=repo,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # --always: an empty diff is answered too (its header alone), so every pair added gets an answer.
+        self.proc = subprocess.Popen([*GIT, *DELTA_CACHE, "diff-tree", "--stdin", "--always", *DIFF_OPTIONS],
+                                     cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      env=batch_env())
         assert self.proc.stdin is not None
         widen_pipe(self.proc.stdout)
@@ -265,18 +271,30 @@ class DiffTree:
     def add(self, fix: str, base: str) -> None:
         """Ask for the diff of fix against base."""
         self.wanted.add(fix.encode())
+        self.last = fix
         self.feed.put(f"{fix} {base}\n".encode())
 
+    def flush(self) -> None:
+        """Let `results` yield every pair asked for so far without waiting for more: an answer ends where the
+        next begins, so the last commit is asked for again, against itself (an empty diff: a header alone,
+        which patch-id ignores); that repeat is not yielded."""
+        if self.last is not None:
+            self.repeats.add(self.last.encode())
+            self.feed.put(f"{self.last} {self.last}\n".encode())
+            self.last = None
+
     def close_input(self) -> None:
-        """No more pairs: git finishes the ones it has."""
+        """No more pairs: git finishes the ones it has, and `results` ends after them."""
         self.feed.end()
 
     def results(self) -> Iterator[tuple[str, list[FileDiff]]]:
-        """(fix sha, file sections) for every pair added, as git produces them; call close_input first."""
+        """(fix sha, file sections) for every pair added, as git produces them (pairs may still be added);
+        it ends once `close_input` was called and git has answered every pair."""
         proc, pid_feed, wanted = self.proc, self.pid_feed, self.wanted
         assert isinstance(proc.stdout, io.BufferedReader) and proc.stderr is not None
         pending = b"\n"  # every header, the first included, then follows a newline
         sha: bytes | None = None
+        answered: set[bytes] = set()
         try:
             while True:
                 chunk = proc.stdout.read1(CHUNK)
@@ -290,7 +308,12 @@ class DiffTree:
                         continue
                     if sha is not None:
                         yield sha.decode(), split_sections(pending[cut:match.start() + 1])
-                    sha, cut = match.group(1), match.end()
+                    sha, cut = match.group(1), match.end() + 1
+                    if sha in answered and sha in self.repeats:  # a flush's repeat: an empty answer
+                        self.repeats.discard(sha)
+                        sha = None
+                    else:
+                        answered.add(sha)
                 # Keep the newline before the cut: the next header may start right there.
                 pending = pending[max(cut - 1, 0):] if cut else pending
                 if not chunk:

@@ -93,24 +93,28 @@ def covered_by_known(known_merges: Iterable[tuple[str, str]], branches: Branches
 
 @dataclass(frozen=True)
 class Foresight:
-    """What the merge groups will make of fix commits, known before any is extracted (`foresee`)."""
+    """What the end of a scan is expected to make of fix commits, known before any is extracted (`foresee`).
+    A wrong guess costs an extraction at the end, never a different candidate."""
 
     stand_ins: dict[str, str]
-    """Branch commit -> the merge expected to stand for it: a merge of more than one commit (a merge of one
-    usually repeats its patch, and then the commit is the original), not a bundle, holding nothing the corpus
-    has; it stands unless the second pass or the dedupe drops it. A wrong guess costs an extraction at the
-    end, never a different result."""
+    """Branch commit -> the merge expected to stand for it: a merge of more than one commit, not a bundle,
+    holding nothing the corpus has. It stands unless the second pass or the dedupe drops it."""
     dropped: frozenset[str]
-    """Fix commits `group_merges` drops whatever their extraction: branch commits of merges the corpus holds,
-    merges holding a commit the corpus has, bundles."""
+    """Fix commits `group_merges` drops whatever they hold: branch commits of merges the corpus holds, merges
+    holding a commit the corpus has, bundles."""
+    unread: frozenset[str]
+    """The stand-ins and the dropped whose set of changed paths no other fix has: no other fix can have their
+    patch id (a patch id covers every path of its diff), so the dedupe needs nothing of their diff, which is
+    not even read."""
 
 
-def foresee(fixes: Iterable[tuple[str, bool]], branches: Branches, known: Mapping[str, str],
+def foresee(fixes: Iterable[tuple[str, bool, frozenset[str]]], branches: Branches, known: Mapping[str, str],
             covered: Mapping[str, str]) -> Foresight:
-    """The foresight of `group_merges` for these (fix sha, is merge) pairs."""
+    """The foresight for these (fix sha, is merge, changed paths)."""
+    fixes = list(fixes)
     stand: dict[str, str] = {}
     dropped: set[str] = set()
-    for sha, is_merge in fixes:
+    for sha, is_merge, _ in fixes:
         if sha in covered:
             dropped.add(sha)
         elif is_merge:
@@ -121,7 +125,9 @@ def foresee(fixes: Iterable[tuple[str, bool]], branches: Branches, known: Mappin
             elif len(branch) > 1:
                 for commit in branch:
                     stand.setdefault(commit, sha)
-    return Foresight(stand, frozenset(dropped))
+    shared = Counter(paths for _, _, paths in fixes)
+    unread = frozenset(sha for sha, _, paths in fixes if (sha in stand or sha in dropped) and shared[paths] == 1)
+    return Foresight(stand, frozenset(dropped), unread)
 
 
 def group_merges(proposals: list[F], branches: Branches, known: dict[str, str],

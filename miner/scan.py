@@ -140,9 +140,9 @@ def _repository(path: Path) -> tuple[Path, bool, str | None]:
 
 
 def _first_pass(repo: Path, walk: Walk, options: ScanOptions, classifier: PathClassifier, known: Known,
-                stats: ScanStats, progress: Progress | None, extractor: Extractor, history: History,
-                known_merges: list[tuple[str, str]]) -> None:
-    """Hand the extractor the survivors of the prefilter, in the order of history (newest first, so a merge
+                stats: ScanStats, progress: Progress | None, history: History,
+                known_merges: list[tuple[str, str]]) -> list[Survivor]:
+    """The survivors of the prefilter for the second pass, in the order of history (newest first, so a merge
     comes before the commits it brought in), once all of history is read: only then is it known which merges
     repeat another survivor's diff (`drop_same_diffs`). Every commit's parents are kept (history, for merge
     groups); nothing else of a commit outlives its classification here but its survivor, if it is one, and
@@ -181,10 +181,8 @@ def _first_pass(repo: Path, walk: Walk, options: ScanOptions, classifier: PathCl
         else:
             commit_keys.add(commit.diff_key)
     kept = drop_same_diffs(merges, commit_keys, stats)
-    for survivor in survivors:
-        if not survivor.commit.is_merge or survivor.commit.sha in kept:
-            extractor.add(survivor)
     stats.span = span_of(repo, newest, oldest)
+    return [s for s in survivors if not s.commit.is_merge or s.commit.sha in kept]
 
 
 def drop_same_diffs(merges: list[Survivor], commit_keys: set[bytes], stats: ScanStats) -> set[str]:
@@ -256,18 +254,31 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
         raise
     done = False
     try:
-        _first_pass(repo, walk, options, classifier, known, stats, progress, extractor, history, known_merges)
-        stats.prefiltered = extractor.added
+        survivors = _first_pass(repo, walk, options, classifier, known, stats, progress, history, known_merges)
+        stats.prefiltered = len(survivors)
         grouping = Grouping(branches, covered_by_known(known_merges, branches))
         # Without --min-score the score of a commit the merge groups drop decides nothing.
         foresight = None if options.min_score is not None else foresee(
-            ((sha, survivor.commit.is_merge) for sha, survivor in extractor.pending.items()), branches,
-            known.by_sha, grouping.covered)
+            ((s.commit.sha, s.commit.is_merge, frozenset(path for path, _ in s.categories)) for s in survivors),
+            branches, known.by_sha, grouping.covered)
+        defer = _deferrer(proposals)
+        unread = foresight.unread if foresight is not None else frozenset()
+        stand_ins = foresight.stand_ins if foresight is not None else {}
+        for survivor in survivors:
+            if survivor.commit.sha not in unread:
+                extractor.add(survivor)
+        for survivor in survivors:  # their merges' diffs are asked for above
+            sha = survivor.commit.sha
+            if sha in stand_ins and sha in unread:
+                extractor.hold(survivor, stand_ins[sha])
+            elif sha in unread:
+                defer(survivor)
+        del survivors
         inference.expect(survivor.commit.parents[0] for sha, survivor in extractor.pending.items()
                          if foresight is None or (sha not in foresight.stand_ins and sha not in foresight.dropped))
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
-        batch = extractor.finish(foresight, _deferrer(proposals))
+        batch = extractor.finish(foresight, defer)
         ending = Ending(repo, options.corpus, options.write, options.min_score, options.max_candidates,
                         options.szz, initial, defaults)
         _extract_kept(repo, classifier, options.limits, propose, ending, known, proposals, batch, grouping)
@@ -327,6 +338,7 @@ def _extract_kept(repo: Path, classifier: PathClassifier, limits: SizeLimits, pr
             extractor.close()
         batch.extracted += again.extracted
         batch.skipped.update(again.skipped)
+        batch.patch_ids.update(again.patch_ids)  # those whose diff was not read before
 
 
 def environment_of(inference: Inference, extraction: Extraction) -> Environment:
