@@ -140,6 +140,8 @@ def split_sections(patch: bytes) -> list[FileDiff]:
     while position >= 0:
         starts.append(position + 1)
         position = patch.find(SECTION, position + 1)
+    if not starts:  # an empty diff
+        return []
     return [parse_section(patch[start:end]) for start, end in zip(starts, [*starts[1:], len(patch)], strict=True)]
 
 
