@@ -65,8 +65,6 @@ class BatchResult:
 
     extracted: int = 0
     """Survivors that became extractions."""
-    deferred: int = 0
-    """Survivors left for a merge expected to stand for them (`Extractor.finish`)."""
     skipped: Counter[str] = field(default_factory=Counter)
     """Reason -> count for survivors dropped in the second pass."""
     patch_ids: dict[str, str] = field(default_factory=dict)
@@ -280,7 +278,6 @@ class Extractor:
                         if isinstance(outcome, str) or on_deferred is None:
                             self.add(waiting_survivor)
                         else:
-                            result.deferred += 1
                             on_deferred(waiting_survivor)
                     if not held:
                         self.diffs.close_input()
@@ -288,7 +285,6 @@ class Extractor:
                     result.skipped[outcome] += 1
                     continue
                 if on_deferred is not None and (sha in dropped or stand_ins.get(sha) in standing):
-                    result.deferred += 1
                     on_deferred(survivor)
                     continue
                 if survivor.commit.is_merge:

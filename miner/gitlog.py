@@ -20,8 +20,8 @@ HEX_START = frozenset(bytes([c]) for c in b"0123456789abcdef")
 RENAME_OR_COPY = frozenset(b"RC")
 MAX_PENDING = 1 << 26
 """An incomplete commit longer than this (64 MiB) is not git log output."""
-# %H, %T, %P, author time (epoch), author date (ISO), raw message; each field NUL-terminated by -z/%x00.
-LOG_FORMAT = "%H%x00%T%x00%P%x00%at%x00%aI%x00%B"
+# %H, %P, author time (epoch), author date (ISO), raw message; each field NUL-terminated by -z/%x00.
+LOG_FORMAT = "%H%x00%P%x00%at%x00%aI%x00%B"
 
 
 # The records of the first pass are NamedTuples: immutable and typed like the frozen dataclasses elsewhere,
@@ -40,8 +40,6 @@ class LogCommit(NamedTuple):
 
     sha: str
     """Full sha."""
-    tree: str
-    """Its tree's sha: equal (parent tree, tree) pairs mean equal diffs."""
     parents: tuple[str, ...]
     """Parent shas; merges report their diff against the first."""
     author_time: int
@@ -98,9 +96,9 @@ def log_command(revs: list[str], *, merges: bool, since: str | None, until: str 
 
 
 COMMIT = re.compile(
-    rb"([0-9a-f]{40}(?:[0-9a-f]{24})?)\0([0-9a-f]{40}(?:[0-9a-f]{24})?)\0([0-9a-f ]*)\0(-?[0-9]*)\0([^\0]*)\0"
+    rb"([0-9a-f]{40}(?:[0-9a-f]{24})?)\0([0-9a-f ]*)\0(-?[0-9]*)\0([^\0]*)\0"
     rb"([^\0]*)\0((?:\n?:[0-7]+ [0-7]+ [0-9a-f]+ [0-9a-f]+ (?:[RC][0-9]*\0[^\0]*\0|[ADMTUXB][0-9]*\0)[^\0]*\0)*)")
-"""One commit of `log_command`'s output: sha, tree, parents, author time and date, message (each NUL-ended), then
+"""One commit of `log_command`'s output: sha, parents, author time and date, message (each NUL-ended), then
 its raw entries, `:MODE MODE OLD NEW STATUS\\0PATH\\0` (a rename or copy has two paths; the list starts on a
 newline). An entry starts with a colon and a sha does not, so a commit's entries end where the next sha starts."""
 
@@ -125,7 +123,7 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
                 if found is None and (final or len(buffer) - position > MAX_PENDING):
                     raise GitError(f"unexpected git log output near {buffer[position:position + 60]!r}")
                 break
-            sha, tree, parents, when, iso, message, raw = found.groups()
+            sha, parents, when, iso, message, raw = found.groups()
             tokens = raw.split(b"\0")
             changes = []
             index, last = 0, len(tokens) - 1
@@ -136,7 +134,7 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
                     index += 1  # the old path of a rename or copy
                 changes.append(Change(chr(status), decode_path(tokens[index + 1])))
                 index += 2
-            yield LogCommit(sha.decode(), tree.decode(), tuple(parents.decode().split()), int(when or b"0"),
+            yield LogCommit(sha.decode(), tuple(parents.decode().split()), int(when or b"0"),
                             iso.decode(), message.decode("utf-8", "replace"), tuple(changes),
                             hashlib.blake2b(raw, digest_size=16).digest())
             position = found.end()

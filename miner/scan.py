@@ -267,18 +267,18 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
         defer = _deferrer(proposals)
         unread = foresight.unread if foresight is not None else frozenset()
         stand_ins = foresight.stand_ins if foresight is not None else {}
-        for survivor in survivors[early:]:
-            if survivor.commit.sha not in unread:
-                extractor.add(survivor)
-        for survivor in survivors[early:]:  # their merges' diffs are asked for above
+        dropped = foresight.dropped if foresight is not None else frozenset()
+        for survivor in survivors[early:]:  # in history's order: a merge is added before its branch commits
             sha = survivor.commit.sha
-            if sha in stand_ins and sha in unread:
+            if sha not in unread:
+                extractor.add(survivor)
+            elif sha in stand_ins:
                 extractor.hold(survivor, stand_ins[sha])
-            elif sha in unread:
+            else:
                 defer(survivor)
         del survivors
         inference.expect(survivor.commit.parents[0] for sha, survivor in extractor.pending.items()
-                         if foresight is None or (sha not in foresight.stand_ins and sha not in foresight.dropped))
+                         if sha not in stand_ins and sha not in dropped)
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
         batch = extractor.finish(foresight, defer)
@@ -332,7 +332,6 @@ def _extract_kept(repo: Path, classifier: PathClassifier, limits: SizeLimits, pr
     while kept := deferred_kept(proposals, batch, known, ending, grouping):
         wanted = set(kept)
         proposals[:] = [p for p in proposals if p.sha not in wanted]
-        batch.deferred -= len(wanted)
         extractor = Extractor(repo, classifier, limits, propose)
         try:
             for start in range(0, len(kept), REREAD):

@@ -10,9 +10,8 @@ from corpus.layout import SCAN_STATE_FILE as STATE_FILE
 from corpus.model import Rejection
 from corpus.store import Corpus
 from corpus.yamlio import load_yaml
-from miner import extract
 from miner.scan import ScanOptions, scan
-from tests.testing.minerrepos import base_repo, numbered_fix
+from tests.testing.minerrepos import base_repo, finished_extractions, numbered_fix
 
 
 def test_rescanning_with_full_proposes_nothing_twice(tmp_path: Path) -> None:
@@ -162,14 +161,7 @@ def test_a_merge_repeating_a_commits_diff_on_a_moved_base_is_never_extracted(tmp
     repo.commit({"docs/notes.md": "main moved on\n"}, "Notes")  # the merge's base tree is no longer the fix's
     repo.clock += 86400
     repo.git("merge", "-q", "--no-ff", "topic", "-m", "Merge pull request #1 from dev/topic")
-    finished: list[str] = []
-    real_finish = extract._finish
-
-    def spy(split: object, blobs: object) -> object:
-        finished.append(split.survivor.commit.sha)  # type: ignore[attr-defined]
-        return real_finish(split, blobs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(extract, "_finish", spy)
+    finished = finished_extractions(monkeypatch)
     result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
     assert [c.case.fix_commit for c in result.candidates] == [original]
     # The merge's trees differ from the commit's, its raw diff does not: it never reaches the second pass.

@@ -9,14 +9,13 @@ from click.testing import CliRunner
 
 from authoring.cli import cli as authoring_cli
 from corpus.store import Corpus
-from miner import extract
 from miner import scan as scan_module
 from miner.gitbatch import rev_list_branch
 from miner.gitlog import History, iter_log
 from miner.propose import deferred_kept
 from miner.scan import ScanOptions, scan
 from tests.testing.gitrepo import GitRepo
-from tests.testing.minerrepos import base_repo, merge_no_ff, numbered_fix
+from tests.testing.minerrepos import base_repo, finished_extractions, merge_no_ff, numbered_fix
 
 
 def pull_request(repo: GitRepo, branch: str = "topic", number: int = 1) -> tuple[str, str, str]:
@@ -259,19 +258,6 @@ def test_a_branch_commit_that_is_not_a_sha_is_a_one_line_error(tmp_path: Path) -
         Corpus.open(tmp_path / "evals").load(candidate.case.id, "candidates")
 
 
-def _finished(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The fix commits the second pass extracts, in order, from now on."""
-    finished: list[str] = []
-    real_finish = extract._finish
-
-    def spy(split: object, blobs: object) -> object:
-        finished.append(split.survivor.commit.sha)  # type: ignore[attr-defined]
-        return real_finish(split, blobs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(extract, "_finish", spy)
-    return finished
-
-
 def _extracted_late(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """What each round at the end of a scan finds deferred and kept after all, from now on."""
     rounds: list[list[str]] = []
@@ -301,7 +287,7 @@ def test_the_branch_commits_a_merge_stands_for_are_not_extracted(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     repo = base_repo(tmp_path / "repo")
     first, second, merged = two_fix_pull_request(repo)
-    finished = _finished(monkeypatch)
+    finished = finished_extractions(monkeypatch)
     result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
     assert [c.case.fix_commit for c in result.candidates] == [merged]
     assert finished == [merged]
@@ -333,7 +319,7 @@ def test_a_deferred_commit_whose_merge_is_dropped_after_all_is_extracted_at_the_
         outcome = CliRunner().invoke(authoring_cli, ["reject", early.case.id, "--corpus", str(evals),
                                                      "--reason", "squashed elsewhere"])
         assert outcome.exit_code == 0, outcome.output
-        finished = _finished(monkeypatch)
+        finished = finished_extractions(monkeypatch)
         late = _extracted_late(monkeypatch)
         outcomes[name] = scan(ScanOptions(repo=repo.path, corpus=evals, rev="main", min_score=min_score))
         assert sorted(finished) == sorted([first, second, merged])  # deferred or not, each extracted once
@@ -357,7 +343,7 @@ def test_a_bundle_is_not_extracted_and_the_corpus_is_the_same(tmp_path: Path, mo
     inner = merge_no_ff(repo, "topic", "Merge pull request #1 from dev/topic")
     repo.git("checkout", "-q", "main")
     release = merge_no_ff(repo, "develop", "Merge branch 'develop'")
-    finished = _finished(monkeypatch)
+    finished = finished_extractions(monkeypatch)
     result = scan(ScanOptions(repo=repo.path, corpus=tmp_path / "evals"))
     assert release not in finished and inner in finished
     assert result.stats.skipped["bundle-of-merges"] == 1
@@ -377,7 +363,7 @@ def test_the_branch_commits_of_a_merge_the_corpus_holds_are_not_extracted(tmp_pa
     outcome = CliRunner().invoke(authoring_cli, ["reject", candidate.case.id, "--corpus", str(evals),
                                                  "--reason", "not a regression"])
     assert outcome.exit_code == 0, outcome.output
-    finished = _finished(monkeypatch)
+    finished = finished_extractions(monkeypatch)
     again = scan(ScanOptions(repo=repo.path, corpus=evals, full=True))
     assert again.candidates == [] and finished == []
     assert again.stats.skipped["branch-of-rejected"] == 2

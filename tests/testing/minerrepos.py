@@ -7,7 +7,10 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from corpus.store import Corpus
+from miner import extract
 from miner.classify import PathClassifier
 from tests.testing.gitrepo import GitRepo, git_env, git_init
 
@@ -238,3 +241,16 @@ def merge_no_ff(repo: GitRepo, branch: str, message: str) -> str:
     repo.clock += 86400
     repo.git("merge", "-q", "--no-ff", branch, "-m", message)
     return repo.head()
+
+
+def finished_extractions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The fix commits the second pass extracts (`miner.extract._finish`), in order, from now on."""
+    finished: list[str] = []
+    real_finish = extract._finish
+
+    def spy(split: object, blobs: object) -> object:
+        finished.append(split.survivor.commit.sha)  # type: ignore[attr-defined]
+        return real_finish(split, blobs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(extract, "_finish", spy)
+    return finished
