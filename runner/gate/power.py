@@ -23,11 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Literal
-
-from scipy import optimize
-from scipy.stats import nct, norm
-from scipy.stats import t as t_dist
 
 from runner.gate.stats import _as_int, _check_probability, _finite_floats, component_level
 
@@ -40,6 +37,8 @@ def _check_sd(sd: float, name: str) -> float:
 
 
 def _t_critical(n: int, alpha: float) -> float:
+    from scipy.stats import t as t_dist  # imported where needed, as in stats.paired_difference
+
     return float(t_dist.isf(component_level(alpha), n - 1))
 
 
@@ -63,6 +62,8 @@ def paired_t_power(n: int, drop: float, sd: float, alpha: float = 0.05) -> float
         return 0.0
     if sd == 0.0:
         return 1.0 if drop > 0.0 else 0.0
+    from scipy.stats import nct
+
     noncentrality = drop * math.sqrt(n) / sd
     return float(nct.sf(_t_critical(n, alpha), n - 1, noncentrality))
 
@@ -94,13 +95,16 @@ def min_detectable_drop(
         return math.inf
     if sd == 0.0:
         return 0.0
+    from scipy import optimize
+    from scipy.stats import nct
+
     df = n_cases - 1
     critical = _t_critical(n_cases, alpha)
 
     def shortfall(noncentrality: float) -> float:
         return float(nct.sf(critical, df, noncentrality)) - power
 
-    high = critical + float(norm.isf(1.0 - power)) + 1.0
+    high = critical + NormalDist().inv_cdf(power) + 1.0
     while shortfall(high) < 0.0:
         high *= 2.0
     noncentrality = float(optimize.brentq(shortfall, 0.0, high, xtol=1e-12, rtol=1e-12))

@@ -45,10 +45,8 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Literal
-
-from scipy.stats import binom, norm
-from scipy.stats import t as t_dist
 
 __all__ = [
     "BinaryRule",
@@ -155,7 +153,7 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 @functools.cache
 def _two_sided_z(confidence: float) -> float:
     """The normal quantile of a two-sided interval at confidence (computed once per level: every cell asks)."""
-    return float(norm.ppf(0.5 + confidence / 2.0))
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -263,6 +261,9 @@ def paired_difference(
         return PairedDifference(n, mean, 0.0, 0.0, df, t_stat, mean, mean, confidence, 0.0)
     se = sd / math.sqrt(n)
     t_stat = mean / se
+    # scipy is imported here, where it is needed: it takes a second to import, and most commands never need it.
+    from scipy.stats import t as t_dist
+
     critical = float(t_dist.ppf(0.5 + confidence / 2.0, df))
     p_value = float(min(1.0, 2.0 * t_dist.sf(abs(t_stat), df)))
     return PairedDifference(
@@ -312,8 +313,9 @@ def mcnemar_one_sided(b: int, c: int) -> McNemarResult:
         raise ValueError(f"discordant counts must not be negative, got b={b}, c={c}")
     if b + c == 0:
         return McNemarResult(b, c, 1.0)
-    p_value = float(binom.sf(b - 1, b + c, 0.5))
-    return McNemarResult(b, c, min(1.0, p_value))
+    n = b + c
+    tail = sum(math.comb(n, k) for k in range(b, n + 1))  # exact, in integers; the one rounding is the division
+    return McNemarResult(b, c, min(1.0, tail / 2**n))
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -7,8 +7,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from runner.gate.pairing import TOKEN_BUCKETS, Row, RunTrials
 from runner.runs.result import TrialResult
 
@@ -156,8 +154,18 @@ def spread(values: Sequence[float]) -> Spread:
     """p50 and p99 of durations."""
     if not values:
         return Spread(None, None)
-    p50, p99 = np.percentile(np.asarray(values, dtype=float), [50, 99])
-    return Spread(float(p50), float(p99))
+    ordered = sorted(float(v) for v in values)
+    return Spread(percentile(ordered, 0.5), percentile(ordered, 0.99))
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    """The q-quantile of sorted values by linear interpolation between order statistics (numpy's default
+    method, with its rounding: interpolated from the nearer neighbour)."""
+    position = (len(ordered) - 1) * q
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    a, b, t = ordered[low], ordered[high], position - low
+    return b - (b - a) * (1.0 - t) if t >= 0.5 else a + (b - a) * t
 
 
 def spend(values: Sequence[float | int | None]) -> Spend | None:
