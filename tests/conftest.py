@@ -5,7 +5,13 @@ from pathlib import Path
 import pytest
 
 from tests.testing.gitrepo import GitRepo, git_init
-from tests.testing.isolation import isolate
+from tests.testing.isolation import PROJECT_BIN, isolate, project_python
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _project_python(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Commands the tests run find a project's Python on PATH: pytest without the suite's own plugins."""
+    PROJECT_BIN[:] = [project_python(tmp_path_factory.getbasetemp())]
 
 
 @pytest.fixture(autouse=True)

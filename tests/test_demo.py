@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
+from tests.testing.isolation import PROJECT_BIN
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 BUILD_SCRIPT = REPO_ROOT / "demo" / "build_app.py"
 CORPUS = REPO_ROOT / "demo" / "corpus"
@@ -258,7 +260,7 @@ def export(repo: Path, commit: str, dest: Path) -> Path:
 
 def run_grader(command: str, workspace: Path, timeout: int) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in git_env().items() if not k.startswith(("PYTEST", "PYTHONPATH"))}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PATH"] = f"{PROJECT_BIN[0]}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return subprocess.run(
         ["bash", "-c", command],

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from textual.widgets import Input
 
 from authoring.app import make_app
@@ -88,7 +86,7 @@ async def test_the_queue_shows_sorts_and_filters_by_verdict(shop: Shop) -> None:
 @sync
 async def test_verify_now_puts_its_verdict_in_the_queue(shop: Shop) -> None:
     app = make_app(shop.corpus.root, today=TODAY, verifier=runner_verifier)
-    command = f"PYTHONPATH=src {sys.executable} -m pytest -q -p no:cacheprovider tests/test_discount.py"
+    command = "PYTHONPATH=src python -m pytest -q -p no:cacheprovider tests/test_discount.py"
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("down")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -261,7 +260,7 @@ async def test_verify_streams_progress_and_shows_the_verdict(shop: Shop) -> None
 @sync
 async def test_verify_through_the_runner_saves_grader_edits_first(shop: Shop) -> None:
     app = make_app(shop.corpus.root, today=TODAY, verifier=runner_verifier)
-    command = f"PYTHONPATH=src {sys.executable} -m pytest -q -p no:cacheprovider tests/test_cart.py"
+    command = "PYTHONPATH=src python -m pytest -q -p no:cacheprovider tests/test_cart.py"
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("5")

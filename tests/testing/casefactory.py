@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +13,8 @@ CALC_BUGGY = "def add(a, b):\n    return a - b\n"
 CALC_FIXED = "def add(a, b):\n    return a + b\n"
 TEST_V1 = "from calc import add\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n"
 TEST_V2 = TEST_V1 + "\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+PYTEST = "python -m pytest -q -p no:cacheprovider"
+"""The fixture graders' pytest: the `python` first on PATH, a project's (`isolation.project_python`)."""
 
 
 def build_repo(path: Path) -> tuple[GitRepo, str, str]:

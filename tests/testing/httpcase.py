@@ -4,13 +4,12 @@ from an HTTP fixture (the grader checks the request the fixed code makes)."""
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 from corpus import Case, CaseFiles, Corpus, Grader
 from corpus.model import HttpFixture, HttpRoute
-from tests.testing.casefactory import oracle_patch
+from tests.testing.casefactory import PYTEST, oracle_patch
 from tests.testing.gitrepo import GitRepo, git_init
 
 _CLIENT = '''\
@@ -85,8 +84,7 @@ def build_http_corpus(tmp_path: Path, **changes: object) -> tuple[Corpus, Case]:
     repo, base, fix = build_http_repo(tmp_path / "repo")
     corpus = Corpus.init(tmp_path / "evals", "client", repo="../repo")
     case = Case(id="http-notify", title="notify() drops messages", prompt=PROMPT, base_commit=base,
-                fix_commit=fix, grader=Grader(command=f"{sys.executable} -m pytest -q -p no:cacheprovider "
-                                              "test_client.py", timeout=60),
+                fix_commit=fix, grader=Grader(command=f"{PYTEST} test_client.py", timeout=60),
                 owner="ada", http_fixture=FIXTURE)
     case = replace(case, **changes)  # type: ignore[arg-type]
     files = CaseFiles.of(oracle_patch(repo, base, fix, "client.py"), {"test_client.py": TEST_CLIENT.encode()},

@@ -20,6 +20,7 @@ from runner.runs.manifest import Variant
 from runner.runs.result import trial_path
 from runner.trial.plan import RunOptions
 from runner.trial.run import run
+from tests.testing.isolation import PROJECT_BIN
 
 ROOT = Path(__file__).resolve().parents[3]
 CASE = "coupon-double-discount"
@@ -29,7 +30,7 @@ def test_demo_agents_on_the_demo_corpus(tmp_path: Path, monkeypatch: pytest.Monk
     app = tmp_path / "app"
     subprocess.run([sys.executable, str(ROOT / "demo" / "build_app.py"), str(app)], check=True,
                    capture_output=True)
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PATH", f"{PROJECT_BIN[0]}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     python = shlex.quote(sys.executable)
     agents = ROOT / "demo" / "agents"
     loaded = run(Corpus.open(ROOT / "demo" / "corpus"), RunOptions(

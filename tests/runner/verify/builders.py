@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 
 from corpus import Case, CaseFiles, Corpus, Grader
@@ -12,7 +10,7 @@ from tests.testing.casefactory import oracle_patch
 from tests.testing.gitrepo import git_init
 
 JUNIT = ".hindcast/junit.xml"
-PYTEST = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider --junitxml={JUNIT}"
+PYTEST = f"python -m pytest -q -p no:cacheprovider --junitxml={JUNIT}"
 """The miner's pytest grader form."""
 CALC_BUGGY = "def add(a, b):\n    return a - b\n"
 CALC_FIXED = "def add(a, b):\n    return a + b\n"
