@@ -215,3 +215,59 @@ def test_the_scan_writes_what_the_child_has_not_taken_yet(tmp_path: Path, monkey
         stager.close()
     assert 0 < len(by_the_scan) < len(candidates)
     assert hidden(tmp_path) == []
+
+
+def declared_repo(path: Path) -> Path:
+    """Two fixes whose bases declare different environments (the second base adds a test extra)."""
+    repo = git_init(path)
+    repo.commit({"app/__init__.py": SRC, "tests/test_app.py": TEST,
+                 "pyproject.toml": '[project]\nname = "app"\nrequires-python = ">=3.9"\n'}, "Initial")
+    repo.commit({"app/__init__.py": SRC.replace("x\n", "abs(x)\n"),
+                 "tests/test_app.py": TEST + "\n\ndef test_negative():\n    assert f(-1) == 1\n"}, "Fix f (#3)")
+    repo.commit({"pyproject.toml": '[project]\nname = "app"\nrequires-python = ">=3.9"\n'
+                                   '[project.optional-dependencies]\ntest = ["pytest"]\n'}, "Declare the test extra")
+    repo.commit({"app/__init__.py": SRC.replace("x\n", "abs(x) + 0\n"),
+                 "tests/sub/test_more.py": TEST + "\n\ndef test_zero():\n    assert f(0) == 0\n"}, "Fix f again")
+    return repo.path
+
+
+def setups(result: Any) -> dict[str, tuple[object, ...]]:
+    """Fix commit -> (python, command, origin) of each candidate of a scan, and as its case.yaml holds it."""
+    out = {}
+    for candidate in result.candidates:
+        case = candidate.case
+        on_disk = Corpus.open(candidate.path.parent.parent).load(case.id, "candidates").case
+        assert (on_disk.setup, on_disk.mined.setup_origin) == (case.setup, case.mined.setup_origin)
+        out[case.fix_commit] = (case.setup.python, case.setup.command, case.mined.setup_origin)
+    return out
+
+
+@pytest.mark.parametrize("writer", ["process", "process-behind", "threads"])
+def test_the_writer_infers_the_environments_the_scan_would(tmp_path: Path, writer: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Staged candidates get their environment where they are written (the writer process, the scan itself
+    for those the process lags behind on, or the scan beside its writer threads): case.yaml and the scan's
+    result hold what a scan that infers every environment itself (no staging: --max-candidates) holds."""
+    repo = declared_repo(tmp_path / "repo")
+    expected = setups(scan(ScanOptions(repo=repo, corpus=tmp_path / "unstaged", max_candidates=10)))
+    assert len({command for _, command, _ in expected.values()}) == 2  # the two bases differ
+    assert all(python and origin for python, _, origin in expected.values())
+    if writer == "process-behind":
+        monkeypatch.setattr(stage, "MAX_BACKLOG", 0)  # the scan writes (and settles) candidates itself
+    elif writer == "threads":
+        monkeypatch.setattr("miner.stage._can_fork", lambda: False)
+    assert setups(scan(ScanOptions(repo=repo, corpus=tmp_path / "evals"))) == expected
+
+
+def test_a_git_failure_in_the_writers_inference_is_the_scans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error the writer process meets while inferring an environment is raised by the scan as the same
+    error, with its message, and the scan leaves nothing behind."""
+    repo = make_repo(tmp_path / "repo")
+
+    def failing(self: object, base: str, languages: tuple[str, ...]) -> object:
+        raise GitError(f"git cat-file stopped answering in {repo}")
+
+    monkeypatch.setattr("miner.environment.Inference.environment", failing)
+    with pytest.raises(GitError, match="^git cat-file stopped answering in "):
+        scan(ScanOptions(repo=repo, corpus=tmp_path / "evals"))
+    assert not (tmp_path / "evals").exists() and hidden(tmp_path) == []
