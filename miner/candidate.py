@@ -99,6 +99,7 @@ def build_candidate(extraction: Extraction, taken: set[str], defaults: Defaults 
         introducing_commits=introduced.introducing if introduced else (),
         escape_days=introduced.escape_days if introduced else None,
         merge=commit.is_merge,
+        setup_origin=environment.origin if environment else (),
     )
     defaults = defaults or Defaults()
     case = Case(
@@ -112,20 +113,13 @@ def build_candidate(extraction: Extraction, taken: set[str], defaults: Defaults 
                       deleted=extraction.deleted_tests),
         owner=defaults.owner,
         policy=defaults.policy,
+        setup=Setup(command=environment.command, python=environment.python) if environment else Setup(),
         trigger_paths=extraction.source_paths,
         allowed_paths=fix_directories(extraction.oracle_paths),
         mined=provenance,
     )
-    if environment is not None:
-        case = with_environment(case, environment)
     files = CaseFiles.of(extraction.oracle_patch, extraction.grader_files)
     return Candidate(case, files, suggestion.test_ids, extraction.patch_id, suggestion.inferred)
-
-
-def with_environment(case: Case, environment: Environment) -> Case:
-    """The case with its inferred setup and where each field came from (`build_candidate`'s environment)."""
-    mined = replace(case.mined, setup_origin=environment.origin) if case.mined is not None else None
-    return replace(case, setup=Setup(command=environment.command, python=environment.python), mined=mined)
 
 
 def with_id(candidate: Candidate, taken: set[str]) -> Candidate:

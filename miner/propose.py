@@ -185,15 +185,10 @@ def rank_and_write(ending: Ending, corpus: Corpus | None, known: Known, proposal
         assert proposal.candidate is not None  # only those below --min-score and deferred ones have none
         # Built with the first free id before the scan; every id taken now was taken then or is this scan's:
         # the id stands unless this scan took it meanwhile.
-        candidate = proposal.candidate
-        staged = stager is not None and stager.is_staged(proposal.sha)
-        if staged:
-            assert stager is not None
-            candidate = stager.settled(candidate)  # with the environment its writer inferred
-        candidate = with_introduced(with_id(candidate, taken), introduced.get(proposal.sha))
+        candidate = with_introduced(with_id(proposal.candidate, taken), introduced.get(proposal.sha))
         taken.add(candidate.case.id)
         path = None
-        if root is not None and stager is not None and staged:
+        if root is not None and stager is not None and stager.is_staged(proposal.sha):
             path = stager.publish(candidate, root / "candidates")
         elif root is not None:
             with writing(root / "candidates"):

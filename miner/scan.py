@@ -15,10 +15,10 @@ from corpus.gitutil import open_repository, resolve_commit, run_git
 from corpus.interpreters import Installed
 from corpus.model import Defaults
 from corpus.store import CONFIG, Corpus
-from miner.candidate import Candidate, build_candidate, with_environment
+from miner.candidate import Candidate, build_candidate
 from miner.classify import PathClassifier
 from miner.coverage import Span, Walk, read_covered, record_covered, scan_entry, span_of, walk_of
-from miner.environment import Inference, languages_of
+from miner.environment import Environment, Inference, languages_of
 from miner.extract import BatchResult, Extraction, Extractor
 from miner.gitdate import check_dates
 from miner.gitlog import History, iter_log
@@ -26,7 +26,7 @@ from miner.groups import Branches, covered_by_known, foresee, with_branches
 from miner.hygiene import Known, known_commits
 from miner.propose import Ending, Grouping, Progress, Proposal, deferred_kept, original_first, rank_and_write
 from miner.score import SizeLimits, Survivor, prefilter
-from miner.stage import Setting, Stager
+from miner.stage import Stager
 
 __all__ = ["Progress", "ScanOptions", "ScanResult", "ScanStats", "scan"]
 
@@ -207,19 +207,17 @@ def drop_same_diffs(merges: list[Survivor], commit_keys: set[bytes], stats: Scan
     return kept
 
 
-def _stager(options: ScanOptions, corpus: Corpus | None,
-            environments: Callable[[], Inference]) -> Stager | None:
+def _stager(options: ScanOptions, corpus: Corpus | None) -> Stager | None:
     """Where candidates are staged while the scan runs, when they can be: every candidate is kept (no
-    --max-candidates) and a directory on the corpus's file system exists to stage in. The stager's writer
-    infers the environments of the candidates it is given (`Stager.settled`)."""
+    --max-candidates) and a directory on the corpus's file system exists to stage in."""
     if not options.write or options.max_candidates is not None:
         return None
     if corpus is not None:
-        return Stager(corpus.root / "candidates", "candidates", corpus.root / "candidates", environments)
+        return Stager(corpus.root / "candidates", "candidates", corpus.root / "candidates")
     parent = options.corpus.absolute().parent
     if not parent.is_dir():
         return None
-    return Stager(parent, options.corpus.name or "corpus", options.corpus / "candidates", environments)
+    return Stager(parent, options.corpus.name or "corpus", options.corpus / "candidates")
 
 
 def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
@@ -242,22 +240,17 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     known = known_commits(corpus)
     initial = set(corpus.ids("candidates")) | set(corpus.ids("cases")) if corpus else set()
     defaults = corpus.config.defaults if corpus else None
-    setup = defaults.setup if defaults else None
-
-    def environments() -> Inference:
-        return Inference(repo, setup, options.pythons)
-
-    stager = _stager(options, corpus, environments)  # before any thread: its writer is forked
+    stager = _stager(options, corpus)  # before any thread: its writer is forked
     history = History()
     branches = Branches(repo, history)
     known_merges: list[tuple[str, str]] = []
-    inference = environments() if stager is None else None  # else the stager's writer infers them
+    inference = Inference(repo, defaults.setup if defaults else None, options.pythons)
     proposals: list[Proposal] = []
     propose = _proposer(stager, options, initial, defaults, branches, inference, proposals)
     try:
         extractor = Extractor(repo, classifier, options.limits, propose)
     except BaseException:
-        _close(inference, stager)
+        inference.close()
         raise
     done = False
     try:
@@ -284,12 +277,8 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
             else:
                 defer(survivor)
         del survivors
-        bases = (survivor.commit.parents[0] for sha, survivor in extractor.pending.items()
-                 if sha not in stand_ins and sha not in dropped)
-        if stager is not None:
-            stager.expect(bases)
-        elif inference is not None:
-            inference.expect(bases)
+        inference.expect(survivor.commit.parents[0] for sha, survivor in extractor.pending.items()
+                         if sha not in stand_ins and sha not in dropped)
         if progress:
             progress("history", stats.commits_scanned, stats.commits_scanned)
         batch = extractor.finish(foresight, defer)
@@ -305,7 +294,9 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     finally:
         try:
             extractor.close()
-            _close(inference, stager)
+            inference.close()
+            if stager is not None:
+                stager.close()
         finally:
             if not done and undo is not None:  # once the writers have stopped
                 undo()
@@ -356,42 +347,26 @@ def _extract_kept(repo: Path, classifier: PathClassifier, limits: SizeLimits, pr
         batch.patch_ids.update(again.patch_ids)  # those whose diff was not read before
 
 
-def _close(inference: Inference | None, stager: Stager | None) -> None:
-    try:
-        if inference is not None:
-            inference.close()
-    finally:
-        if stager is not None:
-            stager.close()
-
-
-def setting_of(extraction: Extraction) -> Setting:
-    """What the setup of an extraction's candidate is inferred from: its base's files, for the languages of its
-    tests."""
-    return extraction.base, languages_of(extraction.grader_files)
+def environment_of(inference: Inference, extraction: Extraction) -> Environment:
+    """The inferred setup of an extraction's candidate: its base's files, for the languages of its tests."""
+    return inference.environment(extraction.base, languages_of(extraction.grader_files))
 
 
 def _proposer(stager: Stager | None, options: ScanOptions, initial: set[str], defaults: Defaults | None,
-              branches: Branches, inference: Inference | None,
-              proposals: list[Proposal]) -> Callable[[Extraction], None]:
+              branches: Branches, inference: Inference, proposals: list[Proposal]) -> Callable[[Extraction], None]:
     """What the second pass does with each extraction as it is finished: build its candidate, stage its files
-    when they can be (the writer then infers its environment), and keep only its `Proposal` (the extraction
-    itself is let go)."""
+    when they can be, and keep only its `Proposal` (the extraction itself is let go)."""
 
     def propose(extraction: Extraction) -> None:
         commit = extraction.commit
         candidate = None
         if options.min_score is None or extraction.score >= options.min_score:
-            setting = setting_of(extraction)
             # Built against the ids taken before the scan: the final id differs only on a collision within it.
-            candidate = build_candidate(extraction, initial, defaults, None,
-                                        inference.environment(*setting) if inference is not None else None)
+            candidate = build_candidate(extraction, initial, defaults, None, environment_of(inference, extraction))
             if commit.is_merge:  # merges are extracted once the whole history is read
                 candidate = with_branches(candidate, branches.of(commit.sha))
-            if stager is not None and stager.stage(candidate, setting):
+            if stager is not None and stager.stage(candidate):
                 candidate = replace(candidate, files=None)  # on their way to disk: not kept here
-            elif stager is not None:  # no staging area: written at the end, settled now
-                candidate = replace(candidate, case=with_environment(candidate.case, stager.environment(setting)))
         proposals.append(Proposal(commit.sha, commit.is_merge, commit.author_time, extraction.score, candidate))
 
     return propose
