@@ -250,7 +250,11 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     try:
         extractor = Extractor(repo, classifier, options.limits, propose)
     except BaseException:
-        inference.close()
+        try:
+            inference.close()
+        finally:
+            if stager is not None:
+                stager.close()  # its writer process, forked already
         raise
     done = False
     try:

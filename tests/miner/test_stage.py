@@ -215,3 +215,33 @@ def test_the_scan_writes_what_the_child_has_not_taken_yet(tmp_path: Path, monkey
         stager.close()
     assert 0 < len(by_the_scan) < len(candidates)
     assert hidden(tmp_path) == []
+
+
+def children() -> set[int]:
+    """The pids of this process's children, from /proc."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == os.getpid():
+                found.add(int(entry.name))
+    return found
+
+
+def test_a_scan_that_cannot_start_its_second_pass_ends_its_writer(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer process is forked before git's processes start: when they cannot, it is ended too."""
+    repo = make_repo(tmp_path / "repo")
+    before = children()
+
+    def broken(*args: Any) -> None:
+        raise GitError("git diff-tree could not start")
+
+    monkeypatch.setattr("miner.scan.Extractor", broken)
+    with pytest.raises(GitError, match="could not start"):
+        scan(ScanOptions(repo=repo, corpus=tmp_path / "evals"))
+    assert children() - before == set()
+    assert not (tmp_path / "evals").exists() and hidden(tmp_path) == []
