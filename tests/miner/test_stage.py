@@ -19,6 +19,7 @@ from miner.scan import ScanOptions, scan
 from miner.stage import Stager
 from tests.testing.gitrepo import git_init
 from tests.testing.minerrepos import SRC, TEST
+from tests.testing.trialkit import descendants
 
 
 def make_repo(path: Path) -> Path:
@@ -217,25 +218,11 @@ def test_the_scan_writes_what_the_child_has_not_taken_yet(tmp_path: Path, monkey
     assert hidden(tmp_path) == []
 
 
-def children() -> set[int]:
-    """The pids of this process's children, from /proc."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == os.getpid():
-                found.add(int(entry.name))
-    return found
-
-
 def test_a_scan_that_cannot_start_its_second_pass_ends_its_writer(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """The writer process is forked before git's processes start: when they cannot, it is ended too."""
     repo = make_repo(tmp_path / "repo")
-    before = children()
+    before = set(descendants(os.getpid()))
 
     def broken(*args: Any) -> None:
         raise GitError("git diff-tree could not start")
@@ -243,5 +230,5 @@ def test_a_scan_that_cannot_start_its_second_pass_ends_its_writer(tmp_path: Path
     monkeypatch.setattr("miner.scan.Extractor", broken)
     with pytest.raises(GitError, match="could not start"):
         scan(ScanOptions(repo=repo, corpus=tmp_path / "evals"))
-    assert children() - before == set()
+    assert set(descendants(os.getpid())) - before == set()
     assert not (tmp_path / "evals").exists() and hidden(tmp_path) == []

@@ -36,11 +36,13 @@ def project_python(root: Path) -> Path:
     for name in sorted(_closure(PROJECT_PYTHON_NEEDS)):
         dist = metadata.distribution(name)
         for top in sorted({Path(str(f)).parts[0] for f in dist.files or () if not str(f).startswith("..")}):
-            source = Path(str(dist.locate_file(top)))
-            if source.is_dir() and not (site / top).exists():
-                shutil.copytree(source, site / top, copy_function=_link)
-            elif source.is_file() and not (site / top).exists():
-                _link(str(source), str(site / top))
+            source, target = Path(str(dist.locate_file(top))), site / top
+            if target.exists():
+                continue
+            if source.is_dir():
+                shutil.copytree(source, target, copy_function=_link)
+            elif source.is_file():
+                _link(str(source), str(target))
     return target / "bin"
 
 

@@ -116,6 +116,24 @@ def processes_with(token: str) -> list[int]:
     return found
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below pid (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
 def alive(pid: int) -> bool:
     """True while a process exists and is not a zombie waiting to be reaped."""
     try:

@@ -30,7 +30,7 @@ from runner.runs.load import LoadedRun
 from runner.runs.result import TrialResult, trial_path
 from runner.verify.verify import VerifyOptions, verify
 from tests.testing.casefactory import PYTEST, TEST_V2, build_corpus
-from tests.testing.trialkit import Bench, agent, variants
+from tests.testing.trialkit import Bench, agent, descendants, variants
 
 CASE = "calc-add"
 JUNIT = ".hindcast/junit.xml"
@@ -169,24 +169,6 @@ def still_valid(problems: Problems, bench: Bench) -> None:
     """`runner verify` of the case after the run: baseline fails, oracle passes."""
     [verdict] = verify(bench.corpus, VerifyOptions(case_ids=(CASE,))).verdicts
     problems.check(verdict.verdict == "VALID", f"runner verify after the run: {verdict.verdict} {verdict.reason}")
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below pid (Linux /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
 
 
 def run_watched(bench: Bench, limit: float = 90, **changes: object) -> tuple[LoadedRun, list[str]]:
