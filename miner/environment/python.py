@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from corpus.interpreters import Installed
-from miner.environment.read import DIR_REQUIREMENTS, REQUIREMENTS_DIR, ROOT_REQUIREMENTS, BaseFiles
+from miner.environment.read import DIR_REQUIREMENTS, KEEP, REQUIREMENTS_DIR, ROOT_REQUIREMENTS, BaseFiles
 
 if TYPE_CHECKING:
     import configparser
@@ -32,6 +33,12 @@ SETUP_PY_KEY = re.compile(r"""["'](test|tests|testing|dev)["']\s*:|\[\s*["'](tes
 FACTOR = re.compile(r"^[\w{},!.-]+:\s")
 """A tox deps line conditional on factors (`py38: mock`)."""
 REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+TOX_SECTIONS = frozenset({"tox", "testenv", "DEFAULT"})
+"""The sections of tox.ini inference reads (DEFAULT's options are every section's)."""
+SETUP_CFG_SECTIONS = frozenset({"options", "options.extras_require", "DEFAULT"})
+"""The sections of setup.cfg inference reads (its classifiers are found in the text)."""
+INDENTED_BRACKET = re.compile(r"^[^\S\n]+\[.*$", re.MULTILINE)
+"""An indented line that starts with "[": a section header or a continuation line, depending on what precedes."""
 
 
 @dataclass(frozen=True)
@@ -57,11 +64,11 @@ def _allows(spec: SpecifierSet | None, version: Version) -> bool:
 
 
 def _load_toml(text: str) -> dict[str, Any]:
-    import tomllib  # loaded when a base has a pyproject.toml
+    import tomli  # loaded when a base has a pyproject.toml; compiled, where the standard tomllib is not
 
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+        return tomli.loads(text)
+    except tomli.TOMLDecodeError:
         return {}
 
 
@@ -75,7 +82,34 @@ def _project(pyproject: dict[str, Any]) -> dict[str, Any]:
     return project if isinstance(project, dict) else {}
 
 
+def _sections(text: str, wanted: frozenset[str]) -> str:
+    """The part of an INI file configparser reads for the wanted sections: the lines before the first section,
+    and each wanted section from its header to the next. A line that starts with "[" and matches configparser's
+    header pattern is always a header; an indented one may be a value's continuation, so a wanted name there
+    gives the whole text."""
+    import configparser
+
+    header = configparser.ConfigParser.SECTCRE
+    for line in INDENTED_BRACKET.findall(text):
+        match = header.match(line.strip())
+        if match and match.group("header") in wanted:
+            return text
+    preamble, *parts = ("\n" + text).split("\n[")
+    kept = [preamble[1:]]
+    keep = True
+    for part in parts:
+        match = header.match(("[" + part.split("\n", 1)[0]).strip())
+        if match is not None:  # else a line of the section before (an option or an error there)
+            keep = match.group("header") in wanted
+        if keep:
+            kept.append(part)
+    return "\n[".join(kept)
+
+
+@functools.lru_cache(maxsize=KEEP)
 def _load_ini(text: str) -> configparser.ConfigParser | None:
+    """The parsed sections (never modified: shared by every base with this text), or None when they do not
+    parse. Memoized by text: most changes to a tox.ini or setup.cfg are to sections not read."""
     import configparser  # loaded when a base has a setup.cfg or tox.ini
 
     parser = configparser.ConfigParser(interpolation=None, strict=False)
@@ -86,9 +120,17 @@ def _load_ini(text: str) -> configparser.ConfigParser | None:
     return parser
 
 
+def _tox_ini(text: str) -> configparser.ConfigParser | None:
+    return _load_ini(_sections(text, TOX_SECTIONS))
+
+
+def _setup_cfg(text: str) -> configparser.ConfigParser | None:
+    return _load_ini(_sections(text, SETUP_CFG_SECTIONS))
+
+
 def _ini(files: BaseFiles, path: str) -> configparser.ConfigParser | None:
-    """The parsed file (never modified: it is shared by every base with this blob)."""
-    parsed: configparser.ConfigParser | None = files.parsed(path, _load_ini)
+    """The sections of tox.ini or setup.cfg that inference reads."""
+    parsed: configparser.ConfigParser | None = files.parsed(path, _tox_ini if path == "tox.ini" else _setup_cfg)
     return parsed
 
 

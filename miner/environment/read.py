@@ -8,6 +8,7 @@ whose presence is all that counts are never read.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -25,6 +26,8 @@ PRESENT_NAMES = frozenset({"package-lock.json", "npm-shrinkwrap.json", "yarn.loc
 """Root files whose presence is all that counts."""
 ROOT_REQUIREMENTS = re.compile(r"requirements.*(test|dev).*\.txt|(test|dev)[-_]?requirements\.txt")
 """Root requirements files of tests or development (requirements-test.txt, requirements-dev.txt, ...)."""
+ROOT_REQUIREMENTS_BYTES = rb"requirements[^\0\n]*(?:test|dev)[^\0\n]*\.txt|(?:test|dev)[-_]?requirements\.txt"
+"""ROOT_REQUIREMENTS for a name inside a raw tree object (where "." would match past the name's end)."""
 DIR_REQUIREMENTS = re.compile(r"(test|dev).*\.txt")
 """Files of tests or development in `requirements/`."""
 WORKFLOW = re.compile(r"[^/]+\.ya?ml")
@@ -110,17 +113,35 @@ class BaseFiles:
         return [name for name, _ in self.key]
 
 
+@functools.cache
+def _tree_entry(hash_size: int) -> re.Pattern[bytes]:
+    """One entry of a raw tree object: mode, name, object id (binary, hash_size bytes)."""
+    return re.compile(rb"(\d+) ([^\0]*)\0(.{%d})" % hash_size, re.DOTALL)
+
+
 def parse_tree(content: bytes, hash_size: int) -> list[tuple[str, str, str]]:
-    """(mode, name, object id) of each entry of a raw tree object."""
-    out = []
-    index = 0
-    while index < len(content):
-        space = content.index(b" ", index)
-        nul = content.index(b"\0", space)
-        oid = content[nul + 1:nul + 1 + hash_size].hex()
-        out.append((content[index:space].decode(), content[space + 1:nul].decode("utf-8", "surrogateescape"), oid))
-        index = nul + 1 + hash_size
-    return out
+    """(mode, name, object id) of each entry of a raw tree object. Entries follow each other with nothing
+    between, so matching one after another from the start reads each exactly once."""
+    return [(mode.decode(), name.decode("utf-8", "surrogateescape"), oid.hex())
+            for mode, name, oid in _tree_entry(hash_size).findall(content)]
+
+
+@functools.cache
+def _root_entry(hash_size: int) -> re.Pattern[bytes]:
+    """One entry of a raw root tree, with the name and object id captured when it is a regular file
+    inference looks at (ROOT_NAMES), left empty otherwise."""
+    names = b"|".join(re.escape(name.encode()) for name in sorted(READ_NAMES | PRESENT_NAMES))
+    return re.compile(rb"(?:100\d{3} (%s|%s)\0(.{%d})|\d+ [^\0]*\0.{%d})" % (names, ROOT_REQUIREMENTS_BYTES,
+                                                                           hash_size, hash_size), re.DOTALL)
+
+
+def _root_blobs(found: tuple[str, bytes] | None, hash_size: int) -> list[tuple[str, str]]:
+    """(name, blob id) of the root files inference looks at, from a root tree answer: every other entry is
+    passed over without being decoded (root trees differ from commit to commit, so none is kept)."""
+    if found is None or found[0] != "tree":
+        return []
+    return [(name.decode("utf-8", "surrogateescape"), oid.hex())
+            for name, oid in _root_entry(hash_size).findall(found[1]) if name]
 
 
 def _blobs(found: tuple[str, bytes] | None, hash_size: int,
@@ -199,7 +220,7 @@ class BaseReader:
         hash_size = len(base) // 2
         key: list[tuple[str, str]] = []
         read: list[tuple[str, str]] = []
-        for name, oid in _blobs(answers.get(names[0]), hash_size, self.trees):
+        for name, oid in _root_blobs(answers.get(names[0]), hash_size):
             if name in READ_NAMES or ROOT_REQUIREMENTS.fullmatch(name):
                 read.append((name, oid))
             elif name in PRESENT_NAMES:
