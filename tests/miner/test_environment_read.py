@@ -12,7 +12,7 @@ from miner.environment.python import SETUP_CFG_SECTIONS, TOX_SECTIONS, _load_ini
 from miner.environment.read import BaseReader
 from tests.testing.gitrepo import GitRepo
 
-ROOT = {
+ROOT: dict[str, str | bytes | None] = {
     "pyproject.toml": "[project]\n",
     "setup.py": "",
     "setup.py.orig": "",  # a longer name that starts with a wanted one
