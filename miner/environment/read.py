@@ -1,10 +1,10 @@
 """The base commit's build and dependency files, through long-lived `git cat-file --batch` processes.
 
 Per base: its root tree with `.github/workflows` and `requirements/` (trees list names and blob ids), asked for
-AHEAD bases at a time by one process, then, only when those blob ids are new, the contents of the few files
-inference reads, from a second process (so the trees asked ahead stay in flight). Lockfiles and other files
-whose presence is all that counts are never read.
-"""
+AHEAD bases at a time by one process and read CHUNK at a time; then the contents of the few files inference
+reads whose blob ids are new, asked for at once for the whole chunk from a second process (so the trees asked
+ahead stay in flight) and read as each base needs them. Lockfiles and other files whose presence is all that
+counts are never read."""
 
 from __future__ import annotations
 
@@ -37,6 +37,11 @@ AHEAD = 256
 """Bases whose trees are asked for before the first of them is read: git answers whenever it is scheduled.
 Their requests (~150 bytes each) stay below a default 64 KiB pipe, so asking never blocks on a git that is
 itself blocked writing answers not yet read."""
+CHUNK = 32
+"""Bases read at once (see `BaseReader.listing`)."""
+FETCHING = 512
+"""Blob ids asked for ahead at most: their requests (~65 bytes each) stay below a default 64 KiB pipe, so
+asking never blocks on a git blocked writing contents not yet read."""
 MAX_BLOB = 1 << 20
 """Files larger than this are not read (no build file of a real project is)."""
 KEEP = 256
@@ -173,6 +178,8 @@ class BaseReader:
         self.asked: deque[tuple[str, list[str]]] = deque()
         self.asked_bases: set[str] = set()
         self.listed: dict[str, tuple[Key, list[tuple[str, str]]]] = {}
+        self.fetching: dict[str, None] = {}
+        """Blob ids asked of the contents process and not read yet, in the order asked."""
 
     def expect(self, bases: Iterable[str]) -> None:
         """Bases about to be asked for, in order: their trees are asked for AHEAD at a time, so git answers
@@ -200,18 +207,30 @@ class BaseReader:
         if bases:
             self._ask(bases)
 
-    def _collect(self) -> None:
-        """Read the oldest outstanding answer into listed."""
+    def _collect(self) -> list[tuple[str, str]]:
+        """Read the oldest outstanding answer into listed; returns the files of it whose content is read."""
         base, names = self.asked.popleft()
         self.asked_bases.discard(base)
-        self.listed[base] = self._listing(base, self.catfile.collect(names), names)
+        self.listed[base] = listing = self._listing(base, self.catfile.collect(names), names)
+        return listing[1]
 
     def listing(self, base: str) -> tuple[Key, list[tuple[str, str]]]:
-        """The key of base's files, and the (path, blob id) of those whose content is read."""
-        if base not in self.listed and base not in self.asked_bases:
-            self._ask([base])
-        while base not in self.listed:
-            self._collect()
+        """The key of base's files, and the (path, blob id) of those whose content is read.
+
+        A base not read yet is read with the CHUNK bases asked after it (answered by now: they were asked
+        together), and the contents of their files not read before are asked for at once: one round trip
+        to git for a run of bases, not one for each base with a new file."""
+        if base not in self.listed:
+            if base not in self.asked_bases:
+                self._ask([base])
+            reads = []
+            while base not in self.listed:
+                reads.append(self._collect())
+            reads += [self._collect() for _ in range(min(CHUNK, len(self.asked)))]
+            oids = list(dict.fromkeys(oid for read in reads for _, oid in read
+                                      if oid not in self.blobs and oid not in self.fetching))
+            if oids and len(self.fetching) + len(oids) <= FETCHING:
+                self._fetch(oids)
         self._ask_ahead()
         return self.listed.pop(base)
 
@@ -231,17 +250,36 @@ class BaseReader:
                      if pattern.fullmatch(name)]
         return tuple(sorted(key + read)), read
 
+    def _fetch(self, oids: list[str]) -> None:
+        """Ask the contents process for blobs (not asked for already), to be read in order by `_fetched`."""
+        if self.contents_catfile is None:
+            self.contents_catfile = CatFile(self.repo)
+        self.contents_catfile.request(oids)
+        self.fetching.update(dict.fromkeys(oids))
+
+    def _fetched(self) -> tuple[str, bytes | None]:
+        """Read the oldest blob asked for (None when missing, not a blob or too large) and keep it."""
+        assert self.contents_catfile is not None
+        oid = next(iter(self.fetching))
+        del self.fetching[oid]
+        found = self.contents_catfile.collect([oid])[oid]
+        ok = found is not None and found[0] == "blob" and len(found[1]) <= MAX_BLOB
+        return oid, self.blobs.put(oid, found[1] if ok and found is not None else None)
+
     def contents(self, read: list[tuple[str, str]]) -> dict[str, bytes]:
-        """The content of each (path, blob id), by path, asked for in one round trip (known blobs are not)."""
+        """The content of each (path, blob id), by path: kept ones, then those asked for ahead, then the
+        rest in one round trip."""
         known = {oid: self.blobs.get(oid) for _, oid in read if oid in self.blobs}
-        missing = [oid for _, oid in read if oid not in known]
+        missing = [oid for oid in dict.fromkeys(oid for _, oid in read) if oid not in known
+                   and oid not in self.fetching]
         if missing:
-            if self.contents_catfile is None:
-                self.contents_catfile = CatFile(self.repo)
-            catfile = self.contents_catfile
-            for oid, found in catfile.collect(catfile.request(missing)).items():
-                ok = found is not None and found[0] == "blob" and len(found[1]) <= MAX_BLOB
-                known[oid] = self.blobs.put(oid, found[1] if ok and found is not None else None)
+            self._fetch(missing)
+        waiting = {oid for _, oid in read if oid not in known}
+        while waiting:
+            oid, content = self._fetched()
+            if oid in waiting:
+                known[oid] = content
+                waiting.discard(oid)
         return {path: content for path, oid in read if (content := known.get(oid)) is not None}
 
     def files(self, base: str) -> tuple[Key, Callable[[], BaseFiles]]:

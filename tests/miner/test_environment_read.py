@@ -10,7 +10,7 @@ import pytest
 
 from miner.environment.python import SETUP_CFG_SECTIONS, TOX_SECTIONS, _load_ini, _sections
 from miner.environment.read import BaseReader
-from tests.testing.gitrepo import GitRepo
+from tests.testing.gitrepo import GitRepo, git_init
 
 ROOT: dict[str, str | bytes | None] = {
     "pyproject.toml": "[project]\n",
@@ -101,3 +101,28 @@ def test_an_error_in_a_section_not_read_leaves_the_sections_read() -> None:
                                   "[testenv]\ndeps = a\nno delimiter here\n"])
 def test_sections_read_that_do_not_parse_count_as_absent(text: str) -> None:
     assert _load_ini(_sections(text, TOX_SECTIONS)) is None
+
+
+def test_files_read_ahead_are_each_base_s_own_whatever_order_they_are_asked_in(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    bases = []
+    for index in range(90):  # a new tox.ini every third commit, a new workflow every fifth
+        files: dict[str, str | bytes | None] = {"src.py": f"x = {index}\n"}
+        if index % 3 == 0:
+            files["tox.ini"] = f"[tox]\nenvlist = py3{index % 13}\n"
+        if index % 5 == 0:
+            files[".github/workflows/ci.yml"] = f"# {index}\n"
+        bases.append(repo.commit(files, f"commit {index}"))
+    expected = bases[::-1]  # newest first, as a scan asks
+    asked = expected[:40] + expected[70:] + [expected[50]] + [bases[0]]  # some skipped, some out of order
+    reader = BaseReader(repo.path)
+    try:
+        reader.expect(expected)
+        for base in asked:
+            key, read_files = reader.files(base)
+            files_read = read_files()
+            assert files_read.key == key
+            assert {path: content.decode() for path, content in files_read.contents.items()} == {
+                path: repo.git("show", f"{base}:{path}") + "\n" for path in ("tox.ini", ".github/workflows/ci.yml")}
+    finally:
+        reader.close()
