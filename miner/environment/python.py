@@ -180,6 +180,32 @@ def _workflow_versions(text: str) -> list[Version]:
     return found
 
 
+def _setup_py_requires(text: str) -> str:
+    """setup.py's python_requires, as written ("" when not found)."""
+    match = PYTHON_REQUIRES.search(text)
+    return match.group(2) if match else ""
+
+
+def _tox_versions(text: str) -> list[Version]:
+    """The versions tox.ini's envlist names."""
+    tox = _tox_ini(text)
+    if tox is None or not tox.has_option("tox", "envlist"):
+        return []
+    envs = [env for part in re.split(r"[\s,]+(?![^{]*\})", tox.get("tox", "envlist")) for env in _expand(part)]
+    return [(int(m.group(1)), int(m.group(2))) for env in envs for m in TOX_ENV.finditer(env)]
+
+
+@functools.lru_cache(maxsize=KEEP)
+def _specifier(text: str) -> SpecifierSet | None:
+    """The specifier written, or None when it is not one (never modified: shared)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # loaded when a base has a specifier
+
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        return None
+
+
 def declared(files: BaseFiles) -> Declared:
     """What the base declares: its specifier, and the versions it names."""
     named: dict[Version, str] = {}
@@ -196,23 +222,12 @@ def declared(files: BaseFiles) -> Declared:
     setup_cfg = _ini(files, "setup.cfg")
     if not spec_text and setup_cfg is not None and setup_cfg.has_option("options", "python_requires"):
         spec_text, spec_source = setup_cfg.get("options", "python_requires").strip(), "setup.cfg"
-    setup_py = files.text("setup.py") or ""
-    if not spec_text and (match := PYTHON_REQUIRES.search(setup_py)):
-        spec_text, spec_source = match.group(2), "setup.py"
-    spec = None
-    if spec_text.strip():
-        from packaging.specifiers import InvalidSpecifier, SpecifierSet  # loaded when a base has a specifier
-
-        try:
-            spec = SpecifierSet(spec_text)
-        except InvalidSpecifier:
-            spec_text = ""
+    if not spec_text and (setup_py := files.parsed("setup.py", _setup_py_requires)):
+        spec_text, spec_source = setup_py, "setup.py"
+    spec = _specifier(spec_text) if spec_text.strip() else None
     for path in ("pyproject.toml", "setup.cfg", "setup.py"):
         name(files.parsed(path, _classifiers) or [], f"classifiers in {path}")
-    tox = _ini(files, "tox.ini")
-    if tox is not None and tox.has_option("tox", "envlist"):
-        envs = [env for part in re.split(r"[\s,]+(?![^{]*\})", tox.get("tox", "envlist")) for env in _expand(part)]
-        name([(int(m.group(1)), int(m.group(2))) for env in envs for m in TOX_ENV.finditer(env)], "tox.ini envlist")
+    name(files.parsed("tox.ini", _tox_versions) or [], "tox.ini envlist")
     for path in files.paths():
         if path.startswith(".github/workflows/"):
             name(files.parsed(path, _workflow_versions) or [], f"CI matrix in {path}")
