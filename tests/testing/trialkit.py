@@ -23,6 +23,10 @@ SANDBOX_BINDS = (AGENTS, Path(sys.prefix))
 SANDBOX_ARGS = tuple(arg for path in SANDBOX_BINDS for arg in ("--agent-bind", str(path)))
 """SANDBOX_BINDS as `runner run` arguments."""
 PY = shlex.quote(sys.executable)
+RUNNER_FOR_CTRL_C = (sys.executable, "-c", ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                                            "from runner.cli import main; main()"))
+"""`runner` as a terminal starts it, whatever started the suite: a shell without job control starts background
+commands with SIGINT ignored, and an ignored signal stays ignored in every program they start."""
 # A grader without pytest, for tests that are about the runner rather than the cheats pytest enables.
 FAST_GRADER = f"{PY} -c 'import sys; from calc import add; sys.exit(0 if add(2, 3) == 5 else 1)'"
 

@@ -28,6 +28,7 @@ from runner.verify.verify import VerifyOptions, verify
 from tests.testing.httpcase import build_http_corpus
 from tests.testing.raycluster import Cluster, start_cluster, stop_cluster, task_worker
 from tests.testing.trialkit import (
+    RUNNER_FOR_CTRL_C,
     SANDBOX_ARGS,
     Bench,
     agent,
@@ -141,7 +142,7 @@ def test_ctrl_c_cancels_the_cluster_tasks_and_leaves_the_run_resumable(tmp_path:
     bench = two_cases(tmp_path)
     token = f"3000.{secrets.randbelow(10**9):09d}"
     proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "runner"), "run", "--corpus", str(bench.corpus.root), "--all",
+        [*RUNNER_FOR_CTRL_C, "run", "--corpus", str(bench.corpus.root), "--all",
          "--agent", f"hang=sleep {token}", "--results-dir", str(bench.results), "--executor", "ray",
          "--ray-address", cluster.address, *SANDBOX_ARGS],
         stderr=subprocess.PIPE, text=True, start_new_session=True)

@@ -8,7 +8,6 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +19,15 @@ from runner.runs.digests import audit_run
 from runner.runs.load import load_run
 from runner.runs.manifest import read_manifest, write_manifest
 from runner.runs.result import trial_path
-from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, hang_token, processes_with, variants
+from tests.testing.trialkit import (
+    RUNNER_FOR_CTRL_C,
+    SANDBOX_ARGS,
+    Bench,
+    agent,
+    hang_token,
+    processes_with,
+    variants,
+)
 
 
 def test_resume_reruns_errored_and_unrecorded_trials_only(calc_fast: Bench,
@@ -84,7 +91,7 @@ def test_resume_refuses_a_changed_corpus_or_configuration(calc_fast: Bench) -> N
 
 def test_kill_9_at_any_moment_leaves_a_readable_resumable_run(calc_fast: Bench) -> None:
     results = calc_fast.results
-    argv = [sys.executable, "-c", "from runner.cli import main; main()", "run", "--corpus",
+    argv = [*RUNNER_FOR_CTRL_C, "run", "--corpus",
             str(calc_fast.corpus.root), "--all", "--trials", "6", "--jobs", "3", "--results-dir", str(results),
             *SANDBOX_ARGS, "--agent", f"sleepy={agent('sleep', '0.3')}"]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -127,7 +134,7 @@ def readable(run_dir: Path) -> None:
 @pytest.mark.parametrize("sandbox", ["bwrap", "none"])
 def test_ctrl_c_stops_every_agent_and_leaves_a_resumable_run(calc_fast: Bench, sandbox: str) -> None:
     token = hang_token()
-    argv = [sys.executable, "-c", "from runner.cli import main; main()", "run", "--corpus",
+    argv = [*RUNNER_FOR_CTRL_C, "run", "--corpus",
             str(calc_fast.corpus.root), "--all", "--results-dir", str(calc_fast.results), "--sandbox", sandbox,
             *SANDBOX_ARGS, "--agent", f"hang={agent('hang', token)}"]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
