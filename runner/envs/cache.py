@@ -11,9 +11,11 @@ Layout under the cache directory (`--env-cache`, default `$XDG_CACHE_HOME/hindca
     locks/<digest>.lock            flock: exclusive while building or removing, shared while in use
     downloads/uv, downloads/pip    download caches, writable to setup commands only
 
-A user takes the entry's lock exclusively, builds the entry when its marker is missing (removing what a crashed
-build left), then holds it shared for as long as its cache object lives, so `prune` (which needs it exclusively)
-never removes an entry a run or verify is using. A failed build is removed and not cached: the next use retries.
+A user takes the entry's lock shared and, when the entry's marker is there, keeps it so for as long as its cache
+object lives, so `prune` (which needs it exclusively) never removes an entry a run or verify is using, while any
+number of users (runs on one machine, Ray workers of one node) share it. When the marker is missing, whoever gets
+the lock exclusively without waiting builds the entry (removing what a crashed build left) and then holds it
+shared too; the others wait for that build. A failed build is removed and not cached: the next use retries.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import random
 import shutil
 import tempfile
 import threading
@@ -146,21 +149,38 @@ class EnvCache:
             return entry, hit
 
     def _open(self, key: EnvKey, build: Callable[[Path], Built]) -> tuple[EnvEntry, bool]:
+        """Hold the entry of key shared, building it first when it is not complete.
+
+        The lock is taken shared first: that waits only for a build or a removal (exclusive), never for another
+        user (shared, for as long as its cache object lives). An incomplete entry is built by whoever gets the
+        lock exclusively without waiting; the others wait for that build with a shared request and look again.
+        """
         digest = key.digest
         directory = self.root / "entries" / digest
         while True:
-            fd = lock_entry(self.root, digest, blocking=True)
+            fd = lock_entry(self.root, digest, fcntl.LOCK_SH)
             assert fd is not None
             try:
-                hit = (directory / COMPLETE).is_file()
-                if not hit:
-                    shutil.rmtree(directory, ignore_errors=True)
-                    self._build(key, directory, build)
-                fcntl.flock(fd, fcntl.LOCK_SH)
-                if not (directory / COMPLETE).is_file():  # removed while the lock was being converted
-                    os.close(fd)
-                    continue
-                entry = read_entry(directory)
+                if (directory / COMPLETE).is_file():
+                    entry, hit = read_entry(directory), True
+                else:
+                    try:  # a conversion: the shared lock is let go first, so two of these cannot wait on each other
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:  # another builds it (or is looking, as here): wait for it, look again
+                        os.close(fd)
+                        time.sleep(random.uniform(0.01, 0.05))
+                        continue
+                    if not _same_file(fd, self.root, digest):  # removed before it was locked again
+                        os.close(fd)
+                        continue
+                    if not (directory / COMPLETE).is_file():
+                        shutil.rmtree(directory, ignore_errors=True)
+                        self._build(key, directory, build)
+                    fcntl.flock(fd, fcntl.LOCK_SH)
+                    if not (directory / COMPLETE).is_file():  # removed while the lock was being converted
+                        os.close(fd)
+                        continue
+                    entry, hit = read_entry(directory), False
             except BaseException:
                 os.close(fd)
                 raise
@@ -195,8 +215,9 @@ class EnvCache:
             atomic_write_text(entry.directory / "entry.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
-def lock_entry(root: Path, digest: str, blocking: bool) -> int | None:
-    """A descriptor holding the entry's lock exclusively; None when not blocking and someone holds it.
+def lock_entry(root: Path, digest: str, mode: int = fcntl.LOCK_EX, blocking: bool = True) -> int | None:
+    """A descriptor holding the entry's lock in mode (exclusive unless told); None when not blocking and the
+    lock is held against it.
 
     The lock file is checked to still be the one at its path after locking (prune removes lock files).
     """
@@ -204,17 +225,21 @@ def lock_entry(root: Path, digest: str, blocking: bool) -> int | None:
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+            fcntl.flock(fd, mode | (0 if blocking else fcntl.LOCK_NB))
         except BlockingIOError:
             os.close(fd)
             return None
-        try:
-            same = os.fstat(fd).st_ino == os.stat(path).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
+        if _same_file(fd, root, digest):
             return fd
         os.close(fd)
+
+
+def _same_file(fd: int, root: Path, digest: str) -> bool:
+    """Whether fd is still the lock file at the entry's path (prune unlinks it once it has removed the entry)."""
+    try:
+        return os.fstat(fd).st_ino == os.stat(root / "locks" / f"{digest}.lock").st_ino
+    except FileNotFoundError:
+        return False
 
 
 def read_meta(directory: Path) -> dict[str, Any]:

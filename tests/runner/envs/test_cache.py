@@ -214,3 +214,43 @@ def test_the_overlay_carries_links_removals_and_replaced_paths(tmp_path: Path) -
     assert (fresh / "became_dir" / "inner").is_dir() and not (fresh / "pkg" / "old").exists()
     assert (fresh / "pkg" / "new.egg-info" / "PKG-INFO").stat().st_ino != (tmp_path / "stored" / "pkg" /
                                                                             "new.egg-info" / "PKG-INFO").stat().st_ino
+
+
+def test_an_entry_another_process_holds_is_used_at_once(tmp_path: Path) -> None:
+    """Two cache objects on one directory (two runs on one machine, two Ray workers of one node) use a complete
+    entry at the same time: the second neither builds it again nor waits for the first to let go of it."""
+    bases = Bases(tmp_path / "repo")
+    first = EnvCache(tmp_path / "envs")
+    prep(tmp_path, bases, bases.b1, first, "one")
+    second = EnvCache(tmp_path / "envs")
+    done: list[Prepared] = []
+    user = threading.Thread(target=lambda: done.append(prep(tmp_path, bases, bases.b2, second, "two")), daemon=True)
+    user.start()
+    user.join(60)
+    while_held = list(done)
+    first.close()  # a second still waiting goes on now, so a failure does not hang the suite
+    user.join(60)
+    assert [p.env_cache for p in while_held] == ["hit"] and builds(second) == 1
+    second.close()
+
+
+def test_cache_objects_building_one_key_wait_for_one_build(tmp_path: Path) -> None:
+    """Three cache objects ask for a missing key at once: one builds, the others wait for that build and use it,
+    although the builder keeps holding the entry (shared) afterwards."""
+    bases = Bases(tmp_path / "repo")
+    caches = [EnvCache(tmp_path / "envs") for _ in range(3)]
+    results: list[Prepared] = []
+    slow = f"sleep 1 && {SETUP}"
+    threads = [threading.Thread(target=lambda n=n: results.append(
+        prep(tmp_path, bases, bases.b1, caches[n], "one", command=slow, name=f"c{n}")), daemon=True)
+        for n in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    finished = sorted(r.env_cache for r in results)
+    for cache in caches:
+        cache.close()
+    for thread in threads:
+        thread.join(60)
+    assert finished == ["hit", "hit", "miss"] and builds(caches[0]) == 1

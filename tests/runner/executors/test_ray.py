@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from corpus import Setup
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode, UsageError
 from runner.cli import cli
@@ -33,6 +34,7 @@ from tests.testing.trialkit import (
     Bench,
     agent,
     fixer_and_idle,
+    graded_quickly,
     processes_with,
     two_cases,
     variants,
@@ -82,6 +84,25 @@ def test_a_ray_run_is_the_local_run(tmp_path: Path, cluster: Cluster) -> None:
     assert len(repos) == 1  # both cases share their commits, so their packs are one
     # Nothing of the worker's scratch is left over.
     assert not any((cluster.worker_tmp / "hindcast-ray" / "runs").iterdir())
+
+
+def test_the_workers_of_one_node_share_its_environment_cache(tmp_path: Path, cluster: Cluster) -> None:
+    """The node's two worker processes (each with its own cache object, held for its life) take trials of cases
+    with one environment key at once: one build, every trial run, no worker waiting for another to exit."""
+    bench = graded_quickly(tmp_path, setup=Setup(command='echo built >> "$UV_CACHE_DIR/builds"'))
+    stored = bench.corpus.load("calc-add")
+    bench.corpus.write(replace(stored.case, id="calc-add-again"), stored.files)
+    done: list[LoadedRun] = []
+    runner = threading.Thread(target=lambda: done.append(bench.run(
+        variants=variants(fixer=agent("fix")), trials=3, env_cache=tmp_path / "envs", executor="ray",
+        ray=RaySettings(address=cluster.address))), daemon=True)
+    runner.start()
+    runner.join(240)  # a worker waiting for the other's exit never ends: the module's cluster ends it
+    assert done, "the run did not end: a worker waited for another to let go of the environment"
+    [run] = done
+    assert [r.outcome for r in run.trials] == ["pass"] * 6
+    assert sorted(r.env_cache or "" for r in run.trials) == ["hit"] * 5 + ["miss"]
+    assert (tmp_path / "envs" / "downloads" / "uv" / "builds").read_text() == "built\n"
 
 
 def test_a_trial_whose_worker_dies_is_submitted_again(tmp_path: Path, cluster: Cluster,
