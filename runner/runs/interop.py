@@ -133,7 +133,7 @@ def import_rows(source: Path, out: Path, variant: str = "imported", policy: str 
         raise UsageError(f"{source}: a trial of a case is given twice for one variant")
     cases = sorted({r.case_id for r in rows})
     critical = {c: any(r.critical for r in rows if r.case_id == c) for c in cases}
-    now = datetime.now(UTC).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="microseconds")
     variants = tuple(Variant(n, None) for n in dict.fromkeys(names))
     config = RunConfig("agent", max(r.trial for r in rows), variants, tuple(cases), 0.0)
     runtime: dict[str, Any] = {"imported_from": str(source.resolve()), "format": "jsonl rows"}

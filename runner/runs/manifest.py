@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,13 @@ MODES = ("agent", "baseline", "oracle", "regrade")
 VARIANT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
+
+
+def created_now() -> str:
+    """The time a run is made, as run.json records it: UTC to the microsecond, so runs made within one second
+    (scripted ones are) still sort in the order they were made; a run recorded to the second, as older ones are,
+    sorts before the runs of its second recorded more finely."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 @dataclass(frozen=True)
 class Variant:

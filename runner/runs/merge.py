@@ -100,7 +100,7 @@ def _merged_manifest(shards: list[LoadedRun]) -> RunManifest:
     merged = tuple({"run_id": s.manifest.run_id, "shard": s.manifest.config.shard, "created": s.manifest.created,
                     "resumed": len(s.manifest.resumed)} for s in shards)
     return replace(first, run_id=f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(2)}",
-                   created=stamp.isoformat(timespec="seconds"), config=replace(first.config, shard=None),
+                   created=stamp.isoformat(timespec="microseconds"), config=replace(first.config, shard=None),
                    digests=digests, cases_meta=meta, resumed=tuple(r for s in shards for r in s.manifest.resumed),
                    merged_from=merged)
 

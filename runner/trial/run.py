@@ -29,6 +29,7 @@ from runner.runs.manifest import (
     Origin,
     RunConfig,
     RunManifest,
+    created_now,
     read_manifest,
     write_manifest,
 )
@@ -104,7 +105,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         raise UsageError(f"case {missing[0]!r} is not in the corpus {corpus.root}")
     if options.resume is None:
         name = check_run_name(options.name) if options.name is not None else None
-        manifest = RunManifest(new_run_id(), _now(), dataset, runtime_info(config, sandbox), config, name=name,
+        manifest = RunManifest(new_run_id(), created_now(), dataset, runtime_info(config, sandbox), config, name=name,
                                origin=Origin(str(corpus.root.resolve()), str(repo.resolve())),
                                cases_meta=case_meta(stored_all, config.cases, corpus.config.defaults.owner),
                                triage=options.triage, directions=dict(corpus.config.behaviour_directions))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,10 @@ import pytest
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
 from runner.cli import cli
+from runner.runs.find import resolve_run
 from runner.runs.manifest import read_manifest
 from tests.testing.runbuilder import write_corpus, write_run
-from tests.testing.trialkit import SANDBOX_ARGS, graded_quickly
+from tests.testing.trialkit import SANDBOX_ARGS, agent, graded_quickly, variants
 
 KINDS = {"cart": "critical", "login": "blocking", "docs": "advisory"}
 BASE = {"cart": "ppp", "login": "ppp", "docs": "ppp"}
@@ -158,6 +160,32 @@ def test_latest_and_names_stand_for_runs(tmp_path: Path, capsys: pytest.CaptureF
     code, _, err = call(capsys, "report", "latest")
     assert code == ExitCode.BAD_INPUT and err == (
         "runner: error: latest: no results directory evals/results to find the latest run in\n")
+
+
+def test_runs_made_within_one_second_are_ordered_by_when_they_were_made(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Scripted runs start seconds apart or less: `latest` and `runner runs` follow the order they were made in,
+    whatever their ids (a random suffix after the second) say; a run recorded to the second sorts before the
+    runs of its second recorded more finely."""
+    runs = tmp_path / "results"
+    write_run(runs, "20261103T000000Z-ffff", BASE, kinds=KINDS, created="2026-11-03T00:00:00.100000+00:00")
+    write_run(runs, "20261103T000000Z-0000", CAND, kinds=KINDS, created="2026-11-03T00:00:00.900000+00:00")
+    write_run(runs, "20261103T000000Z-aaaa", BASE, kinds=KINDS, created="2026-11-03T00:00:00+00:00")
+    code, out, _ = call(capsys, "runs", str(runs), "--json")
+    assert [r["run_id"] for r in json.loads(out)] == ["20261103T000000Z-0000", "20261103T000000Z-ffff",
+                                                      "20261103T000000Z-aaaa"]
+    code, out, _ = call(capsys, "report", str(runs / "latest"), "--json")
+    assert code == ExitCode.OK and json.loads(out)["run_id"] == "20261103T000000Z-0000"
+
+
+def test_a_run_records_when_it_was_made_to_the_microsecond(tmp_path: Path) -> None:
+    bench = graded_quickly(tmp_path)
+    first = bench.run(variants=variants(noop=agent("noop")), trials=1)
+    second = bench.run(variants=variants(noop=agent("noop")), trials=1)
+    created = [read_manifest(r.directory).created for r in (first, second)]
+    assert all(len(c) == len("2026-11-03T00:00:00.123456+00:00") for c in created), created
+    assert datetime.fromisoformat(created[0]) < datetime.fromisoformat(created[1])
+    assert resolve_run(Path("latest"), bench.results) == second.directory
 
 
 def test_runs_lists_newest_first_and_names_a_broken_run(tmp_path: Path, elsewhere: Path,
