@@ -57,7 +57,6 @@ class RemoteContext:
 
 _LOCK = threading.Lock()
 _ASSETS: dict[str, AssetCache] = {}
-_CACHES: dict[str, EnvCache] = {}
 
 
 def worker_root() -> Path:
@@ -89,12 +88,15 @@ def run_remote(spec: TrialSpec, ctx: RemoteContext, pack: CasePack,
         folder = trial_path(run_dir, spec.variant, spec.stored.case.id, spec.trial)
         return result.to_json(), pack_folder(folder)
     finally:
+        if cache is not None:
+            cache.close()
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
 def _node(pack: CasePack, base_commit: str, base_version: str | None,
           env_cache: str | None) -> tuple[Path, Path, AssetCache, EnvCache | None]:
-    """This worker's root, the pack's repository and asset cache (made once per node) and the environment cache."""
+    """This worker's root, the pack's repository and asset cache (made once per node) and the task's own
+    environment cache object."""
     root = worker_root()
     repo = materialize(pack, root / "repos")
     pin_base_version(base_commit, base_version)
@@ -127,12 +129,12 @@ def unpack_folder(data: bytes, target: Path) -> None:
 
 
 def _env_cache(setting: str | None) -> EnvCache | None:
+    """A cache object of this task's own, which the task closes when it ends: a worker process lives as long as the
+    cluster, and an entry it kept holding would never be pruned on its node. Taking an entry again costs a shared
+    lock and a read of entry.json."""
     if setting is None:
         return None
-    path = default_cache_dir() if setting == DEFAULT_ENV_CACHE else Path(setting)
-    if str(path) not in _CACHES:
-        _CACHES[str(path)] = EnvCache(path)
-    return _CACHES[str(path)]
+    return EnvCache(default_cache_dir() if setting == DEFAULT_ENV_CACHE else Path(setting))
 
 
 def _mkdir(path: Path) -> Path:
@@ -169,4 +171,6 @@ def verify_remote(stored: StoredCase, side: str, repeat: int, ctx: VerifyContext
         logs = scratch / LOGS_DIR / stored.case.id / f"{side}-{repeat}"
         return replace(attempt, logs=None), pack_folder(logs) if logs.is_dir() else b""
     finally:
+        if cache is not None:
+            cache.close()
         shutil.rmtree(scratch, ignore_errors=True)

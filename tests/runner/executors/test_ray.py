@@ -21,6 +21,7 @@ from corpus import Setup
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode, UsageError
 from runner.cli import cli
+from runner.envs.manage import prune_entries
 from runner.executors.settings import RaySettings
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import read_manifest
@@ -87,8 +88,8 @@ def test_a_ray_run_is_the_local_run(tmp_path: Path, cluster: Cluster) -> None:
 
 
 def test_the_workers_of_one_node_share_its_environment_cache(tmp_path: Path, cluster: Cluster) -> None:
-    """The node's two worker processes (each with its own cache object, held for its life) take trials of cases
-    with one environment key at once: one build, every trial run, no worker waiting for another to exit."""
+    """The node's two worker processes take trials of cases with one environment key at once: one build, every
+    trial run, no worker waiting for another; once the trials end, no worker holds the entry."""
     bench = graded_quickly(tmp_path, setup=Setup(command='echo built >> "$UV_CACHE_DIR/builds"'))
     stored = bench.corpus.load("calc-add")
     bench.corpus.write(replace(stored.case, id="calc-add-again"), stored.files)
@@ -103,6 +104,9 @@ def test_the_workers_of_one_node_share_its_environment_cache(tmp_path: Path, clu
     assert [r.outcome for r in run.trials] == ["pass"] * 6
     assert sorted(r.env_cache or "" for r in run.trials) == ["hit"] * 5 + ["miss"]
     assert (tmp_path / "envs" / "downloads" / "uv" / "builds").read_text() == "built\n"
+    # Idle workers hold nothing: the node's `runner env prune` can remove the entry between runs.
+    pruned = prune_entries(tmp_path / "envs", everything=True)
+    assert (len(pruned.removed), pruned.in_use) == (1, ())
 
 
 def test_a_trial_whose_worker_dies_is_submitted_again(tmp_path: Path, cluster: Cluster,
