@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,15 @@ from corpus.model import SLUG
 from runner.behaviour.parse import parse
 from runner.runs.digests import result_digest, trial_key
 from runner.runs.load import LoadedRun
-from runner.runs.manifest import VARIANT_NAME, CaseMeta, RunConfig, RunManifest, Variant, write_manifest
+from runner.runs.manifest import (
+    VARIANT_NAME,
+    CaseMeta,
+    RunConfig,
+    RunManifest,
+    Variant,
+    created_now,
+    write_manifest,
+)
 from runner.runs.result import RESULT_FILE, TrialResult, trial_path
 
 TRANSCRIPT = "transcript.log"
@@ -133,7 +140,7 @@ def import_rows(source: Path, out: Path, variant: str = "imported", policy: str 
         raise UsageError(f"{source}: a trial of a case is given twice for one variant")
     cases = sorted({r.case_id for r in rows})
     critical = {c: any(r.critical for r in rows if r.case_id == c) for c in cases}
-    now = datetime.now(UTC).isoformat(timespec="microseconds")
+    now = created_now()
     variants = tuple(Variant(n, None) for n in dict.fromkeys(names))
     config = RunConfig("agent", max(r.trial for r in rows), variants, tuple(cases), 0.0)
     runtime: dict[str, Any] = {"imported_from": str(source.resolve()), "format": "jsonl rows"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,11 +24,19 @@ DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
 
-def created_now() -> str:
+def created_now(now: datetime | None = None) -> str:
     """The time a run is made, as run.json records it: UTC to the microsecond, so runs made within one second
     (scripted ones are) still sort in the order they were made; a run recorded to the second, as older ones are,
     sorts before the runs of its second recorded more finely."""
-    return datetime.now(UTC).isoformat(timespec="microseconds")
+    return (now or datetime.now(UTC)).isoformat(timespec="microseconds")
+
+
+def new_run_stamp() -> tuple[str, str]:
+    """A new run's id (its UTC second plus a random suffix, e.g. 20261129T141500Z-a1b2) and its creation time,
+    from one reading of the clock."""
+    now = datetime.now(UTC)
+    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(2)}", created_now(now)
+
 
 @dataclass(frozen=True)
 class Variant:

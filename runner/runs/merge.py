@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 from corpus.errors import UsageError
 from corpus.fsutil import publish_directory
 from runner.runs.digests import trial_key
 from runner.runs.load import LoadedRun, load_run
-from runner.runs.manifest import RunManifest, write_manifest
+from runner.runs.manifest import RunManifest, new_run_stamp, write_manifest
 from runner.runs.result import trial_path
 
 
@@ -96,11 +94,10 @@ def _merged_manifest(shards: list[LoadedRun]) -> RunManifest:
     meta = {}
     for shard in shards:
         meta.update(shard.manifest.cases_meta)
-    stamp = datetime.now(UTC)
+    run_id, created = new_run_stamp()
     merged = tuple({"run_id": s.manifest.run_id, "shard": s.manifest.config.shard, "created": s.manifest.created,
                     "resumed": len(s.manifest.resumed)} for s in shards)
-    return replace(first, run_id=f"{stamp.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(2)}",
-                   created=stamp.isoformat(timespec="microseconds"), config=replace(first.config, shard=None),
+    return replace(first, run_id=run_id, created=created, config=replace(first.config, shard=None),
                    digests=digests, cases_meta=meta, resumed=tuple(r for s in shards for r in s.manifest.resumed),
                    merged_from=merged)
 

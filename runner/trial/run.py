@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 import shutil
 import tempfile
 import threading
@@ -29,7 +28,7 @@ from runner.runs.manifest import (
     Origin,
     RunConfig,
     RunManifest,
-    created_now,
+    new_run_stamp,
     read_manifest,
     write_manifest,
 )
@@ -59,11 +58,6 @@ from runner.workspace.prepare import WORKSPACE_DIR
 Progress = Callable[[int, int, TrialResult], None]
 DEFAULT_ERROR_STREAK = 5
 """Without --max-errors, a run stops when this many first trials to finish all errored with one reason."""
-
-
-def new_run_id() -> str:
-    """UTC timestamp plus a short random suffix, e.g. 20261129T141500Z-a1b2."""
-    return f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(2)}"
 
 
 def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
@@ -105,7 +99,8 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         raise UsageError(f"case {missing[0]!r} is not in the corpus {corpus.root}")
     if options.resume is None:
         name = check_run_name(options.name) if options.name is not None else None
-        manifest = RunManifest(new_run_id(), created_now(), dataset, runtime_info(config, sandbox), config, name=name,
+        run_id, created = new_run_stamp()
+        manifest = RunManifest(run_id, created, dataset, runtime_info(config, sandbox), config, name=name,
                                origin=Origin(str(corpus.root.resolve()), str(repo.resolve())),
                                cases_meta=case_meta(stored_all, config.cases, corpus.config.defaults.owner),
                                triage=options.triage, directions=dict(corpus.config.behaviour_directions))

@@ -71,9 +71,10 @@ def graded_quickly(tmp_path: Path, **changes: object) -> Bench:
     return Bench(tmp_path, corpus)
 
 
-def two_cases(tmp_path: Path) -> Bench:
-    """graded_quickly with a second case, a copy of the first under another id (cases spread over workers)."""
-    bench = graded_quickly(tmp_path)
+def two_cases(tmp_path: Path, **changes: object) -> Bench:
+    """graded_quickly (fields overridable) with a second case, a copy of the first under another id (cases spread
+    over workers)."""
+    bench = graded_quickly(tmp_path, **changes)
     stored = bench.corpus.load("calc-add")
     bench.corpus.write(replace(stored.case, id="calc-add-again"), stored.files)
     return bench

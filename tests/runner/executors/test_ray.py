@@ -35,7 +35,6 @@ from tests.testing.trialkit import (
     Bench,
     agent,
     fixer_and_idle,
-    graded_quickly,
     processes_with,
     two_cases,
     variants,
@@ -90,9 +89,7 @@ def test_a_ray_run_is_the_local_run(tmp_path: Path, cluster: Cluster) -> None:
 def test_the_workers_of_one_node_share_its_environment_cache(tmp_path: Path, cluster: Cluster) -> None:
     """The node's two worker processes take trials of cases with one environment key at once: one build, every
     trial run, no worker waiting for another; once the trials end, no worker holds the entry."""
-    bench = graded_quickly(tmp_path, setup=Setup(command='echo built >> "$UV_CACHE_DIR/builds"'))
-    stored = bench.corpus.load("calc-add")
-    bench.corpus.write(replace(stored.case, id="calc-add-again"), stored.files)
+    bench = two_cases(tmp_path, setup=Setup(command='echo built >> "$UV_CACHE_DIR/builds"'))
     done: list[LoadedRun] = []
     runner = threading.Thread(target=lambda: done.append(bench.run(
         variants=variants(fixer=agent("fix")), trials=3, env_cache=tmp_path / "envs", executor="ray",
