@@ -137,3 +137,11 @@ def with_introduced(candidate: Candidate, introduced: Introduced | None) -> Cand
         return candidate
     mined = replace(mined, introducing_commits=introduced.introducing, escape_days=introduced.escape_days)
     return replace(candidate, case=replace(candidate.case, mined=mined))
+
+
+def with_branches(candidate: Candidate, branch_commits: tuple[str, ...]) -> Candidate:
+    """The candidate with its merge's branch commits in its provenance."""
+    mined = candidate.case.mined
+    if not branch_commits or mined is None:
+        return candidate
+    return replace(candidate, case=replace(candidate.case, mined=replace(mined, branch_commits=branch_commits)))

@@ -6,18 +6,15 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from miner.classify import PathClassifier
 from miner.gitbatch import CatFile, DiffTree, FileDiff, only_blobs
 from miner.gitlog import LogCommit, decode_path, is_utf8
 from miner.grader_command import RepoHints, Suggestion
+from miner.groups import Foresight
 from miner.languages import language_of, suggest, tests_changed
 from miner.score import SizeLimits, Survivor, score_commit
 from miner.testids import TestRef
-
-if TYPE_CHECKING:
-    from miner.groups import Foresight  # groups needs candidates, which need extractions
 
 OMITTED_CATEGORIES = ("docs",)
 GROUP = 8

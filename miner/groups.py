@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from miner.candidate import Candidate
 from miner.gitbatch import rev_list_branch
 from miner.gitlog import History
 
@@ -71,14 +70,6 @@ class Branches:
                 if inner and branch.issuperset(inner):
                     return True
         return False
-
-
-def with_branches(candidate: Candidate, branch_commits: tuple[str, ...]) -> Candidate:
-    """The candidate with its merge's branch commits in its provenance."""
-    mined = candidate.case.mined
-    if not branch_commits or mined is None:
-        return candidate
-    return replace(candidate, case=replace(candidate.case, mined=replace(mined, branch_commits=branch_commits)))
 
 
 def covered_by_known(known_merges: Iterable[tuple[str, str]], branches: Branches) -> dict[str, str]:

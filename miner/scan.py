@@ -15,14 +15,14 @@ from corpus.gitutil import open_repository, resolve_commit, run_git
 from corpus.interpreters import Installed
 from corpus.model import Defaults
 from corpus.store import CONFIG, Corpus
-from miner.candidate import Candidate, build_candidate
+from miner.candidate import Candidate, build_candidate, with_branches
 from miner.classify import PathClassifier
 from miner.coverage import Span, Walk, read_covered, record_covered, scan_entry, span_of, walk_of
 from miner.environment import Environment, Inference, languages_of
 from miner.extract import BatchResult, Extraction, Extractor
 from miner.gitdate import check_dates
 from miner.gitlog import History, iter_log
-from miner.groups import Branches, covered_by_known, foresee, with_branches
+from miner.groups import Branches, covered_by_known, foresee
 from miner.hygiene import Known, known_commits
 from miner.propose import Ending, Grouping, Progress, Proposal, deferred_kept, original_first, rank_and_write
 from miner.score import SizeLimits, Survivor, prefilter
