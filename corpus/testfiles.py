@@ -10,24 +10,16 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-# Gitignore-style rules (pathspec). A directory pattern such as `tests/` matches at any depth.
-BUILTIN_TEST_GLOBS: tuple[str, ...] = (
-    # directories that hold tests in most ecosystems
-    "test/", "tests/", "testing/", "spec/", "specs/", "__tests__/", "__mocks__/", "testdata/", "src/test/",
-    # Python
-    "test_*.py", "*_test.py", "conftest.py", "tests.py",
-    # JavaScript / TypeScript
-    "*.test.js", "*.test.jsx", "*.test.ts", "*.test.tsx", "*.test.mjs", "*.test.cjs",
-    "*.spec.js", "*.spec.jsx", "*.spec.ts", "*.spec.tsx", "*.spec.mjs", "*.spec.cjs",
-    # Go
-    "*_test.go",
-    # Java / Kotlin
-    "*Test.java", "*Tests.java", "*TestCase.java", "*IT.java", "*Test.kt", "*Tests.kt",
-    # Rust (unit-test modules kept in their own file; integration tests live in tests/)
-    "tests.rs", "*_test.rs", "*_tests.rs",
-    # Ruby
-    "*_spec.rb", "*_test.rb", "test_*.rb",
-)
+from corpus import languages
+
+SHARED_TEST_GLOBS: tuple[str, ...] = ("test/", "tests/", "testing/", "spec/", "specs/")
+"""Directories that hold tests in most ecosystems; each language adds its own rules (`Language.TEST_GLOBS`).
+Gitignore-style rules (pathspec): a directory pattern such as `tests/` matches at any depth."""
+
+
+def builtin_test_globs() -> tuple[str, ...]:
+    """The built-in test-file rules: the shared directories, then every registered language's."""
+    return SHARED_TEST_GLOBS + languages.test_globs()
 
 
 NAMED_GROUP = re.compile(r"\(\?P<\w+>")
@@ -113,7 +105,7 @@ def _pathspec_regex(line: str) -> tuple[str, bool] | None:
 
 def matcher_for_tests(test_globs: Iterable[str] = ()) -> Callable[[str], bool]:
     """Whether a repository path (posix, relative) is a test file: by the corpus's globs, else the built-ins."""
-    return _test_matcher(tuple(test_globs) or BUILTIN_TEST_GLOBS)
+    return _test_matcher(tuple(test_globs) or builtin_test_globs())
 
 
 @lru_cache(maxsize=16)

@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from corpus.testfiles import BUILTIN_TEST_GLOBS, glob_matcher
+from corpus.languages import build_globs, lock_files
+from corpus.testfiles import builtin_test_globs, glob_matcher
 
 Category = Literal["test", "source", "docs", "build", "vendored", "generated"]
 CATEGORIES: tuple[Category, ...] = ("test", "source", "docs", "build", "vendored", "generated")
@@ -19,31 +20,22 @@ GENERATED_GLOBS: tuple[str, ...] = (
     "*.min.js", "*.min.css", "*.map", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.pb.cc", "*.pb.h",
     "*.generated.*", "*_generated.*", "dist/", "__snapshots__/*.snap.orig", "*.pyc", "*.class",
 )
-LOCKFILES: frozenset[str] = frozenset({
-    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "Cargo.lock",
-    "Gemfile.lock", "poetry.lock", "Pipfile.lock", "uv.lock", "pdm.lock", "composer.lock", "go.sum",
-    "gradle.lockfile", "mix.lock", "flake.lock",
-})
+OTHER_LOCKFILES: frozenset[str] = frozenset({"composer.lock", "mix.lock", "flake.lock"})
+"""Lock files of ecosystems no language module covers (PHP, Elixir, Nix); every language names its own."""
 DOCS_GLOBS: tuple[str, ...] = (
     "docs/", "doc/", "documentation/", "*.md", "*.rst", "*.adoc", "*.txt", "*.markdown",
     "CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "AUTHORS*", "CONTRIBUTORS*", "LICENSE*", "COPYING*",
     "README*", "CONTRIBUTING*", "changelog.d/", "changes/", "newsfragments/", "man/",
     "!requirements*.txt", "!CMakeLists.txt",
 )
-BUILD_GLOBS: tuple[str, ...] = (
-    "setup.py", "setup.cfg", "pyproject.toml", "requirements*.txt", "requirements/", "tox.ini", "noxfile.py",
-    "MANIFEST.in", "Makefile", "makefile", "GNUmakefile", "*.mk", "CMakeLists.txt", "*.cmake", "meson.build",
-    "package.json", "tsconfig*.json", "jsconfig*.json", ".babelrc*", "babel.config.*", ".eslintrc*",
-    "eslint.config.*", ".prettierrc*", "jest.config.*", "vitest.config.*", "vite.config.*", "webpack.config.*",
-    "rollup.config.*", ".npmrc", ".nvmrc", "Cargo.toml", "build.rs", "rust-toolchain*", "go.mod", "go.work",
-    "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "gradle.properties",
-    "gradlew", "gradlew.bat", "gradle/", "mvnw", "mvnw.cmd", ".mvn/", "Gemfile", "*.gemspec", "Rakefile",
-    ".rubocop.yml", "Dockerfile", "*.dockerfile", "docker-compose*.yml", ".dockerignore", ".gitignore",
-    ".gitattributes", ".gitmodules", ".editorconfig", ".github/", ".gitlab-ci.yml", ".circleci/",
-    ".travis.yml", "appveyor.yml", "azure-pipelines.yml", "Jenkinsfile", ".pre-commit-config.yaml",
-    ".coveragerc", "pytest.ini", "mypy.ini", ".flake8", ".pylintrc", "ruff.toml", ".ruff.toml",
+OTHER_BUILD_GLOBS: tuple[str, ...] = (
+    "Makefile", "makefile", "GNUmakefile", "*.mk", "CMakeLists.txt", "*.cmake", "meson.build",
+    "Dockerfile", "*.dockerfile", "docker-compose*.yml", ".dockerignore", ".gitignore", ".gitattributes",
+    ".gitmodules", ".editorconfig", ".github/", ".gitlab-ci.yml", ".circleci/", ".travis.yml", "appveyor.yml",
+    "azure-pipelines.yml", "Jenkinsfile", ".pre-commit-config.yaml",
     "/*.toml", "/*.cfg", "/*.ini", "/*.yml", "/*.yaml", "/.*.json",
 )
+"""Build, container and CI files of no one language; every language names its own."""
 BINARY_SUFFIXES: frozenset[str] = frozenset({
     ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".tiff", ".pdf", ".woff", ".woff2", ".ttf",
     ".otf", ".eot", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".tar", ".jar", ".war", ".whl", ".egg",
@@ -69,12 +61,13 @@ class PathClassifier:
 
     def __init__(self, test_globs: Iterable[str] = ()) -> None:
         globs = tuple(test_globs)
-        self.test_globs = globs or BUILTIN_TEST_GLOBS
+        self.test_globs = globs or builtin_test_globs()
+        self.lockfiles = lock_files() | OTHER_LOCKFILES
         self._test = glob_matcher(self.test_globs)
         self._vendored = glob_matcher(VENDORED_GLOBS)
         self._generated = glob_matcher(GENERATED_GLOBS)
         self._docs = glob_matcher(DOCS_GLOBS)
-        self._build = glob_matcher(BUILD_GLOBS)
+        self._build = glob_matcher(all_build_globs())
         self._cache: dict[str, tuple[Category, bool, bool]] = {}
 
     def category(self, path: str) -> Category:
@@ -85,7 +78,7 @@ class PathClassifier:
         """(category, is a lockfile, has a binary name) of a path, remembered: paths repeat across history."""
         found = self._cache.get(path)
         if found is None:
-            found = self._cache[path] = (self._classify(path), is_lockfile(path), is_binary_name(path))
+            found = self._cache[path] = (self._classify(path), self.is_lockfile(path), is_binary_name(path))
         return found
 
     def _classify(self, path: str) -> Category:
@@ -95,7 +88,7 @@ class PathClassifier:
             return "generated"
         if self._test(path):
             return "test"
-        if is_lockfile(path):
+        if self.is_lockfile(path):
             return "build"
         if self._docs(path):
             return "docs"
@@ -103,15 +96,19 @@ class PathClassifier:
             return "build"
         return "source"
 
+    def is_lockfile(self, path: str) -> bool:
+        """A dependency lockfile, whatever the ecosystem."""
+        return basename(path) in self.lockfiles
+
+
+def all_build_globs() -> tuple[str, ...]:
+    """The rules of build and configuration files: every language's, then those of no one language."""
+    return build_globs() + OTHER_BUILD_GLOBS
+
 
 def basename(path: str) -> str:
     """The last component of a posix path."""
     return path.rsplit("/", 1)[-1]
-
-
-def is_lockfile(path: str) -> bool:
-    """A dependency lockfile, whatever the ecosystem."""
-    return basename(path) in LOCKFILES
 
 
 def is_binary_name(path: str) -> bool:

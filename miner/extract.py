@@ -7,14 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corpus.languages import language_of, tests_changed
+from corpus.languages.base import RepoHints, TestRef
 from miner.classify import PathClassifier
 from miner.gitbatch import CatFile, DiffTree, FileDiff, only_blobs
 from miner.gitlog import LogCommit, decode_path, is_utf8
-from miner.grader_command import RepoHints, Suggestion
+from miner.grader_command import Suggestion, suggest
 from miner.groups import Foresight
-from miner.languages import language_of, suggest, tests_changed
 from miner.score import SizeLimits, Survivor, score_commit
-from miner.testids import TestRef
 
 OMITTED_CATEGORIES = ("docs",)
 GROUP = 8
@@ -172,13 +172,13 @@ def _blob_name(fix: str, section: FileDiff) -> str:
 
 
 def _wanted(split: _Split) -> list[str]:
-    """Objects the second pass needs for one commit: new test blobs, and the build files its test files'
-    languages read."""
+    """Objects the second pass needs for one commit: new test blobs, and the root files its test files'
+    languages' grader commands read."""
     fix = split.survivor.commit.sha
     wanted = [_blob_name(fix, s) for s in split.tests if not s.deleted]
     for language in {language_of(decode_path(s.path)) for s in split.tests}:
         if language is not None:
-            wanted += [f"{fix}:{name}" for name in language.BUILD_FILES]
+            wanted += [f"{fix}:{name}" for name in language.GRADER_FILES]
     return wanted
 
 

@@ -1,13 +1,14 @@
-"""A suggested grader command, and what the fix revision tells the language modules about its build."""
+"""The suggested grader command of a fix: each language's command for its test files, joined."""
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
 
-from miner.testids import TestRef
+from corpus.languages import LANGUAGES, language_of
+from corpus.languages.base import Language, RepoHints, TestRef, ref_id
+
+UNKNOWN = "other"
+"""The name of test files of no known language."""
 
 
 @dataclass(frozen=True)
@@ -26,32 +27,46 @@ class Suggestion:
     """False when no command could be inferred and the command is a placeholder that fails."""
 
 
-@dataclass(frozen=True)
-class RepoHints:
-    """What the fix revision says about the build: the files a language's command reads, and the sources."""
-
-    file_content: Callable[[str], bytes | None] = lambda path: None
-    """Fix-version content of a test file, or of a build file a language names (BUILD_FILES); None when absent."""
-    source_paths: tuple[str, ...] = ()
-    """The source paths the fix changed (a Go package's testdata/ goes with Go sources)."""
+def _owner(path: str, hints: RepoHints) -> Language | None:
+    """The language of a test file: by its name's ending, else the one that owns it as a fixture."""
+    language = language_of(path)
+    if language is None:
+        language = next((other for other in LANGUAGES.values() if other.owns(path, hints)), None)
+    return language
 
 
-class Command(NamedTuple):
-    """One language's part of a grader: its command ("" for none) and the ids of its tests."""
-
-    command: str
-    """Shell command, or "" when the language has none for these files."""
-    test_ids: tuple[str, ...]
-    """The tests the fix added or changed, in the framework's naming."""
+def suggest(test_files: list[str], refs: list[TestRef], hints: RepoHints | None = None) -> Suggestion:
+    """A grader command for the test files a fix added or changed (deleted ones excluded): each language's
+    command, joined with && in the order of their names; a placeholder that fails when there is none."""
+    hints = hints or RepoHints()
+    files_of: dict[str, list[str]] = {}
+    for path in test_files:
+        language = _owner(path, hints)
+        files_of.setdefault(language.NAME if language else UNKNOWN, []).append(path)
+    refs_of: dict[str, list[TestRef]] = {}
+    for ref in refs:
+        language = language_of(ref.path)
+        refs_of.setdefault(language.NAME if language else UNKNOWN, []).append(ref)
+    commands: list[str] = []
     junit: str | None = None
-    """JUnit XML the command writes; its test ids are then the grader's fail_to_pass."""
-
-
-def quote(value: str) -> str:
-    """A shell word."""
-    return shlex.quote(value)
-
-
-def ref_id(ref: TestRef) -> str:
-    """A test's id for review: path::Class::name."""
-    return "::".join((ref.path, *ref.scope, ref.name))
+    fail_to_pass: tuple[str, ...] = ()
+    test_ids: list[str] = []
+    for name in sorted(files_of):
+        found = refs_of.get(name, [])
+        if name not in LANGUAGES:
+            test_ids += [ref_id(ref) for ref in found]
+            continue
+        part = LANGUAGES[name].command(files_of[name], found, hints)
+        test_ids += part.test_ids
+        if part.command:
+            commands.append(part.command)
+        if part.junit is not None:
+            junit, fail_to_pass = part.junit, part.test_ids
+    if not commands:
+        listed = " ".join(sorted(test_files))[:200]
+        return Suggestion(f"exit 1  # no grader command inferred for: {listed}", None, (), tuple(test_ids),
+                          inferred=False)
+    if len(commands) > 1:
+        # JUnit ids only decide when pytest is the whole command.
+        junit, fail_to_pass = None, ()
+    return Suggestion(" && ".join(commands), junit, fail_to_pass, tuple(test_ids))

@@ -8,13 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.interpreters import Installed, installed_pythons
+from corpus.languages import LANGUAGES, language_of
+from corpus.languages.base import BaseFiles
 from corpus.model import SetupDefaults
-from miner.environment.others import COMMANDS
-from miner.environment.python import choose_python, declared, python_command
-from miner.environment.read import BaseFiles, BaseReader, Key
-from miner.languages import language_of
+from miner.environment.read import BaseReader, Key
 
-PYTHON = "python"
 DEFAULTS_ORIGIN = "corpus.yaml defaults.setup"
 
 
@@ -31,28 +29,30 @@ class Environment:
 
 
 def languages_of(test_paths: Iterable[str]) -> tuple[str, ...]:
-    """The languages of a candidate's grader files (miner.languages names), sorted as grader commands are."""
+    """The languages of a candidate's grader files (`corpus.languages` names), sorted as grader commands are."""
     return tuple(sorted({language.NAME for path in test_paths if (language := language_of(path)) is not None}))
 
 
 def infer(files: BaseFiles, languages: tuple[str, ...], installed: Installed,
           python: str | None = None) -> Environment:
-    """The setup the base's files declare for tests in these languages; python, when given, is the
-    interpreter already chosen (a corpus default), which the Python install command is then made for."""
+    """The setup the base's files declare for tests in these languages: the interpreter the first of them whose
+    tests run on Python chooses, and each one's setup command, joined in the registry's order. python, when
+    given, is the interpreter already chosen (a corpus default), which the commands are then made for."""
+    chosen = [language for name, language in LANGUAGES.items() if name in languages]
     origin: list[str] = []
-    commands: list[tuple[str | None, str]] = []
-    if PYTHON in languages:
-        if python is None:
-            python, why = choose_python(declared(files), installed)
-            origin.append(why)
-        commands.append(python_command(files, python))
-    commands += [COMMANDS[name](files) for name in languages if name in COMMANDS]
+    if python is None:
+        for language in chosen:
+            found = language.interpreter(files, installed)
+            if found is not None:
+                python, why = found
+                origin.append(why)
+                break
+    commands = [language.setup(files, python) for language in chosen]
     several = len(commands) > 1
-    ordered = [PYTHON] * (PYTHON in languages) + [name for name in languages if name in COMMANDS]
-    for name, (_, why) in zip(ordered, commands, strict=True):
-        origin.append(why.replace("command: ", f"command ({name}): ", 1) if several else why)
+    for language, (_, why) in zip(chosen, commands, strict=True):
+        origin.append(why.replace("command: ", f"command ({language.NAME}): ", 1) if several else why)
     command = " && ".join(text for text, _ in commands if text) or None
-    return Environment(python if PYTHON in languages else None, command, tuple(origin))
+    return Environment(python, command, tuple(origin))
 
 
 class Inference:
@@ -92,7 +92,7 @@ class Inference:
         python_default = wanted.python
         command_default = wanted.command
         inferred = Environment()
-        if command_default is None or (python_default is None and PYTHON in languages):
+        if command_default is None or python_default is None:
             inferred = self._infer(base, languages, python_default)
         origin: list[str] = []
         python = inferred.python

@@ -1,6 +1,7 @@
 """The base commit's build and dependency files, through long-lived `git cat-file --batch` processes.
 
-Per base: its root tree with `.github/workflows` and `requirements/` (trees list names and blob ids), asked for
+Which files: those every registered language's `SetupFiles` names (`Wanted`). Per base: its root tree and the
+directories they name (Python's `.github/workflows` and `requirements/`; trees list names and blob ids), asked for
 AHEAD bases at a time by one process and read CHUNK at a time; then the contents of the few files inference
 reads whose blob ids are new, asked for at once for the whole chunk from a second process (so the trees asked
 ahead stay in flight) and read as each base needs them. Lockfiles and other files whose presence is all that
@@ -16,23 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from corpus.languages import LANGUAGES
+from corpus.languages.base import SetupFiles
 from miner.gitbatch import CatFile
 
-READ_NAMES = frozenset({"pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "package.json"})
-"""Root files whose content inference reads."""
-PRESENT_NAMES = frozenset({"package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb",
-                           "bun.lock", "go.mod", "Cargo.toml", "pom.xml", "build.gradle", "build.gradle.kts",
-                           "Gemfile", "requirements.txt"})
-"""Root files whose presence is all that counts."""
-ROOT_REQUIREMENTS = re.compile(r"requirements.*(test|dev).*\.txt|(test|dev)[-_]?requirements\.txt")
-"""Root requirements files of tests or development (requirements-test.txt, requirements-dev.txt, ...)."""
-ROOT_REQUIREMENTS_BYTES = rb"requirements[^\0\n]*(?:test|dev)[^\0\n]*\.txt|(?:test|dev)[-_]?requirements\.txt"
-"""ROOT_REQUIREMENTS for a name inside a raw tree object (where "." would match past the name's end)."""
-DIR_REQUIREMENTS = re.compile(r"(test|dev).*\.txt")
-"""Files of tests or development in `requirements/`."""
-WORKFLOW = re.compile(r"[^/]+\.ya?ml")
-WORKFLOWS = ".github/workflows"
-REQUIREMENTS_DIR = "requirements"
 AHEAD = 256
 """Bases whose trees are asked for before the first of them is read: git answers whenever it is scheduled.
 Their requests (~150 bytes each) stay below a default 64 KiB pipe, so asking never blocks on a git that is
@@ -83,8 +71,49 @@ class Recent(Generic[K, V]):
 
 
 @dataclass(frozen=True)
-class BaseFiles:
-    """The files of one base commit that inference looks at."""
+class Wanted:
+    """The files of a base inference looks at: every language's `SetupFiles` together."""
+
+    read: frozenset[str]
+    """Root files whose content is read."""
+    present: frozenset[str]
+    """Root files whose presence alone counts (never read)."""
+    read_matching: re.Pattern[str] | None
+    """More root file names whose content is read."""
+    directories: tuple[tuple[str, re.Pattern[str]], ...]
+    """(directory, file names): the files directly in it whose content is read."""
+    root_names: bytes
+    """A regular expression of every root name looked at, for raw tree objects."""
+
+    def reads(self, name: str) -> bool:
+        """Whether a root file's content is read."""
+        matching = self.read_matching
+        return name in self.read or (matching is not None and matching.fullmatch(name) is not None)
+
+
+@functools.cache
+def wanted(rules: tuple[SetupFiles, ...]) -> Wanted:
+    """The files these languages' setups look at together."""
+    read = frozenset(name for rule in rules for name in rule.read)
+    present = frozenset(name for rule in rules for name in rule.present) - read
+    patterns = [rule.read_matching for rule in rules if rule.read_matching]
+    directories: dict[str, list[str]] = {}
+    for rule in rules:
+        for directory, pattern in rule.directories:
+            directories.setdefault(directory, []).append(pattern)
+    names = [re.escape(name.encode()) for name in sorted(read | present)] + [p.encode() for p in patterns]
+    return Wanted(read, present, _either(patterns) if patterns else None,
+                  tuple((directory, _either(found)) for directory, found in directories.items()), b"|".join(names))
+
+
+def _either(patterns: list[str]) -> re.Pattern[str]:
+    """One expression matching what any of patterns matches."""
+    return re.compile("|".join(f"(?:{pattern})" for pattern in patterns))
+
+
+@dataclass(frozen=True)
+class ReadFiles:
+    """The files of one base commit that inference looks at (`corpus.languages.base.BaseFiles`)."""
 
     key: Key
     """(path, blob id) of every such file, sorted."""
@@ -132,21 +161,19 @@ def parse_tree(content: bytes, hash_size: int) -> list[tuple[str, str, str]]:
 
 
 @functools.cache
-def _root_entry(hash_size: int) -> re.Pattern[bytes]:
+def _root_entry(hash_size: int, names: bytes) -> re.Pattern[bytes]:
     """One entry of a raw root tree, with the name and object id captured when it is a regular file
-    inference looks at (ROOT_NAMES), left empty otherwise."""
-    names = b"|".join(re.escape(name.encode()) for name in sorted(READ_NAMES | PRESENT_NAMES))
-    return re.compile(rb"(?:100\d{3} (%s|%s)\0(.{%d})|\d+ [^\0]*\0.{%d})" % (names, ROOT_REQUIREMENTS_BYTES,
-                                                                           hash_size, hash_size), re.DOTALL)
+    inference looks at (names: `Wanted.root_names`), left empty otherwise."""
+    return re.compile(rb"(?:100\d{3} (%s)\0(.{%d})|\d+ [^\0]*\0.{%d})" % (names, hash_size, hash_size), re.DOTALL)
 
 
-def _root_blobs(found: tuple[str, bytes] | None, hash_size: int) -> list[tuple[str, str]]:
+def _root_blobs(found: tuple[str, bytes] | None, hash_size: int, names: bytes) -> list[tuple[str, str]]:
     """(name, blob id) of the root files inference looks at, from a root tree answer: every other entry is
     passed over without being decoded (root trees differ from commit to commit, so none is kept)."""
     if found is None or found[0] != "tree":
         return []
     return [(name.decode("utf-8", "surrogateescape"), oid.hex())
-            for name, oid in _root_entry(hash_size).findall(found[1]) if name]
+            for name, oid in _root_entry(hash_size, names).findall(found[1]) if name]
 
 
 def _blobs(found: tuple[str, bytes] | None, hash_size: int,
@@ -164,10 +191,11 @@ def _blobs(found: tuple[str, bytes] | None, hash_size: int,
 
 
 class BaseReader:
-    """Reads `BaseFiles` of base commits from one cat-file process; file contents are kept by blob id."""
+    """Reads `ReadFiles` of base commits from one cat-file process; file contents are kept by blob id."""
 
     def __init__(self, repo: Path) -> None:
         self.repo = repo
+        self.wanted = wanted(tuple(language.SETUP_FILES for language in LANGUAGES.values()))
         self.catfile = CatFile(repo)
         self.contents_catfile: CatFile | None = None  # a second process: trees asked ahead stay in flight
         self.blobs: Recent[str, bytes | None] = Recent()
@@ -189,7 +217,8 @@ class BaseReader:
 
     def _ask(self, bases: list[str]) -> None:
         """Ask for the trees of bases in one write (each write lets another thread take the interpreter)."""
-        names = {base: [f"{base}^{{tree}}", f"{base}:{WORKFLOWS}", f"{base}:{REQUIREMENTS_DIR}"] for base in bases}
+        directories = [directory for directory, _ in self.wanted.directories]
+        names = {base: [f"{base}^{{tree}}", *(f"{base}:{directory}" for directory in directories)] for base in bases}
         self.catfile.request(name for base in bases for name in names[base])
         for base in bases:
             self.asked.append((base, names[base]))
@@ -239,14 +268,14 @@ class BaseReader:
         hash_size = len(base) // 2
         key: list[tuple[str, str]] = []
         read: list[tuple[str, str]] = []
-        for name, oid in _root_blobs(answers.get(names[0]), hash_size):
-            if name in READ_NAMES or ROOT_REQUIREMENTS.fullmatch(name):
+        wanted = self.wanted
+        for name, oid in _root_blobs(answers.get(names[0]), hash_size, wanted.root_names):
+            if wanted.reads(name):
                 read.append((name, oid))
-            elif name in PRESENT_NAMES:
+            elif name in wanted.present:
                 key.append((name, oid))
-        for directory, pattern, answer in ((WORKFLOWS, WORKFLOW, answers.get(names[1])),
-                                           (REQUIREMENTS_DIR, DIR_REQUIREMENTS, answers.get(names[2]))):
-            read += [(f"{directory}/{name}", oid) for name, oid in _blobs(answer, hash_size, self.trees)
+        for (directory, pattern), asked in zip(wanted.directories, names[1:], strict=True):
+            read += [(f"{directory}/{name}", oid) for name, oid in _blobs(answers.get(asked), hash_size, self.trees)
                      if pattern.fullmatch(name)]
         return tuple(sorted(key + read)), read
 
@@ -282,10 +311,10 @@ class BaseReader:
                 waiting.discard(oid)
         return {path: content for path, oid in read if (content := known.get(oid)) is not None}
 
-    def files(self, base: str) -> tuple[Key, Callable[[], BaseFiles]]:
+    def files(self, base: str) -> tuple[Key, Callable[[], ReadFiles]]:
         """The key of base's files, and how to read them (only needed when the key is new)."""
         key, read = self.listing(base)
-        return key, lambda: BaseFiles(key, self.contents(read), self.parsed)
+        return key, lambda: ReadFiles(key, self.contents(read), self.parsed)
 
     def close(self) -> None:
         """End the cat-file processes."""

@@ -9,8 +9,8 @@ import sys
 import pathspec
 import pytest
 
-from corpus.testfiles import BUILTIN_TEST_GLOBS, glob_matcher, matcher_for_tests
-from miner.classify import BUILD_GLOBS, DOCS_GLOBS, GENERATED_GLOBS, VENDORED_GLOBS
+from corpus.testfiles import builtin_test_globs, glob_matcher, matcher_for_tests
+from miner.classify import DOCS_GLOBS, GENERATED_GLOBS, VENDORED_GLOBS, all_build_globs
 
 
 def test_the_built_in_rules_do_without_pathspec() -> None:
@@ -20,7 +20,7 @@ def test_the_built_in_rules_do_without_pathspec() -> None:
 
 
 @pytest.mark.parametrize("lines", [
-    BUILTIN_TEST_GLOBS, VENDORED_GLOBS, GENERATED_GLOBS, DOCS_GLOBS, BUILD_GLOBS,
+    builtin_test_globs(), VENDORED_GLOBS, GENERATED_GLOBS, DOCS_GLOBS, all_build_globs(),
     ("qa/", "*.check.py", "!qa/fixtures/", "!*_helper.check.py"),   # negations last: joined
     ("qa/", "!qa/slow/", "qa/slow/critical/"),                      # an inclusion after a negation: pathspec
     ("**/qa/**", "[ab].check.py", "/src/*_x.py", "!**/fixtures/**"),  # lines pathspec translates, joined
@@ -67,4 +67,4 @@ def test_the_miner_and_the_runner_agree_on_what_a_test_file_is(test_globs: tuple
 def test_a_corpus_s_globs_replace_the_built_in_rules() -> None:
     is_test = matcher_for_tests(("qa/",))
     assert is_test("qa/x.py") and not is_test("tests/test_x.py")
-    assert matcher_for_tests(())("tests/test_x.py") and BUILTIN_TEST_GLOBS
+    assert matcher_for_tests(())("tests/test_x.py") and builtin_test_globs()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from miner.environment.python import SETUP_CFG_SECTIONS, TOX_SECTIONS, _load_ini, _sections
+from corpus.languages.python.environment import SETUP_CFG_SECTIONS, TOX_SECTIONS, _load_ini, _sections
 from miner.environment.read import BaseReader
 from tests.testing.gitrepo import GitRepo, git_init
 
@@ -51,7 +51,8 @@ def test_the_root_files_looked_at_are_found_in_the_raw_tree(tmp_path: Path, obje
     looked_at = ["pyproject.toml", "setup.py", "requirements.txt", "requirements-dev.txt", "test-requirements.txt",
                  "Gemfile", "package.json", "requirements/test.txt", ".github/workflows/ci.yml"]
     assert key == tuple(sorted((path, blob[path]) for path in looked_at))
-    assert sorted(path for path, _ in read) == sorted(set(looked_at) - {"requirements.txt", "Gemfile"})
+    # presence alone counts for these: no setup reads them
+    assert sorted(path for path, _ in read) == sorted(set(looked_at) - {"requirements.txt", "Gemfile", "package.json"})
 
 
 TRICKY_INI = [

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from miner import languages, testids
+from corpus import languages
+from corpus.languages import testids
 from tests.testing.gitrepo import git_env
 
 

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from corpus.languages import tests_changed as changed_tests
+from corpus.languages.base import RepoHints
+from corpus.languages.base import TestRef as Ref
 from corpus.newcase import ASCII_NON_PRINTABLE, NON_PRINTABLE_CLASS, emit
 from corpus.yamlio import parse_yaml
 from miner.classify import (
@@ -16,11 +19,8 @@ from miner.classify import (
 )
 from miner.gitbatch import header_path, split_sections
 from miner.gitlog import parse_log
-from miner.grader_command import RepoHints
-from miner.languages import suggest
-from miner.languages import tests_changed as changed_tests
+from miner.grader_command import suggest
 from miner.prompt import DRAFT_MARKER, candidate_id, draft_prompt
-from miner.testids import TestRef as Ref
 
 
 @pytest.mark.parametrize(("path", "category"), [
@@ -34,7 +34,8 @@ from miner.testids import TestRef as Ref
     ("setup.py", "build"), ("requirements-dev.txt", "build"), ("package.json", "build"),
     ("yarn.lock", "build"), (".github/workflows/ci.yml", "build"), ("vendor/x/y.go", "vendored"),
     ("web/node_modules/a/index.js", "vendored"), ("api/x_pb2.py", "generated"), ("web/app.min.js", "generated"),
-    ("src/shop/data.yaml", "source"), ("latest/thing.py", "source"), ("testsuite/thing.py", "source"),
+    ("web/bun.lock", "build"), ("src/shop/data.yaml", "source"), ("latest/thing.py", "source"),
+    ("testsuite/thing.py", "source"),
 ])
 def test_builtin_classification(path: str, category: str) -> None:
     assert PathClassifier().category(path) == category

@@ -1,15 +1,30 @@
-"""Go: `func TestX(t *testing.T)`; `go test ./pkg -run`; a package whose testdata/ alone changed, whole."""
+"""Go: `func TestX(t *testing.T)`; `go test ./pkg -run`, a package whose testdata/ alone changed whole;
+`go mod download`."""
 
 from __future__ import annotations
 
 import re
 
-from miner.grader_command import Command, RepoHints, quote, ref_id
-from miner.testids import TestRef, brace_tests
+from corpus.languages.base import (
+    BaseFiles,
+    Command,
+    RepoHints,
+    SetupFiles,
+    TestRef,
+    no_interpreter,
+    quote,
+    ref_id,
+)
+from corpus.languages.testids import brace_tests
 
 NAME = "go"
 SUFFIXES: tuple[str, ...] = (".go",)
-BUILD_FILES: tuple[str, ...] = ()
+TEST_GLOBS: tuple[str, ...] = ("testdata/", "*_test.go")
+BUILD_GLOBS: tuple[str, ...] = ("go.mod", "go.work")
+LOCK_FILES: tuple[str, ...] = ("go.sum",)
+GRADER_FILES: tuple[str, ...] = ()
+SETUP_FILES = SetupFiles(present=("go.mod",))
+interpreter = no_interpreter
 TESTDATA = "testdata"
 """The directory Go's tooling ignores as a package and keeps a package's test fixtures in."""
 GO_TEST = re.compile(r"^func\s+(Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\)")
@@ -24,7 +39,7 @@ def tests(path: str, content: bytes, section: bytes) -> set[TestRef]:
     return brace_tests(path, content, section, _starts)
 
 
-def owns_fixture(path: str, hints: RepoHints) -> bool:
+def owns(path: str, hints: RepoHints) -> bool:
     """A file of no language under a testdata/ directory, in a fix of Go sources: fixtures (golden files,
     inputs) of the Go package above it."""
     return TESTDATA in path.split("/")[:-1] and any(source.endswith(".go") for source in hints.source_paths)
@@ -50,3 +65,10 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
     whole = f"go test {' '.join(map(quote, data))}" if data else ""
     return Command(" && ".join(part for part in (line, whole) if part) or "go test ./...",
                    tuple(ref_id(ref) for ref in refs))
+
+
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+    """`go mod download` for a module."""
+    if files.has("go.mod"):
+        return "go mod download", "command: go mod download (go.mod)"
+    return None, "command: none (no go.mod)"

@@ -8,15 +8,26 @@ import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from corpus.interpreters import Installed
-from miner.environment.read import DIR_REQUIREMENTS, KEEP, REQUIREMENTS_DIR, ROOT_REQUIREMENTS, BaseFiles
+from corpus.languages.base import BaseFiles
 
 if TYPE_CHECKING:
     import configparser
 
     from packaging.specifiers import SpecifierSet
 
+    from corpus.interpreters import Installed
+
 Version = tuple[int, int]
+ROOT_REQUIREMENTS = re.compile(r"requirements[^\0\n]*(?:test|dev)[^\0\n]*\.txt|(?:test|dev)[-_]?requirements\.txt")
+"""Root requirements files of tests or development (requirements-test.txt, requirements-dev.txt, ...)."""
+REQUIREMENTS_DIR = "requirements"
+DIR_REQUIREMENTS = re.compile(r"(test|dev).*\.txt")
+"""Files of tests or development in `requirements/`."""
+WORKFLOWS = ".github/workflows"
+WORKFLOW = re.compile(r"[^/]+\.ya?ml")
+KEEP = 256
+"""Parsed texts kept for reuse (the most recently used): bases come in history order, so the ones reused are
+recent."""
 TEST_NAMES = ("test", "tests", "testing", "dev")
 """Extras and dependency groups that install a project's test dependencies, in order of preference."""
 RUNNER = "pytest"
@@ -229,7 +240,7 @@ def declared(files: BaseFiles) -> Declared:
         name(files.parsed(path, _classifiers) or [], f"classifiers in {path}")
     name(files.parsed("tox.ini", _tox_versions) or [], "tox.ini envlist")
     for path in files.paths():
-        if path.startswith(".github/workflows/"):
+        if path.startswith(WORKFLOWS + "/"):
             name(files.parsed(path, _workflow_versions) or [], f"CI matrix in {path}")
     return Declared(spec, spec_text if spec else "", spec_source if spec else "", named)
 

@@ -1,25 +1,11 @@
-"""What a test the fix added or changed is, and the reading of diff hunks the language modules share."""
+"""What the test finders of the language modules share: the lines a diff section changed, and brace blocks."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True, order=True)
-class TestRef:
-    """A test function the fix added or changed."""
-
-    path: str
-    """The test file."""
-    name: str
-    """The test's name as its framework selects it (function, method or example description)."""
-    scope: tuple[str, ...] = ()
-    """Enclosing classes (Python) or the class name (Java)."""
-    line: int = 0
-    """1-based line of the test's definition in the fix version."""
-
+from corpus.languages.base import TestRef
 
 HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 

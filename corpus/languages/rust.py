@@ -1,15 +1,32 @@
-"""Rust: `#[test]` functions; `cargo test`, with `--test` for the integration test files of tests/."""
+"""Rust: `#[test]` functions; `cargo test`, with `--test` for the integration test files of tests/; `cargo fetch`."""
 
 from __future__ import annotations
 
 import re
 
-from miner.grader_command import Command, RepoHints, quote, ref_id
-from miner.testids import TestRef, annotated, brace_tests
+from corpus.languages.base import (
+    BaseFiles,
+    Command,
+    RepoHints,
+    SetupFiles,
+    TestRef,
+    no_interpreter,
+    owns_nothing,
+    quote,
+    ref_id,
+)
+from corpus.languages.testids import annotated, brace_tests
 
 NAME = "rust"
 SUFFIXES: tuple[str, ...] = (".rs",)
-BUILD_FILES: tuple[str, ...] = ()
+TEST_GLOBS: tuple[str, ...] = ("tests.rs", "*_test.rs", "*_tests.rs")
+"""Unit-test modules kept in their own file (integration tests live in tests/, which every language shares)."""
+BUILD_GLOBS: tuple[str, ...] = ("Cargo.toml", "build.rs", "rust-toolchain*")
+LOCK_FILES: tuple[str, ...] = ("Cargo.lock",)
+GRADER_FILES: tuple[str, ...] = ()
+SETUP_FILES = SetupFiles(present=("Cargo.toml",))
+owns = owns_nothing
+interpreter = no_interpreter
 RUST_ATTR = re.compile(r"^\s*#\[(?:\w+::)*test\b")
 RUST_FN = re.compile(r"\bfn\s+(\w+)")
 
@@ -32,3 +49,10 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
     names = sorted({ref.name for ref in refs})
     return Command(f"cargo test{targets}" + (f" -- {' '.join(map(quote, names))}" if names else ""),
                    tuple(ref_id(ref) for ref in refs))
+
+
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+    """`cargo fetch` for a crate or workspace."""
+    if files.has("Cargo.toml"):
+        return "cargo fetch", "command: cargo fetch (Cargo.toml)"
+    return None, "command: none (no Cargo.toml)"

@@ -1,15 +1,32 @@
-"""Ruby: RSpec examples and `def test_` methods by indentation; `bundle exec rspec` or `ruby -Itest`."""
+"""Ruby: RSpec examples and `def test_` methods by indentation; `bundle exec rspec` or `ruby -Itest`;
+`bundle install`."""
 
 from __future__ import annotations
 
 import re
 
-from miner.grader_command import Command, RepoHints, quote, ref_id
-from miner.testids import TestRef, changed_text, indent
+from corpus.languages.base import (
+    BaseFiles,
+    Command,
+    RepoHints,
+    SetupFiles,
+    TestRef,
+    no_interpreter,
+    owns_nothing,
+    quote,
+    ref_id,
+)
+from corpus.languages.testids import changed_text, indent
 
 NAME = "ruby"
 SUFFIXES: tuple[str, ...] = (".rb",)
-BUILD_FILES: tuple[str, ...] = ()
+TEST_GLOBS: tuple[str, ...] = ("*_spec.rb", "*_test.rb", "test_*.rb")
+BUILD_GLOBS: tuple[str, ...] = ("Gemfile", "*.gemspec", "Rakefile", ".rubocop.yml")
+LOCK_FILES: tuple[str, ...] = ("Gemfile.lock",)
+GRADER_FILES: tuple[str, ...] = ()
+SETUP_FILES = SetupFiles(present=("Gemfile",))
+owns = owns_nothing
+interpreter = no_interpreter
 RUBY_EXAMPLE = re.compile(r"""^(\s*)(?:it|specify|scenario|example|test)\b\s*\(?\s*(?:(['"])(.*?)\2)?""")
 RUBY_DEF = re.compile(r"^(\s*)def\s+(test_\w+)")
 
@@ -56,3 +73,10 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
         only = f" -n {quote('/^(' + '|'.join(names) + ')$/')}" if names else ""
         commands.append(f"bundle exec ruby -Itest {quote(path)}{only}")
     return Command(" && ".join(commands), tuple(ref_id(ref) for ref in refs))
+
+
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+    """`bundle install` for a Gemfile."""
+    if files.has("Gemfile"):
+        return "bundle install", "command: bundle install (Gemfile)"
+    return None, "command: none (no Gemfile)"

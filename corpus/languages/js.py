@@ -1,15 +1,49 @@
-"""JavaScript and TypeScript: `it(`/`test(` tests; the runner package.json names, or `npm test`."""
+"""JavaScript and TypeScript: `it(`/`test(` tests; the runner package.json names, or `npm test`; the install its
+lockfile names."""
 
 from __future__ import annotations
 
 import re
 
-from miner.grader_command import Command, RepoHints, quote, ref_id
-from miner.testids import TestRef, brace_tests
+from corpus.languages.base import (
+    BaseFiles,
+    Command,
+    RepoHints,
+    SetupFiles,
+    TestRef,
+    no_interpreter,
+    owns_nothing,
+    quote,
+    ref_id,
+)
+from corpus.languages.testids import brace_tests
 
 NAME = "js"
 SUFFIXES: tuple[str, ...] = (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs")
-BUILD_FILES: tuple[str, ...] = ("package.json",)
+TEST_GLOBS: tuple[str, ...] = (
+    "__tests__/", "__mocks__/",
+    "*.test.js", "*.test.jsx", "*.test.ts", "*.test.tsx", "*.test.mjs", "*.test.cjs",
+    "*.spec.js", "*.spec.jsx", "*.spec.ts", "*.spec.tsx", "*.spec.mjs", "*.spec.cjs",
+)
+BUILD_GLOBS: tuple[str, ...] = (
+    "package.json", "tsconfig*.json", "jsconfig*.json", ".babelrc*", "babel.config.*", ".eslintrc*", "eslint.config.*",
+    ".prettierrc*", "jest.config.*", "vitest.config.*", "vite.config.*", "webpack.config.*", "rollup.config.*",
+    ".npmrc", ".nvmrc",
+)
+INSTALLS = (
+    ("pnpm-lock.yaml", "pnpm install --frozen-lockfile"),
+    ("yarn.lock", "yarn install --frozen-lockfile"),
+    ("bun.lock", "bun install --frozen-lockfile"),
+    ("bun.lockb", "bun install --frozen-lockfile"),
+    ("package-lock.json", "npm ci"),
+    ("npm-shrinkwrap.json", "npm ci"),
+)
+"""Lockfile -> the install that keeps to it, first match wins."""
+LOCK_FILES: tuple[str, ...] = tuple(lockfile for lockfile, _ in INSTALLS)
+GRADER_FILES: tuple[str, ...] = ("package.json",)
+SETUP_FILES = SetupFiles(present=("package.json", *LOCK_FILES))
+owns = owns_nothing
+interpreter = no_interpreter
 JS_TEST = re.compile(r"""\b(?:it|test)(?:\.only|\.skip|\.concurrent|\.each\s*\(.*?\))?\s*\(\s*(['"`])(.+?)\1""")
 
 
@@ -51,3 +85,13 @@ def _has_test_script(package: bytes) -> bool:
         return False
     scripts = document.get("scripts") if isinstance(document, dict) else None
     return isinstance(scripts, dict) and isinstance(scripts.get("test"), str) and bool(scripts["test"].strip())
+
+
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+    """The package manager its lockfile names; `npm install` without one."""
+    if not files.has("package.json"):
+        return None, "command: none (no package.json)"
+    for lockfile, command in INSTALLS:
+        if files.has(lockfile):
+            return command, f"command: {command.split()[0]}, from {lockfile}"
+    return "npm install", "command: npm install (package.json without a lockfile)"

@@ -1,4 +1,4 @@
-"""Python: the tests a fix changed, found on the file's bytes; pytest as the grader, with JUnit and node ids."""
+"""The Python tests a fix added or changed, found on the test file's bytes."""
 
 from __future__ import annotations
 
@@ -7,13 +7,7 @@ import functools
 import re
 from collections.abc import Callable
 
-from miner.grader_command import Command, RepoHints, quote, ref_id
-from miner.testids import TestRef
-
-NAME = "python"
-SUFFIXES: tuple[str, ...] = (".py",)
-BUILD_FILES: tuple[str, ...] = ()
-JUNIT_PATH = ".hindcast/junit.xml"
+from corpus.languages.base import TestRef
 
 HUNK_LINES = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@[^\n]*\n", re.MULTILINE)
 PY_NAME = re.compile(rb"[ \t]+([\w\x80-\xff]+)")  # UTF-8 names too
@@ -34,7 +28,7 @@ def _line_start(data: bytes, line: int, known_line: int, known_offset: int) -> i
 
 def changed_offsets(data: bytes, section: bytes) -> list[tuple[int, int, int]]:
     """(1-based line, offset of its start, offset of its end) in the new file for every line the diff section
-    added or changed, sorted; the same lines as `miner.testids.changed_lines`.
+    added or changed, sorted; the same lines as `corpus.languages.testids.changed_lines`.
 
     Each hunk's new side (its context and added lines) is a slice of the new file, so the hunk is found with
     one search from the previous hunk and checked by counting the newlines in between: the file is never
@@ -307,22 +301,3 @@ def tests(path: str, data: bytes, section: bytes) -> set[TestRef]:
                                    tuple(part.decode("utf-8", "replace") for part in scope),
                                    number - data.count(b"\n", start, offset))
     return set(found.values())
-
-
-
-
-def _is_test_module(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test") or name.endswith("_test.py"))
-
-
-def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
-    """pytest over the node ids of the tests changed and the other test modules; the directories of the
-    files when there are neither."""
-    ids = sorted({ref_id(ref) for ref in refs})
-    covered = {ref.path for ref in refs}
-    targets = ids + sorted(p for p in files if p not in covered and _is_test_module(p))
-    if not targets:
-        targets = sorted({p.rsplit("/", 1)[0] + "/" if "/" in p else "." for p in files})
-    line = f"python -m pytest -q -p no:cacheprovider --junitxml={JUNIT_PATH} {' '.join(map(quote, targets))}"
-    return Command(line, tuple(ids), JUNIT_PATH)

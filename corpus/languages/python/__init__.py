@@ -1,0 +1,76 @@
+"""Python: tests found on the file's bytes (finder.py); pytest as the grader, with JUnit and node ids; the
+interpreter and install command the base declares (environment.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from corpus.languages.base import (
+    BaseFiles,
+    Command,
+    RepoHints,
+    SetupFiles,
+    TestRef,
+    owns_nothing,
+    quote,
+    ref_id,
+)
+from corpus.languages.python.environment import (
+    DIR_REQUIREMENTS,
+    REQUIREMENTS_DIR,
+    ROOT_REQUIREMENTS,
+    WORKFLOW,
+    WORKFLOWS,
+    choose_python,
+    declared,
+    python_command,
+)
+from corpus.languages.python.finder import tests as tests
+
+if TYPE_CHECKING:
+    from corpus.interpreters import Installed
+
+NAME = "python"
+SUFFIXES: tuple[str, ...] = (".py",)
+TEST_GLOBS: tuple[str, ...] = ("test_*.py", "*_test.py", "conftest.py", "tests.py")
+BUILD_GLOBS: tuple[str, ...] = (
+    "setup.py", "setup.cfg", "pyproject.toml", "requirements*.txt", "requirements/", "tox.ini", "noxfile.py",
+    "MANIFEST.in", ".coveragerc", "pytest.ini", "mypy.ini", ".flake8", ".pylintrc", "ruff.toml", ".ruff.toml",
+)
+LOCK_FILES: tuple[str, ...] = ("poetry.lock", "Pipfile.lock", "uv.lock", "pdm.lock")
+GRADER_FILES: tuple[str, ...] = ()
+SETUP_FILES = SetupFiles(
+    read=("pyproject.toml", "setup.py", "setup.cfg", "tox.ini"),
+    present=("requirements.txt",),
+    read_matching=ROOT_REQUIREMENTS.pattern,
+    directories=((WORKFLOWS, WORKFLOW.pattern), (REQUIREMENTS_DIR, DIR_REQUIREMENTS.pattern)),
+)
+JUNIT_PATH = ".hindcast/junit.xml"
+owns = owns_nothing
+
+
+def _is_test_module(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test") or name.endswith("_test.py"))
+
+
+def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
+    """pytest over the node ids of the tests changed and the other test modules; the directories of the
+    files when there are neither."""
+    ids = sorted({ref_id(ref) for ref in refs})
+    covered = {ref.path for ref in refs}
+    targets = ids + sorted(p for p in files if p not in covered and _is_test_module(p))
+    if not targets:
+        targets = sorted({p.rsplit("/", 1)[0] + "/" if "/" in p else "." for p in files})
+    line = f"python -m pytest -q -p no:cacheprovider --junitxml={JUNIT_PATH} {' '.join(map(quote, targets))}"
+    return Command(line, tuple(ids), JUNIT_PATH)
+
+
+def interpreter(files: BaseFiles, installed: Installed) -> tuple[str | None, str]:
+    """The newest installed interpreter the base declares support for, and why."""
+    return choose_python(declared(files), installed)
+
+
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+    """The install of the base and its test dependencies into the case's interpreter."""
+    return python_command(files, python)
