@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from corpus.errors import ExitCode, UsageError
 from runner.gate.pairing import ABSENT, MIN_TRIALS, CaseInfo, RunTrials
 from runner.gate.quarantine import Stub
-from runner.gate.stats import CaseStability, classify_case, wilson_interval
 from runner.runs.aggregate import Aggregate, cell_aggregate
+from runner.runs.stats import CaseStability, classify_case, wilson_interval
 
 
 @dataclass(frozen=True)
