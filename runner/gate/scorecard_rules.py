@@ -2,7 +2,7 @@
 through more of what a merge should not.
 
 Over the rows both runs have (like the error rates), each (baseline variant, candidate variant) pair is summarized
-on both sides by ``runner.report.scorecards.variant_scores``: the mean of each score and the trials with each
+on both sides by ``runner.scorecard.means.variant_scores``: the mean of each score and the trials with each
 finding. The rules, each WARN:
 
 - ``test-downgrade``: more candidate trials removed or weakened a test than baseline trials did;
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from runner.gate.pairing import Row, RunTrials
-from runner.report.scorecards import MEANS, VariantScores, variant_scores, variant_scores_json
 from runner.runs.result import TrialResult
+from runner.scorecard.means import MEANS, VariantScores, variant_scores, variant_scores_json
 
 RuleFinding = tuple[Literal["BLOCK", "WARN"], str, str]
 """(level, rule, message): a gate Finding's fields."""

@@ -26,8 +26,9 @@ from runner.gate.triage import Triage
 from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
 from runner.report.checks import trial_checks
 from runner.report.pages import environment, write_page
-from runner.report.scorecards import COUNT_LABELS, COUNTS, SCORES
+from runner.report.scorecards import COUNT_LABELS
 from runner.runs.result import TrialResult, trial_path
+from runner.scorecard.means import COUNTS, SCORES
 
 
 @dataclass(frozen=True)

@@ -26,21 +26,11 @@ from runner.report.pages import at as _at
 from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
 from runner.report.plan import trial_plan
-from runner.report.scorecards import (
-    COUNTS,
-    SCORES,
-    ScoreView,
-    VariantScores,
-    counts_text,
-    find_trial,
-    score_text,
-    score_view,
-    variant_scores,
-    variant_scores_json,
-)
+from runner.report.scorecards import ScoreView, counts_text, find_trial, score_text, score_view
 from runner.runs.aggregate import Aggregate
 from runner.runs.load import LoadedRun
 from runner.runs.result import TrialResult, trial_path
+from runner.scorecard.means import COUNTS, SCORES, VariantScores, variant_scores, variant_scores_json
 
 
 def common_k(run: LoadedRun) -> int:
