@@ -34,6 +34,7 @@ from typing import Literal
 from corpus.errors import ExitCode, UsageError
 from runner.gate.behaviour import BehaviourComparison, Directions, compare_behaviour, directions_for
 from runner.gate.behaviour_rules import behaviour_findings
+from runner.gate.finding import Finding
 from runner.gate.pairing import MIN_TRIALS, CaseInfo, Row, RunTrials, pair_runs
 from runner.gate.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 from runner.gate.quarantine import Quarantine
@@ -69,20 +70,6 @@ class CompareOptions:
         cost = self.max_cost_increase_pct
         if cost is not None and not (math.isfinite(cost) and cost >= 0.0):
             raise UsageError(f"--max-cost-increase must be a percentage >= 0, got {cost:g}")
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One reason behind the verdict."""
-
-    level: Literal["BLOCK", "WARN"]
-    """BLOCK or WARN."""
-    rule: str
-    """refused, significant-drop, critical-regression, missing-case, quarantine, underpowered-drop, cost,
-    error-rate, advisory-drop, advisory-tolerance, advisory-regression, same-run, forbidden-tool, bait,
-    test-downgrade, tampering, unsafe-pass."""
-    message: str
-    """One line for a person."""
 
 
 @dataclass(frozen=True)
@@ -226,8 +213,7 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
                     *quarantine_findings(quarantine, cases), *same_run_findings(baseline, candidate),
                     *warning_findings(test, power, summary, options),
                     *advisory_findings(rows, advisory_test, options),
-                    *(Finding(*found) for found in behaviour_findings(baseline, candidate)),
-                    *(Finding(*found) for found in scorecard_findings(scores))]
+                    *behaviour_findings(baseline, candidate), *scorecard_findings(scores)]
         findings.sort(key=lambda f: f.level != "BLOCK")
     return CompareReport(baseline, candidate, keyed_by, tuple(rows), summary, test, advisory_test, power,
                          tuple(findings), quarantine, options, today, refused=bool(refusals),

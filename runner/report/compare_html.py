@@ -17,7 +17,8 @@ from pathlib import Path
 from corpus.errors import UsageError
 from runner.behaviour.metrics import Spread
 from runner.gate.behaviour import CHANGES, METRICS, BehaviourComparison, MetricChange, number_text
-from runner.gate.gate import CompareReport, Finding
+from runner.gate.finding import Finding
+from runner.gate.gate import CompareReport
 from runner.gate.pairing import Row, RunTrials
 from runner.gate.render import SpendRow, behaviour_rule, pairs_line, render_compare, spend_rows
 from runner.gate.scorecard_rules import RULES
