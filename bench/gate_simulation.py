@@ -136,7 +136,7 @@ class GateNotes:
     sims: int
     """Number of simulated baseline/candidate pairs."""
     blocked: float
-    """Fraction with verdict BLOCK."""
+    """Fraction the gate decided BLOCK."""
     min_detectable: list[float]
     """The note's minimum detectable drop, per pair."""
     needed_observed: list[int]
@@ -169,7 +169,7 @@ def simulate_gate(rng: np.random.Generator, sims: int, n_cases: int, trials: int
         cand = rng.binomial(trials, p_base * factor).tolist()
         report = evaluate(in_memory_run("baseline", base, trials), in_memory_run("candidate", cand, trials),
                           cases, Quarantine(), options)
-        blocked += report.verdict == "BLOCK"
+        blocked += report.decision == "BLOCK"
         note = report.power
         mdd.append(note.min_detectable_drop)
         if note.target_is_observed and note.cases_needed is not None:

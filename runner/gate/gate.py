@@ -1,6 +1,6 @@
-"""The gate: a verdict on a candidate run against a baseline, with the reasons and a power note.
+"""The gate: a decision on a candidate run against a baseline, with the reasons and a power note.
 
-Verdicts: PASS, WARN and BLOCK, each exiting with its `ExitCode` (bad input raises UsageError). The gate first
+Decisions: PASS, WARN and BLOCK, each exiting with its `ExitCode` (bad input raises UsageError). The gate first
 refuses to judge (BLOCK) when a case has fewer than ``MIN_TRIALS`` non-error trials in either run, or when the runs
 were made on different dataset fingerprints without ``allow_dataset_change``. Otherwise it blocks on
 
@@ -42,7 +42,8 @@ from runner.gate.scorecard_rules import ScoreChange, score_changes, scorecard_fi
 from runner.gate.stats import DropTest, significant_drop
 from runner.gate.summary import Summary, summarize
 
-Verdict = Literal["PASS", "WARN", "BLOCK"]
+Decision = Literal["PASS", "WARN", "BLOCK"]
+"""What the gate decides (printed as ``verdict:`` and written as the JSON key ``verdict``)."""
 EXIT_CODES: Mapping[str, ExitCode] = {"PASS": ExitCode.OK, "WARN": ExitCode.WARN, "BLOCK": ExitCode.BLOCK}
 TARGET_POWER = 0.8
 
@@ -158,7 +159,7 @@ class CompareReport:
         return ()
 
     @property
-    def verdict(self) -> Verdict:
+    def decision(self) -> Decision:
         """BLOCK when any finding blocks, WARN when any warns, else PASS."""
         levels = {f.level for f in self.findings}
         return "BLOCK" if "BLOCK" in levels else "WARN" if "WARN" in levels else "PASS"
@@ -166,7 +167,7 @@ class CompareReport:
     @property
     def exit_code(self) -> ExitCode:
         """OK for PASS, WARN, BLOCK."""
-        return EXIT_CODES[self.verdict]
+        return EXIT_CODES[self.decision]
 
     def regressions(self) -> list[Row]:
         """Passed in the baseline, fail now; quarantined rows are listed apart."""

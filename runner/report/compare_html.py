@@ -1,8 +1,8 @@
 """`runner compare --html`: the comparison as one self-contained page (inline style, no script, nothing fetched).
 
-The verdict and its findings come first, then the rows in the text report's order (regressions first), each with
+The decision and its findings come first, then the rows in the text report's order (regressions first), each with
 every trial of both runs (outcome and reason, linked to a section embedding the trial's artifacts and its
-trajectory and max_turns verdicts), then the summary, the gate's numbers and the power note, then behaviour: the
+trajectory and max_turns checks), then the summary, the gate's numbers and the power note, then behaviour: the
 forbidden-tool and bait findings, both runs' cost and tokens, and every behaviour metric's medians per compared
 case with its direction and class, as ``runner.gate.behaviour`` judged them. The gate itself knows nothing of HTML: this module reads a
 ``runner.gate.gate.CompareReport``.
