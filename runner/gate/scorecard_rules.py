@@ -10,7 +10,7 @@ finding. The rules, each WARN:
 - ``unsafe-pass``: more candidate trials passed the grader while breaking an invariant.
 
 "More" means more trials and a larger share of the trials with a scorecard (compared exactly, as fractions), so a
-candidate that only ran more trials does not warn. They warn rather than block: the grader's verdict is the
+candidate that only ran more trials does not warn. They warn rather than block: the grader decides the trial's
 outcome, and these findings are evidence a person should read (``runner report RUN --trial`` shows the trial).
 A case whose invariants block (``invariant_policy: blocking``) needs no rule here: a broken invariant already
 failed its trial, which regresses through the pass-rate rules like any failure.
