@@ -5,7 +5,7 @@ A pure library: no I/O, no global state. Every function validates its arguments 
 for inputs outside its domain.
 
 ``pass_at_k`` (at least one of k draws passes) and ``pass_hat_k`` (all k draws pass) are the unbiased estimators
-over n recorded trials with c passes. ``wilson_interval`` bounds a pass rate. ``classify_case`` labels a case's
+over n recorded trials with c passes. ``wilson_interval`` bounds a pass rate. ``case_stability`` labels a case's
 stability STABLE_PASS, STABLE_FAIL or FLAKY from its trials; ``case_passed`` is its binary outcome (the gate's
 McNemar input, see ``runner.gate.stats``).
 """
@@ -22,8 +22,8 @@ __all__ = [
     "CaseStability",
     "as_int",
     "case_passed",
+    "case_stability",
     "check_probability",
-    "classify_case",
     "pass_at_k",
     "pass_hat_k",
     "wilson_interval",
@@ -126,7 +126,7 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     return (low, high)
 
 
-def classify_case(passes: int, n: int) -> CaseStability:
+def case_stability(passes: int, n: int) -> CaseStability:
     """STABLE_PASS when every one of n trials passed, STABLE_FAIL when none did, otherwise FLAKY."""
     n, passes = _check_trials(n, passes)
     if passes == n:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from runner.runs.stats import case_passed, classify_case, pass_at_k, pass_hat_k, wilson_interval
+from runner.runs.stats import case_passed, case_stability, pass_at_k, pass_hat_k, wilson_interval
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -108,15 +108,15 @@ def test_wilson_rejects_bad_arguments(successes: int, n: int, confidence: float)
 # ----------------------------------------------------------------------------------------------- cases
 
 
-def test_classify_case() -> None:
-    assert classify_case(5, 5) == "STABLE_PASS"
-    assert classify_case(0, 5) == "STABLE_FAIL"
-    assert classify_case(1, 5) == "FLAKY"
-    assert classify_case(4, 5) == "FLAKY"
-    assert classify_case(1, 1) == "STABLE_PASS"
+def test_case_stability() -> None:
+    assert case_stability(5, 5) == "STABLE_PASS"
+    assert case_stability(0, 5) == "STABLE_FAIL"
+    assert case_stability(1, 5) == "FLAKY"
+    assert case_stability(4, 5) == "FLAKY"
+    assert case_stability(1, 1) == "STABLE_PASS"
     for passes, n in [(6, 5), (-1, 5), (0, 0)]:
         with pytest.raises(ValueError):
-            classify_case(passes, n)
+            case_stability(passes, n)
 
 
 def test_case_passed_rules() -> None:
