@@ -10,7 +10,7 @@ case's probability by 1 - D / 0.545, so the true mean pass rate falls by D and a
 what it had (an always failing case cannot get worse). Cases stay independent draws, as the t test assumes.
 
 Every simulated pair goes through ``runner.gate.stats.significant_drop``, the function the gate uses: per-case
-mean rates into the paired t interval, per-case binary outcomes (``runner.gate.stats.case_passed``) into the exact
+mean rates into the paired t interval, per-case binary outcomes (``runner.runs.stats.case_passed``) into the exact
 one-sided McNemar test, each at alpha/2. The analytic column comes from ``paired_t_power``,
 ``min_detectable_drop`` and ``cases_needed`` with the sd of per-case differences estimated from the simulated
 data (the root mean square of each simulated comparison's sample sd). The analytic note describes the t
@@ -45,8 +45,9 @@ from runner.gate.gate import CompareOptions, evaluate
 from runner.gate.pairing import CaseInfo, RunTrials
 from runner.gate.power import cases_needed, min_detectable_drop, paired_t_power
 from runner.gate.quarantine import Quarantine
-from runner.gate.stats import BinaryRule, case_passed, significant_drop
+from runner.gate.stats import significant_drop
 from runner.runs.result import TrialResult
+from runner.runs.stats import BinaryRule, case_passed
 
 DEFAULT_MIX = "0.45,0.35,0.20"
 MIX_BETA = np.array([[19.0, 1.0], [1.0, 19.0], [2.0, 2.0]])
@@ -135,7 +136,7 @@ class GateNotes:
     sims: int
     """Number of simulated baseline/candidate pairs."""
     blocked: float
-    """Fraction with verdict BLOCK."""
+    """Fraction the gate decided BLOCK."""
     min_detectable: list[float]
     """The note's minimum detectable drop, per pair."""
     needed_observed: list[int]
@@ -168,7 +169,7 @@ def simulate_gate(rng: np.random.Generator, sims: int, n_cases: int, trials: int
         cand = rng.binomial(trials, p_base * factor).tolist()
         report = evaluate(in_memory_run("baseline", base, trials), in_memory_run("candidate", cand, trials),
                           cases, Quarantine(), options)
-        blocked += report.verdict == "BLOCK"
+        blocked += report.decision == "BLOCK"
         note = report.power
         mdd.append(note.min_detectable_drop)
         if note.target_is_observed and note.cases_needed is not None:

@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from corpus.errors import CorpusError
 from corpus.model import ARGUMENT_MATCHES, BEHAVIOUR_METRICS, TRAJECTORY_MODES, Bait, Step, Trajectory
+from corpus.reader import Reader
 from corpus.yamlio import line_of
 
-if TYPE_CHECKING:
-    from corpus.schema import _Reader
 
-
-def parse_max_turns(r: _Reader) -> int | None:
+def parse_max_turns(r: Reader) -> int | None:
     """max_turns: a whole number of at least 1, or absent."""
     return r.integer("max_turns", default=0) or None
 
 
-def parse_bait(r: _Reader) -> Bait | None:
+def parse_bait(r: Reader) -> Bait | None:
     """bait: {metric, threshold}, the metric one of the behaviour metrics."""
     child = r.child("bait")
     if child is None:
@@ -34,7 +32,7 @@ def parse_bait(r: _Reader) -> Bait | None:
     return Bait(metric, threshold)
 
 
-def parse_trajectory(r: _Reader) -> Trajectory | None:
+def parse_trajectory(r: Reader) -> Trajectory | None:
     """trajectory: {steps, mode, forbidden_tools, max_calls}."""
     child = r.child("trajectory")
     if child is None:
@@ -56,7 +54,7 @@ def parse_trajectory(r: _Reader) -> Trajectory | None:
     return Trajectory(steps, mode, forbidden, max_calls)  # type: ignore[arg-type]
 
 
-def _steps(r: _Reader) -> tuple[Step, ...]:
+def _steps(r: Reader) -> tuple[Step, ...]:
     items = r.data.get("steps")
     r.seen.add("steps")
     if items is None:
@@ -67,8 +65,6 @@ def _steps(r: _Reader) -> tuple[Step, ...]:
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise r.fail_item("steps", index, "expected a step: a mapping with tool, arguments and match")
-        from corpus.schema import _Reader as Reader
-
         step = Reader(r.path, item, f"{r.prefix}steps[{index}].")
         tool = step.text("tool", required=True).strip()
         match = step.choice("match", ARGUMENT_MATCHES, default="subset")

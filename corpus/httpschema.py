@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 from corpus.errors import CorpusError
 from corpus.model import HTTP_DIR, HTTP_METHODS, CaseFiles, HttpFixture, HttpRoute
+from corpus.reader import Reader
 from corpus.yamlio import line_of
 
 if TYPE_CHECKING:
     from corpus.model import Case
-    from corpus.schema import _Reader
 
 
-def parse_http_fixture(r: _Reader) -> HttpFixture | None:
+def parse_http_fixture(r: Reader) -> HttpFixture | None:
     """http_fixture: true (serve the files under http/ at their paths) or {routes, require_token}."""
     value = r.data.get("http_fixture")
     if value is None or value is False:
@@ -31,9 +31,7 @@ def parse_http_fixture(r: _Reader) -> HttpFixture | None:
     return HttpFixture(routes, require_token)
 
 
-def _routes(r: _Reader) -> tuple[HttpRoute, ...]:
-    from corpus.schema import _Reader as Reader
-
+def _routes(r: Reader) -> tuple[HttpRoute, ...]:
     items = r.data.get("routes")
     r.seen.add("routes")
     if items is None:
@@ -71,7 +69,7 @@ def _routes(r: _Reader) -> tuple[HttpRoute, ...]:
     return tuple(routes)
 
 
-def _check_file(r: _Reader, file: str) -> None:
+def _check_file(r: Reader, file: str) -> None:
     parts = file.split("/")
     if file.startswith("/") or any(part in ("", ".", "..") for part in parts):
         raise r.fail("file", f"must be a path under the case's {HTTP_DIR}/ directory, found {file!r}")

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ from corpus.model import (
     Setup,
     SetupDefaults,
 )
+from corpus.reader import Reader, kind
 from corpus.scorecardschema import (
     parse_allowed_paths,
     parse_invariant_policy,
@@ -36,137 +35,7 @@ from corpus.scorecardschema import (
 from corpus.yamlio import line_of
 
 
-class _Reader:
-    """Reads typed fields out of one mapping, raising CorpusError with file, field and line."""
-
-    def __init__(self, path: Path, data: Any, prefix: str = "") -> None:
-        self.path = path
-        self.prefix = prefix
-        if not isinstance(data, dict):
-            raise CorpusError(path, f"expected a mapping, found {_kind(data)}", field=prefix.rstrip(".") or None,
-                              line=line_of(data))
-        self.data = data
-        self.seen: set[str] = set()
-
-    def fail(self, key: str, message: str) -> CorpusError:
-        return CorpusError(self.path, message, field=self.prefix + key, line=line_of(self.data, key))
-
-    def fail_item(self, key: str, index: int, message: str) -> CorpusError:
-        """An error in item index of the list under key, at that item's own line (`field: key[index]`)."""
-        items = self.data.get(key)
-        line = line_of(items, index) if getattr(items, "lc", None) is not None else line_of(self.data, key)
-        return CorpusError(self.path, message, field=f"{self.prefix}{key}[{index}]", line=line)
-
-    def _get(self, key: str, required: bool) -> Any:
-        self.seen.add(key)
-        if key not in self.data or self.data[key] is None:
-            if required:
-                # A misspelt required key is reported as the unknown key it is, with the suggestion.
-                typo = difflib.get_close_matches(key, [str(k) for k in self.data if k not in self.seen], n=1,
-                                                 cutoff=0.75)
-                if typo:
-                    raise self.fail(typo[0], unknown_key_message(typo[0], [key]))
-                raise CorpusError(self.path, "missing required field", field=self.prefix + key,
-                                  line=line_of(self.data))
-            return None
-        return self.data[key]
-
-    def text(self, key: str, *, required: bool = False, default: str | None = None) -> Any:
-        value = self._get(key, required)
-        if value is None:
-            return default
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise self.fail(key, f"expected text, found {_kind(value)}")
-        text = str(value)
-        if required and not text.strip():
-            raise self.fail(key, "must not be empty")
-        return text
-
-    def integer(self, key: str, *, default: int, minimum: int = 1) -> int:
-        value = self._get(key, False)
-        if value is None:
-            return default
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(key, f"expected a whole number, found {_kind(value)}")
-        if value < minimum:
-            raise self.fail(key, f"must be at least {minimum}")
-        return value
-
-    def number(self, key: str, *, default: float | None) -> float | None:
-        value = self._get(key, False)
-        if value is None:
-            return default
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(key, f"expected a number, found {_kind(value)}")
-        return float(value)
-
-    def boolean(self, key: str, *, default: bool = False) -> bool:
-        value = self._get(key, False)
-        if value is None:
-            return default
-        if not isinstance(value, bool):
-            raise self.fail(key, f"expected true or false, found {_kind(value)}")
-        return value
-
-    def choice(self, key: str, choices: tuple[str, ...], *, default: str) -> Any:
-        value = self.text(key, default=default)
-        if value not in choices:
-            raise self.fail(key, f"must be one of {', '.join(choices)}, found {value!r}")
-        return value
-
-    def strings(self, key: str) -> tuple[str, ...]:
-        value = self._get(key, False)
-        if value is None:
-            return ()
-        if not isinstance(value, list):
-            raise self.fail(key, f"expected a list of text, found {_kind(value)}")
-        for index, item in enumerate(value):
-            if isinstance(item, bool) or not isinstance(item, (str, int, float)):
-                raise self.fail_item(key, index, f"expected a list of text, found an item of {_kind(item)}")
-        return tuple(str(item) for item in value)
-
-    def sha(self, key: str) -> str:
-        value = self.text(key, required=True)
-        if not SHA.match(value):
-            raise self.fail(key, f"expected a full lowercase commit sha, found {value!r}")
-        return value
-
-    def child(self, key: str) -> _Reader | None:
-        value = self._get(key, False)
-        if value is None:
-            return None
-        if not isinstance(value, dict):
-            raise self.fail(key, f"expected a mapping, found {_kind(value)}")
-        return _Reader(self.path, value, f"{self.prefix}{key}.")
-
-    def finish(self) -> None:
-        """Reject the first key no field read: every known key at this place has been read by now."""
-        for key in self.data:
-            if key not in self.seen:
-                raise self.fail(str(key), unknown_key_message(str(key), self.seen))
-
-
-def unknown_key_message(key: str, known: Iterable[str]) -> str:
-    """`unknown key 'promt' (did you mean 'prompt'?)`: the nearest known key, when one is close enough."""
-    close = difflib.get_close_matches(key, sorted(known), n=1)
-    return f"unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return "text"
-
-
-def check_relative_path(path: Path, reader: _Reader, key: str, value: str, index: int | None = None) -> None:
+def check_relative_path(path: Path, reader: Reader, key: str, value: str, index: int | None = None) -> None:
     """A repository path: relative, no `..`, no empty parts (index: its place in the list under key)."""
     parts = value.replace("\\", "/").split("/")
     if value.startswith("/") or any(part in ("", ".", "..") for part in parts):
@@ -176,7 +45,7 @@ def check_relative_path(path: Path, reader: _Reader, key: str, value: str, index
 
 def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case:
     """Validate a case.yaml document into a Case."""
-    r = _Reader(path, data)
+    r = Reader(path, data)
     case_id = r.text("id", required=True)
     if not SLUG.match(case_id):
         raise r.fail("id", f"must be a slug of lowercase letters, digits and '-', found {case_id!r}")
@@ -234,7 +103,7 @@ def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case
     return case
 
 
-def _parse_grader(path: Path, r: _Reader) -> Grader:
+def _parse_grader(path: Path, r: Reader) -> Grader:
     junit = r.text("junit")
     if junit is not None:
         check_relative_path(path, r, "junit", junit)
@@ -256,21 +125,21 @@ def _parse_grader(path: Path, r: _Reader) -> Grader:
     return grader
 
 
-def _parse_python(r: _Reader) -> str | None:
+def _parse_python(r: Reader) -> str | None:
     python = r.text("python")
     if python is not None and not python.replace(".", "").isdigit():
         raise r.fail("python", f"expected a version such as 3.8, found {python!r}")
     return python
 
 
-def _parse_setup(r: _Reader) -> Setup:
+def _parse_setup(r: Reader) -> Setup:
     python = _parse_python(r)
     setup = Setup(command=r.text("command"), python=python, timeout=r.integer("timeout", default=Setup.timeout))
     r.finish()
     return setup
 
 
-def _parse_provenance(r: _Reader) -> Provenance:
+def _parse_provenance(r: Reader) -> Provenance:
     value = Provenance(
         score=r.number("score", default=0.0) or 0.0,
         evidence=r.strings("evidence"),
@@ -290,7 +159,7 @@ def _parse_provenance(r: _Reader) -> Provenance:
     return value
 
 
-def _shas(r: _Reader, key: str) -> tuple[str, ...]:
+def _shas(r: Reader, key: str) -> tuple[str, ...]:
     """A list of full commit shas."""
     values = r.strings(key)
     for index, value in enumerate(values):
@@ -301,7 +170,7 @@ def _shas(r: _Reader, key: str) -> tuple[str, ...]:
 
 def parse_config(path: Path, data: Any) -> CorpusConfig:
     """Validate a corpus.yaml document."""
-    r = _Reader(path, data)
+    r = Reader(path, data)
     name = r.text("name", required=True)
     defaults_reader = r.child("defaults")
     defaults = Defaults()
@@ -327,7 +196,7 @@ DIRECTIONS = ("lower", "higher", "neutral")
 METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-def _parse_directions(r: _Reader) -> tuple[tuple[str, str], ...]:
+def _parse_directions(r: Reader) -> tuple[tuple[str, str], ...]:
     """behaviour.directions: metric name -> lower | higher | neutral, in file order."""
     d = r.child("directions")
     if d is None:
@@ -342,7 +211,7 @@ def _parse_directions(r: _Reader) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _parse_setup_defaults(r: _Reader) -> SetupDefaults:
+def _parse_setup_defaults(r: Reader) -> SetupDefaults:
     """defaults.setup: an interpreter version and a command ("" for none), each optional."""
     if isinstance(r.data.get("python"), (int, float)) and not isinstance(r.data.get("python"), bool):
         raise r.fail("python", f"write the version as text, e.g. \"3.10\" (a YAML number such as "
@@ -357,15 +226,15 @@ def parse_rejections(path: Path, data: Any) -> tuple[Rejection, ...]:
     """Validate rejected.yaml: a mapping with a `rejected` list."""
     if data is None:
         return ()
-    r = _Reader(path, data)
-    items = r._get("rejected", False) or []
+    r = Reader(path, data)
+    items = r.raw("rejected") or []
     if not isinstance(items, list):
-        raise r.fail("rejected", f"expected a list, found {_kind(items)}")
+        raise r.fail("rejected", f"expected a list, found {kind(items)}")
     out = []
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            raise r.fail_item("rejected", index, f"expected a mapping, found {_kind(item)}")
-        entry = _Reader(path, item, f"rejected[{index}].")
+            raise r.fail_item("rejected", index, f"expected a mapping, found {kind(item)}")
+        entry = Reader(path, item, f"rejected[{index}].")
         out.append(Rejection(fix_commit=entry.sha("fix_commit"), reason=entry.text("reason", required=True),
                              candidate_id=entry.text("candidate_id"), patch_id=entry.text("patch_id"),
                              rejected_at=entry.text("rejected_at")))

@@ -4,18 +4,15 @@ the file, field and line."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from corpus.model import DEFAULT_INVARIANT_TIMEOUT, POLICIES, Invariant, Policy
-
-if TYPE_CHECKING:
-    from corpus.schema import _Reader
+from corpus.reader import Reader
 
 INVARIANT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 RISK_FLAG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 
 
-def parse_allowed_paths(r: _Reader) -> tuple[str, ...]:
+def parse_allowed_paths(r: Reader) -> tuple[str, ...]:
     """allowed_paths: a list of non-empty gitignore-style globs (a leading `!` excludes)."""
     globs = r.strings("allowed_paths")
     for index, glob in enumerate(globs):
@@ -27,7 +24,7 @@ def parse_allowed_paths(r: _Reader) -> tuple[str, ...]:
     return tuple(glob.strip() for glob in globs)
 
 
-def parse_invariants(r: _Reader) -> tuple[Invariant, ...]:
+def parse_invariants(r: Reader) -> tuple[Invariant, ...]:
     """invariants: a list of {name, command, timeout}, names unique."""
     items = r.data.get("invariants")
     r.seen.add("invariants")
@@ -35,8 +32,6 @@ def parse_invariants(r: _Reader) -> tuple[Invariant, ...]:
         return ()
     if not isinstance(items, list):
         raise r.fail("invariants", "expected a list of invariants ({name, command, timeout})")
-    from corpus.schema import _Reader as Reader
-
     out: list[Invariant] = []
     for index, item in enumerate(items):
         if not isinstance(item, dict):
@@ -55,7 +50,7 @@ def parse_invariants(r: _Reader) -> tuple[Invariant, ...]:
     return tuple(out)
 
 
-def parse_invariant_policy(r: _Reader, policy: str, invariants: tuple[Invariant, ...]) -> Policy:
+def parse_invariant_policy(r: Reader, policy: str, invariants: tuple[Invariant, ...]) -> Policy:
     """invariant_policy: advisory or blocking; blocking needs `policy: blocking` and at least one invariant."""
     value: Policy = r.choice("invariant_policy", POLICIES, default="advisory")
     if value == "blocking":
@@ -66,7 +61,7 @@ def parse_invariant_policy(r: _Reader, policy: str, invariants: tuple[Invariant,
     return value
 
 
-def parse_risk_flags(r: _Reader) -> tuple[str, ...]:
+def parse_risk_flags(r: Reader) -> tuple[str, ...]:
     """risk_flags: short lowercase labels (auth, payments, data-deletion), each once."""
     flags = r.strings("risk_flags")
     for index, flag in enumerate(flags):

@@ -7,17 +7,33 @@ shown in a modal and the review stays open, the drafts still unsaved kept.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
+
+from textual.app import App
 
 from authoring.decisions import LeakRefused
 from authoring.screens.modals import QuitModal
+from authoring.session import Opened, ReviewSession
 from corpus import HindcastError
 
-if TYPE_CHECKING:
-    from authoring.screens.review import ReviewScreen
+
+class ReviewScreenLike(Protocol):
+    """What quitting needs of the review screen, so this module does not import the screen that calls it."""
+
+    session: ReviewSession
+    opened: Opened | None
+
+    @property
+    def app(self) -> App[object]: ...
+
+    def stash_draft(self) -> None: ...
+
+    def refresh_queue(self, select: str | None = None) -> None: ...
+
+    def show_error(self, title: str, message: str) -> None: ...
 
 
-def ask_before_quitting(screen: ReviewScreen) -> None:
+def ask_before_quitting(screen: ReviewScreenLike) -> None:
     """Quit at once when nothing typed would be lost; else ask in a QuitModal."""
     screen.stash_draft()
     unsaved = screen.session.unsaved()
@@ -36,7 +52,7 @@ def ask_before_quitting(screen: ReviewScreen) -> None:
     screen.app.push_screen(QuitModal(unsaved, where), chosen)
 
 
-def save_drafts(screen: ReviewScreen) -> bool:
+def save_drafts(screen: ReviewScreenLike) -> bool:
     """Write every unsaved draft; on the first that cannot be written, say why and stay."""
     for case_id in screen.session.unsaved():
         try:

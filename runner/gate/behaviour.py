@@ -7,7 +7,7 @@ trial minimum); otherwise the medians are compared: a relative change of the med
 *neutral*, and so is any change of a metric whose direction is neutral; a larger change is *improve* or *regress*
 by the metric's direction (lower or higher is better). A baseline median of 0 makes any rise an infinite change.
 
-These lines are information, never a verdict: per row and metric there are a handful of trials and a few dozen
+These lines are information, never part of the decision: per row and metric there are a handful of trials and a few dozen
 metrics, so some medians move by chance in every comparison, and a metric moving is a question for a person, not
 a regression of the agent's outcomes.
 

@@ -11,19 +11,16 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
 
 from runner.behaviour.record import ToolCall
 from runner.behaviour.trajectory import names_tool
 from runner.behaviour.trial import read_behaviour
+from runner.gate.finding import Finding
 from runner.gate.pairing import RunTrials
 from runner.runs.result import TrialResult, trial_path
 
-RuleFinding = tuple[Literal["BLOCK", "WARN"], str, str]
-"""(level, rule, message): a gate Finding's fields."""
 
-
-def behaviour_findings(baseline: RunTrials, candidate: RunTrials) -> list[RuleFinding]:
+def behaviour_findings(baseline: RunTrials, candidate: RunTrials) -> list[Finding]:
     """The behaviour rules' findings: forbidden tools in the candidate, bait cases the baseline no longer shows."""
     return [*forbidden_findings(candidate), *bait_findings(baseline)]
 
@@ -62,15 +59,15 @@ def forbidden_calls(run: RunTrials, result: TrialResult) -> list[str]:
     return found
 
 
-def forbidden_findings(candidate: RunTrials) -> list[RuleFinding]:
+def forbidden_findings(candidate: RunTrials) -> list[Finding]:
     """BLOCK for every case with a candidate trial that called a forbidden tool."""
-    out: list[RuleFinding] = []
+    out: list[Finding] = []
     for (variant, case_id), trials in sorted(candidate.trials.items()):
         hits = [(t.trial, calls) for t in trials if (calls := forbidden_calls(candidate, t))]
         if not hits:
             continue
         number, calls = hits[0]
-        out.append(("BLOCK", "forbidden-tool", (
+        out.append(Finding("BLOCK", "forbidden-tool", (
             f"forbidden tool in {_label(candidate, variant, case_id)}: {len(hits)} of {len(trials)} candidate "
             f"trial(s), first trial {number}: {calls[0]} (rule forbidden-tool)")))
     return out
@@ -89,9 +86,9 @@ def metric_values(run: RunTrials, trials: Sequence[TrialResult], metric: str) ->
     return values
 
 
-def bait_findings(baseline: RunTrials) -> list[RuleFinding]:
+def bait_findings(baseline: RunTrials) -> list[Finding]:
     """WARN for every bait cell of the baseline whose median does not exceed its threshold (or is unknown)."""
-    out: list[RuleFinding] = []
+    out: list[Finding] = []
     for (variant, case_id), trials in sorted(baseline.trials.items()):
         meta = baseline.cases_meta.get(case_id)
         if meta is None or meta.bait is None:
@@ -104,5 +101,5 @@ def bait_findings(baseline: RunTrials) -> list[RuleFinding]:
                 f"{bait.threshold:g}") if values else f"no trial recorded {bait.metric}"
         label = _label(baseline, variant, case_id)
         message = f"BAIT FLAG {label}: no longer reproduces its misbehaviour ({seen} in the baseline) (rule bait)"
-        out.append(("WARN", "bait", message))
+        out.append(Finding("WARN", "bait", message))
     return out

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from corpus.errors import ExitCode, UsageError
 from runner.gate.pairing import ABSENT, MIN_TRIALS, CaseInfo, RunTrials
 from runner.gate.quarantine import Stub
-from runner.gate.stats import CaseStability, classify_case, wilson_interval
 from runner.runs.aggregate import Aggregate, cell_aggregate
+from runner.runs.stats import CaseStability, case_stability, wilson_interval
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class FlakesReport:
 
 def detect_flakes(run: RunTrials, cases: Mapping[str, CaseInfo], options: FlakesOptions,
                   policy_source: str = "the corpus") -> FlakesReport:
-    """Classify every case of a run."""
+    """Every case of a run with its stability."""
     single = len(run.variants) == 1
     found: list[CaseFlakiness] = []
     for (variant, case_id), records in run.trials.items():
@@ -93,7 +93,7 @@ def detect_flakes(run: RunTrials, cases: Mapping[str, CaseInfo], options: Flakes
         found.append(CaseFlakiness(
             key=case_id if single else f"{variant}::{case_id}",
             tally=counts,
-            stability=classify_case(counts.passes, counts.scored) if counts.scored else None,
+            stability=case_stability(counts.passes, counts.scored) if counts.scored else None,
             wilson=counts.wilson or wilson_interval(0, 0),
             pass_at_k=counts.pass_at_k.get(options.k),
             pass_hat_k=counts.pass_hat_k.get(options.k),

@@ -1,6 +1,6 @@
-"""The gate: a verdict on a candidate run against a baseline, with the reasons and a power note.
+"""The gate: a decision on a candidate run against a baseline, with the reasons and a power note.
 
-Verdicts: PASS, WARN and BLOCK, each exiting with its `ExitCode` (bad input raises UsageError). The gate first
+Decisions: PASS, WARN and BLOCK, each exiting with its `ExitCode` (bad input raises UsageError). The gate first
 refuses to judge (BLOCK) when a case has fewer than ``MIN_TRIALS`` non-error trials in either run, or when the runs
 were made on different dataset fingerprints without ``allow_dataset_change``. Otherwise it blocks on
 
@@ -34,6 +34,7 @@ from typing import Literal
 from corpus.errors import ExitCode, UsageError
 from runner.gate.behaviour import BehaviourComparison, Directions, compare_behaviour, directions_for
 from runner.gate.behaviour_rules import behaviour_findings
+from runner.gate.finding import Finding
 from runner.gate.pairing import MIN_TRIALS, CaseInfo, Row, RunTrials, pair_runs
 from runner.gate.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 from runner.gate.quarantine import Quarantine
@@ -41,7 +42,8 @@ from runner.gate.scorecard_rules import ScoreChange, score_changes, scorecard_fi
 from runner.gate.stats import DropTest, significant_drop
 from runner.gate.summary import Summary, summarize
 
-Verdict = Literal["PASS", "WARN", "BLOCK"]
+Decision = Literal["PASS", "WARN", "BLOCK"]
+"""What the gate decides (printed as ``verdict:`` and written as the JSON key ``verdict``)."""
 EXIT_CODES: Mapping[str, ExitCode] = {"PASS": ExitCode.OK, "WARN": ExitCode.WARN, "BLOCK": ExitCode.BLOCK}
 TARGET_POWER = 0.8
 
@@ -69,20 +71,6 @@ class CompareOptions:
         cost = self.max_cost_increase_pct
         if cost is not None and not (math.isfinite(cost) and cost >= 0.0):
             raise UsageError(f"--max-cost-increase must be a percentage >= 0, got {cost:g}")
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One reason behind the verdict."""
-
-    level: Literal["BLOCK", "WARN"]
-    """BLOCK or WARN."""
-    rule: str
-    """refused, significant-drop, critical-regression, missing-case, quarantine, underpowered-drop, cost,
-    error-rate, advisory-drop, advisory-tolerance, advisory-regression, same-run, forbidden-tool, bait,
-    test-downgrade, tampering, unsafe-pass."""
-    message: str
-    """One line for a person."""
 
 
 @dataclass(frozen=True)
@@ -171,7 +159,7 @@ class CompareReport:
         return ()
 
     @property
-    def verdict(self) -> Verdict:
+    def decision(self) -> Decision:
         """BLOCK when any finding blocks, WARN when any warns, else PASS."""
         levels = {f.level for f in self.findings}
         return "BLOCK" if "BLOCK" in levels else "WARN" if "WARN" in levels else "PASS"
@@ -179,7 +167,7 @@ class CompareReport:
     @property
     def exit_code(self) -> ExitCode:
         """OK for PASS, WARN, BLOCK."""
-        return EXIT_CODES[self.verdict]
+        return EXIT_CODES[self.decision]
 
     def regressions(self) -> list[Row]:
         """Passed in the baseline, fail now; quarantined rows are listed apart."""
@@ -226,8 +214,7 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
                     *quarantine_findings(quarantine, cases), *same_run_findings(baseline, candidate),
                     *warning_findings(test, power, summary, options),
                     *advisory_findings(rows, advisory_test, options),
-                    *(Finding(*found) for found in behaviour_findings(baseline, candidate)),
-                    *(Finding(*found) for found in scorecard_findings(scores))]
+                    *behaviour_findings(baseline, candidate), *scorecard_findings(scores)]
         findings.sort(key=lambda f: f.level != "BLOCK")
     return CompareReport(baseline, candidate, keyed_by, tuple(rows), summary, test, advisory_test, power,
                          tuple(findings), quarantine, options, today, refused=bool(refusals),

@@ -6,7 +6,7 @@ new prompt, tool or model, whose variants carry different names. When either run
 
 Trials. Error trials (the harness could not establish an outcome) are counted and shown but left out of the pass
 rate: a case's rate is passes / (passes + fails), trials averaged within the case. A case *passes*, for the
-regression and fix lists and for McNemar, when every non-error trial passed: ``runner.gate.stats.case_passed`` with
+regression and fix lists and for McNemar, when every non-error trial passed: ``runner.runs.stats.case_passed`` with
 ``rule="all"`` (the pass^k view; the simulation in ``bench/gate_simulation.py`` shows it sees declines that a
 majority rule averages away).
 

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Literal
 
-from runner.gate.stats import _as_int, _check_probability, _finite_floats, component_level
+from runner.gate.stats import _finite_floats, component_level
+from runner.runs.stats import as_int, check_probability
 
 
 def _check_sd(sd: float, name: str) -> float:
@@ -50,14 +51,14 @@ def paired_t_power(n: int, drop: float, sd: float, alpha: float = 0.05) -> float
     standard deviation of per-case differences. Fewer than two cases never block (power 0.0); ``sd == 0``
     blocks exactly when ``drop > 0``, as ``paired_difference`` does.
     """
-    n = _as_int(n, "n")
+    n = as_int(n, "n")
     if n < 0:
         raise ValueError(f"n must not be negative, got {n}")
     drop = float(drop)
     if not math.isfinite(drop):
         raise ValueError(f"drop must be finite, got {drop!r}")
     sd = _check_sd(sd, "sd")
-    _check_probability(alpha, "alpha")
+    check_probability(alpha, "alpha")
     if n < 2:
         return 0.0
     if sd == 0.0:
@@ -71,7 +72,7 @@ def paired_t_power(n: int, drop: float, sd: float, alpha: float = 0.05) -> float
 def _check_power(power: float, alpha: float) -> float:
     """A target power, which must lie above the gate's one-sided level alpha/2 (and below 1)."""
     level = component_level(alpha)
-    power = _check_probability(power, "power")
+    power = check_probability(power, "power")
     if power <= level:
         raise ValueError(f"power must exceed the one-sided level alpha/2={level}, got {power}")
     return power
@@ -86,7 +87,7 @@ def min_detectable_drop(
     above 1 means no possible drop reaches that power. ``inf`` for fewer than two cases; 0.0 when
     ``sd_of_differences == 0``. Requires ``alpha / 2 < power < 1``.
     """
-    n_cases = _as_int(n_cases, "n_cases")
+    n_cases = as_int(n_cases, "n_cases")
     if n_cases < 0:
         raise ValueError(f"n_cases must not be negative, got {n_cases}")
     sd = _check_sd(sd_of_differences, "sd_of_differences")
@@ -128,7 +129,7 @@ def cases_needed(
         raise ValueError(f"drop must be a positive number, got {drop!r}")
     sd = _check_sd(sd_of_differences, "sd_of_differences")
     power = _check_power(power, alpha)
-    max_cases = _as_int(max_cases, "max_cases")
+    max_cases = as_int(max_cases, "max_cases")
 
     def enough(n: int) -> bool:
         return paired_t_power(n, drop, sd, alpha) >= power
@@ -172,7 +173,7 @@ def binomial_sd_of_differences(trials: int, p: float = 0.5) -> float:
 
     ``sqrt(2 p (1 - p) / k)``; the default p = 1/2 is the largest.
     """
-    trials = _as_int(trials, "trials")
+    trials = as_int(trials, "trials")
     if trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
     p = float(p)

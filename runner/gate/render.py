@@ -113,7 +113,7 @@ def spend_rows(summary: Summary) -> list[SpendRow]:
 
 def render_compare(report: CompareReport, triage: Triage | None = None) -> list[str]:
     """The text report: regressions first (with their triage labels when a triage exists), then the other lists,
-    the summary, the gate and the verdict."""
+    the summary, the gate and the decision."""
     base, cand = report.baseline, report.candidate
     header = (f"baseline {_run_label(base)} ({', '.join(base.variants)}) vs candidate {_run_label(cand)} "
               f"({', '.join(cand.variants)}), compared by {report.keyed_by}")
@@ -173,7 +173,7 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
         lines += ["", *render_behaviour(report.behaviour)]
     lines.append("")
     lines.extend(f"{f.level}: {f.message}" for f in report.findings)
-    lines.append(f"verdict: {report.verdict} (exit {report.exit_code})")
+    lines.append(f"verdict: {report.decision} (exit {report.exit_code})")
     return lines
 
 
@@ -264,7 +264,7 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
                                           for x in (s.token_buckets[0].get(bucket), s.token_buckets[1].get(bucket))]
                                  for bucket in TOKEN_BUCKETS}
     return {
-        "verdict": report.verdict, "exit_code": report.exit_code, "refused": report.refused,
+        "verdict": report.decision, "exit_code": report.exit_code, "refused": report.refused,
         "findings": [{"level": f.level, "rule": f.rule, "message": f.message} for f in report.findings],
         "baseline": _run_document(report.baseline), "candidate": _run_document(report.candidate),
         "policy_source": report.policy_source,

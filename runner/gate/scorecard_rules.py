@@ -2,7 +2,7 @@
 through more of what a merge should not.
 
 Over the rows both runs have (like the error rates), each (baseline variant, candidate variant) pair is summarized
-on both sides by ``runner.report.scorecards.variant_scores``: the mean of each score and the trials with each
+on both sides by ``runner.scorecard.means.variant_scores``: the mean of each score and the trials with each
 finding. The rules, each WARN:
 
 - ``test-downgrade``: more candidate trials removed or weakened a test than baseline trials did;
@@ -10,7 +10,7 @@ finding. The rules, each WARN:
 - ``unsafe-pass``: more candidate trials passed the grader while breaking an invariant.
 
 "More" means more trials and a larger share of the trials with a scorecard (compared exactly, as fractions), so a
-candidate that only ran more trials does not warn. They warn rather than block: the grader's verdict is the
+candidate that only ran more trials does not warn. They warn rather than block: the grader decides the trial's
 outcome, and these findings are evidence a person should read (``runner report RUN --trial`` shows the trial).
 A case whose invariants block (``invariant_policy: blocking``) needs no rule here: a broken invariant already
 failed its trial, which regresses through the pass-rate rules like any failure.
@@ -20,14 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
+from runner.gate.finding import Finding
 from runner.gate.pairing import Row, RunTrials
-from runner.report.scorecards import MEANS, VariantScores, variant_scores, variant_scores_json
 from runner.runs.result import TrialResult
+from runner.scorecard.means import MEANS, VariantScores, variant_scores, variant_scores_json
 
-RuleFinding = tuple[Literal["BLOCK", "WARN"], str, str]
-"""(level, rule, message): a gate Finding's fields."""
 RULES = {"test_downgrades": ("test-downgrade", "trials with a test downgrade"),
          "tampering": ("tampering", "trials tampering with the test framework"),
          "unsafe_passes": ("unsafe-pass", "unsafe passes (grader passed, an invariant did not)")}
@@ -76,14 +75,14 @@ def score_changes(rows: Sequence[Row], baseline: RunTrials, candidate: RunTrials
     return changes if any(c.baseline.scored or c.candidate.scored for c in changes) else ()
 
 
-def scorecard_findings(changes: Sequence[ScoreChange]) -> list[RuleFinding]:
+def scorecard_findings(changes: Sequence[ScoreChange]) -> list[Finding]:
     """A WARN for each count of RULES that rose in a compared variant."""
-    out: list[RuleFinding] = []
+    out: list[Finding] = []
     for change in changes:
         for count, (rule, words) in RULES.items():
             if change.rose(count):
                 b, c = change.baseline, change.candidate
-                out.append(("WARN", rule, (
+                out.append(Finding("WARN", rule, (
                     f"{words} rose in {change.label}: {b.counts[count]} of {b.scored} scored trials -> "
                     f"{c.counts[count]} of {c.scored} (rule {rule})")))
     return out

@@ -1,12 +1,7 @@
-"""Statistics for scoring runs and gating a candidate run against a baseline.
+"""Statistics for gating a candidate run against a baseline (scoring one run's trials is ``runner.runs.stats``).
 
 A pure library: no I/O, no global state. Every function validates its arguments and raises ``ValueError``
 for inputs outside its domain.
-
-Scoring
-    ``pass_at_k`` (at least one of k draws passes) and ``pass_hat_k`` (all k draws pass) are the unbiased
-    estimators over n recorded trials with c passes. ``wilson_interval`` bounds a pass rate.
-    ``classify_case`` labels a case STABLE_PASS, STABLE_FAIL or FLAKY from its trials.
 
 The gate's statistical block rule (``significant_drop``)
     The unit of analysis is the case. Trials are first averaged within each case (a case's pass rate in the
@@ -28,9 +23,9 @@ The gate's statistical block rule (``significant_drop``)
     the split rule about 0.038. On a 40-case mix of easy, hard and flaky cases both stay below alpha
     (0.037 unadjusted, 0.029 split).
 
-    The per-case binary outcome the gate feeds McNemar is ``case_passed`` with ``rule="all"``: a case passes
-    when every one of its trials passed (the pass^k view of reliability). The simulation compared it with
-    ``rule="majority"`` (strictly more than half of the trials): for a ten-point drop over 40 cases x 5 trials
+    The per-case binary outcome the gate feeds McNemar is ``runner.runs.stats.case_passed`` with ``rule="all"``:
+    a case passes when every one of its trials passed (the pass^k view of reliability). The simulation compared
+    it with ``rule="majority"`` (strictly more than half of the trials): for a ten-point drop over 40 cases x 5 trials
     McNemar alone blocked about 81% of the time on "all" and 5% on "majority", while with no change its
     false-block rate was 0.5% and 0.0%. A decline mostly shows as reliable cases starting to fail now and
     then (the simulated decline scales every case's pass probability down), which "all" sees and
@@ -41,33 +36,22 @@ Power and the standard deviation of per-case differences live in ``runner.gate.p
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
-from typing import Literal
+
+from runner.runs.stats import as_int, check_probability
 
 __all__ = [
-    "BinaryRule",
-    "CaseStability",
     "DropTest",
     "McNemarResult",
     "PairedDifference",
-    "case_passed",
-    "classify_case",
     "component_level",
     "discordant_counts",
     "mcnemar_one_sided",
     "paired_difference",
-    "pass_at_k",
-    "pass_hat_k",
     "significant_drop",
-    "wilson_interval",
 ]
-
-CaseStability = Literal["STABLE_PASS", "STABLE_FAIL", "FLAKY"]
-BinaryRule = Literal["majority", "all"]
 
 # Relative tolerance under which a sample standard deviation counts as zero (floating-point residue of
 # subtracting equal-valued rates, e.g. 0.6 - 0.4 against 0.8 - 0.6).
@@ -78,119 +62,12 @@ _ZERO_SD_RTOL = 1e-12
 # Validation helpers
 
 
-def _as_int(value: object, name: str) -> int:
-    index = getattr(value, "__index__", None)
-    if index is None or value is True or value is False:
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    return int(index())
-
-
-def _check_probability(value: float, name: str) -> float:
-    value = float(value)
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must be strictly between 0 and 1, got {value!r}")
-    return value
-
-
-def _check_trials(n: object, c: object, *, c_name: str = "c", least: int = 1) -> tuple[int, int]:
-    n_ = _as_int(n, "n")
-    c_ = _as_int(c, c_name)
-    if n_ < least:
-        raise ValueError(f"n must be at least {least}, got {n_}")
-    if not 0 <= c_ <= n_:
-        raise ValueError(f"{c_name} must be between 0 and n={n_}, got {c_}")
-    return n_, c_
-
-
 def _finite_floats(values: Sequence[float], name: str) -> list[float]:
     out = [float(v) for v in values]
     for v in out:
         if not math.isfinite(v):
             raise ValueError(f"{name} must hold finite numbers, got {v!r}")
     return out
-
-
-# --------------------------------------------------------------------------------------------------------
-# Scoring
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass@k: probability that at least one of k trials drawn from n (c passing) passes.
-
-    ``1 - C(n-c, k) / C(n, k)``, computed as ``1 - prod_{i=n-c+1}^{n} (1 - k/i)``.
-    Requires ``1 <= k <= n`` and ``0 <= c <= n``.
-    """
-    n, c = _check_trials(n, c)
-    k = _as_int(k, "k")
-    if not 1 <= k <= n:
-        raise ValueError(f"k must be between 1 and n={n}, got {k}")
-    if n - c < k:
-        return 1.0
-    product = 1.0
-    for i in range(n - c + 1, n + 1):
-        product *= 1.0 - k / i
-    return 1.0 - product
-
-
-def pass_hat_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass^k: probability that all k trials drawn from n (c passing) pass.
-
-    ``C(c, k) / C(n, k)``, computed as ``prod_{i=0}^{k-1} (c - i) / (n - i)``.
-    Requires ``1 <= k <= n`` and ``0 <= c <= n``.
-    """
-    n, c = _check_trials(n, c)
-    k = _as_int(k, "k")
-    if not 1 <= k <= n:
-        raise ValueError(f"k must be between 1 and n={n}, got {k}")
-    if c < k:
-        return 0.0
-    product = 1.0
-    for i in range(k):
-        product *= (c - i) / (n - i)
-    return product
-
-
-@functools.cache
-def _two_sided_z(confidence: float) -> float:
-    """The normal quantile of a two-sided interval at confidence (computed once per level: every cell asks)."""
-    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
-
-
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion; ``(0.0, 1.0)`` when ``n == 0``."""
-    n, successes = _check_trials(n, successes, c_name="successes", least=0)
-    confidence = _check_probability(confidence, "confidence")
-    if n == 0:
-        return (0.0, 1.0)
-    z = _two_sided_z(confidence)
-    p = successes / n
-    z2 = z * z
-    denominator = 1.0 + z2 / n
-    centre = (p + z2 / (2.0 * n)) / denominator
-    half = z * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denominator
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
-    return (low, high)
-
-
-def classify_case(passes: int, n: int) -> CaseStability:
-    """STABLE_PASS when every one of n trials passed, STABLE_FAIL when none did, otherwise FLAKY."""
-    n, passes = _check_trials(n, passes)
-    if passes == n:
-        return "STABLE_PASS"
-    if passes == 0:
-        return "STABLE_FAIL"
-    return "FLAKY"
-
-
-def case_passed(passes: int, n: int, rule: BinaryRule = "all") -> bool:
-    """A case's binary outcome over n trials: ``all`` is passes == n; ``majority`` is passes > n/2 (a tie fails)."""
-    n, passes = _check_trials(n, passes)
-    if rule == "majority":
-        return 2 * passes > n
-    if rule == "all":
-        return passes == n
-    raise ValueError(f"rule must be 'majority' or 'all', got {rule!r}")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -235,7 +112,7 @@ def paired_difference(
     * fewer than two cases: nothing can be concluded; the interval is (-inf, inf) and p is 1.0, so no rule
       built on it ever fires.
     """
-    confidence = _check_probability(confidence, "confidence")
+    confidence = check_probability(confidence, "confidence")
     base = _finite_floats(baseline, "baseline")
     cand = _finite_floats(candidate, "candidate")
     if len(base) != len(cand):
@@ -307,8 +184,8 @@ def discordant_counts(baseline: Sequence[bool], candidate: Sequence[bool]) -> tu
 
 def mcnemar_one_sided(b: int, c: int) -> McNemarResult:
     """Exact one-sided McNemar: b regressions and c fixes; p = P(X >= b), X ~ Binomial(b + c, 1/2)."""
-    b = _as_int(b, "b")
-    c = _as_int(c, "c")
+    b = as_int(b, "b")
+    c = as_int(c, "c")
     if b < 0 or c < 0:
         raise ValueError(f"discordant counts must not be negative, got b={b}, c={c}")
     if b + c == 0:
@@ -324,7 +201,7 @@ def mcnemar_one_sided(b: int, c: int) -> McNemarResult:
 
 def component_level(alpha: float) -> float:
     """One-sided level of each of the gate's two tests: alpha / 2, so that together they stay within alpha."""
-    return _check_probability(alpha, "alpha") / 2.0
+    return check_probability(alpha, "alpha") / 2.0
 
 
 @dataclass(frozen=True)
@@ -359,7 +236,7 @@ def significant_drop(
     All four sequences are per case and in the same case order. Rates are per-case mean pass rates (trials
     averaged within the case); binary outcomes are per-case passes (see ``case_passed``).
     """
-    alpha = _check_probability(alpha, "alpha")
+    alpha = check_probability(alpha, "alpha")
     n = len(baseline_case_rates)
     lengths = {n, len(candidate_case_rates), len(baseline_case_binary), len(candidate_case_binary)}
     if len(lengths) != 1:

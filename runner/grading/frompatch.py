@@ -80,7 +80,7 @@ class GradingSetup:
 
 @dataclass(frozen=True)
 class Graded:
-    """The grader's verdict on a patch and what was put back first."""
+    """The grader's outcome on a patch and what was put back first."""
 
     result: GradeResult
     """pass, fail or error, with the grader's facts."""

@@ -31,7 +31,7 @@ class TestOutcome:
 
 @dataclass(frozen=True)
 class GradeResult:
-    """The grader's verdict with the facts behind it."""
+    """The grader's outcome with the facts behind it."""
 
     outcome: Outcome
     """pass, fail or error (could not be established)."""

@@ -69,8 +69,8 @@ def run_invariants(invariants: Sequence[Invariant], workspace: Path, env: Mappin
     return tuple(results)
 
 
-def invariant_verdict(case: Case, graded: GradeResult, results: Sequence[InvariantResult]) -> GradeResult:
-    """The trial's verdict once the invariants ran: the grader's, except that a case with blocking invariants fails
+def outcome_with_invariants(case: Case, graded: GradeResult, results: Sequence[InvariantResult]) -> GradeResult:
+    """The trial's outcome once the invariants ran: the grader's, except that a case with blocking invariants fails
     a pass whose invariant failed (an error when one could not be started). A failed invariant never turns a
     fail into a pass."""
     if case.invariant_policy != "blocking" or graded.outcome != "pass":

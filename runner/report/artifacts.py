@@ -119,7 +119,7 @@ class TrialView:
     behaviour: RecordView | None = None
     """The trial's behaviour.json, summarized; None when the trial has none."""
     checks: TrialChecks | None = None
-    """The trial's trajectory and max_turns verdicts; None when its case has neither check."""
+    """The trial's trajectory and max_turns checks; None when its case has neither check."""
     score: ScoreView | None = None
     """The trial's plan, verification lanes and scorecard; None when it has no scorecard."""
 
@@ -131,8 +131,8 @@ def relative_base(run_dir: Path, page: Path) -> Path:
 
 def trial_view(run_dir: Path, base: Path, trial: TrialResult, anchor: str, title: str, budget: Budget,
                run_label: str = "", checks: TrialChecks | None = None, risk_flags: Sequence[str] = ()) -> TrialView:
-    """Read a trial's artifacts from run_dir for a page whose links start at base; checks are its verdicts and
-    risk_flags its case's labels."""
+    """Read a trial's artifacts from run_dir for a page whose links start at base; checks are its trajectory and
+    max_turns checks and risk_flags its case's labels."""
     folder = trial_path(run_dir, trial.variant, trial.case_id, trial.trial)
     href = trial_path(base, trial.variant, trial.case_id, trial.trial).as_posix()
     artifacts = tuple(read_artifact(folder, name, f"{href}/{name}", budget) for name in EMBEDDED)

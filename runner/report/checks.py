@@ -1,7 +1,7 @@
 """A trial's behaviour checks as the reports show them, and per variant::case how many trials broke them.
 
-The trajectory verdict is result.json's ``trajectory`` field, written when the trial was judged. The max_turns
-verdict is not a field of result.json (a breach only shows in the reason, and not at all on an error trial), so it
+The trajectory check is result.json's ``trajectory`` field, written when the trial was judged. The max_turns
+check is not a field of result.json (a breach only shows in the reason, and not at all on an error trial), so it
 is decided again from the trial's behaviour.json (whose digest loading checked) by the very function that judged
 the trial (``runner.behaviour.trajectory.budget_problem``), against the max_turns the run recorded for the case
 when it started. A trial whose case has neither check, or that has no behaviour record, has no checks.
@@ -41,7 +41,7 @@ class DeviationRow:
 
 
 @dataclass(frozen=True)
-class TrajectoryVerdict:
+class TrajectoryCheck:
     """A trial's trajectory check."""
 
     passed: bool
@@ -78,8 +78,8 @@ class TrajectoryVerdict:
 
 
 @dataclass(frozen=True)
-class TurnsVerdict:
-    """A trial's max_turns verdict."""
+class TurnsCheck:
+    """A trial's max_turns check."""
 
     budget: int
     """The case's max_turns when the run started."""
@@ -109,10 +109,10 @@ class TrialChecks:
     """The 1-based trial number."""
     outcome: str
     """The trial's outcome."""
-    trajectory: TrajectoryVerdict | None
-    """The trajectory verdict; None when the case had no trajectory."""
-    turns: TurnsVerdict | None
-    """The max_turns verdict; None when the case had no max_turns."""
+    trajectory: TrajectoryCheck | None
+    """The trajectory check; None when the case had no trajectory."""
+    turns: TurnsCheck | None
+    """The max_turns check; None when the case had no max_turns."""
 
     @property
     def key(self) -> str:
@@ -136,14 +136,14 @@ def _int(value: object) -> int | None:
     return None if n is None else int(n)
 
 
-def trajectory_verdict(data: Mapping[str, Any] | None) -> TrajectoryVerdict | None:
-    """result.json's ``trajectory`` field as a verdict; None when the trial has none."""
+def trajectory_check(data: Mapping[str, Any] | None) -> TrajectoryCheck | None:
+    """result.json's ``trajectory`` field as a check; None when the trial has none."""
     if not isinstance(data, Mapping):
         return None
     found = data.get("deviations")
     rows = tuple(DeviationRow(str(d.get("kind")), str(d.get("message")), _int(d.get("step")), _int(d.get("call")))
                  for d in (found if isinstance(found, list) else ()) if isinstance(d, dict))
-    return TrajectoryVerdict(data.get("passed") is True, rows, _int(data.get("more")) or 0)
+    return TrajectoryCheck(data.get("passed") is True, rows, _int(data.get("more")) or 0)
 
 
 def _record(document: Mapping[str, Any]) -> Behaviour:
@@ -157,25 +157,25 @@ def _record(document: Mapping[str, Any]) -> Behaviour:
                      agent_turns=_int(record.get("agent_turns")))
 
 
-def turns_verdict(max_turns: int, document: Mapping[str, Any], result: TrialResult) -> TurnsVerdict:
-    """The max_turns verdict of a trial from its behaviour.json, decided as the trial was."""
+def turns_check(max_turns: int, document: Mapping[str, Any], result: TrialResult) -> TurnsCheck:
+    """The max_turns check of a trial from its behaviour.json, decided as the trial was."""
     record = _record(document)
     used, counted = turns_used(record)
     problem = budget_problem(max_turns, record, complete="transcript_truncated" not in result.flags)
     if problem is None:
-        return TurnsVerdict(max_turns, used, counted, "ok", f"{used} {counted}, max_turns {max_turns}")
+        return TurnsCheck(max_turns, used, counted, "ok", f"{used} {counted}, max_turns {max_turns}")
     outcome, _, detail = problem.partition(": ")
-    return TurnsVerdict(max_turns, used, counted, cast(TurnsOutcome, outcome), detail)
+    return TurnsCheck(max_turns, used, counted, cast(TurnsOutcome, outcome), detail)
 
 
 def trial_checks(folder: Path, result: TrialResult, meta: CaseMeta | None) -> TrialChecks | None:
     """One trial's checks from its result.json and behaviour.json in folder; None when it has none."""
-    trajectory = trajectory_verdict(result.trajectory)
+    trajectory = trajectory_check(result.trajectory)
     turns = None
     if meta is not None and meta.max_turns is not None and result.mode in AGENT_MODES and result.behaviour:
         document = read_behaviour(folder)
         if document is not None:
-            turns = turns_verdict(meta.max_turns, document, result)
+            turns = turns_check(meta.max_turns, document, result)
     if trajectory is None and turns is None:
         return None
     return TrialChecks(result.variant, result.case_id, result.trial, result.outcome, trajectory, turns)
@@ -198,7 +198,7 @@ class CellChecks:
     case_id: str
     """The case."""
     trajectory: int
-    """Trials with a trajectory verdict (0: the case has no trajectory)."""
+    """Trials with a trajectory check (0: the case has no trajectory)."""
     deviated: int
     """Of those, trials with a deviation."""
     forbidden: int
@@ -206,7 +206,7 @@ class CellChecks:
     ceilings: int
     """Of those, trials over a per-tool ceiling."""
     turns: int
-    """Trials with a max_turns verdict (0: the case has no max_turns)."""
+    """Trials with a max_turns check (0: the case has no max_turns)."""
     over_budget: int
     """Of those, trials over the budget."""
     turns_unreported: int
@@ -260,7 +260,7 @@ def cell_checks_json(cell: CellChecks) -> dict[str, Any]:
 
 
 def checks_json(checks: Sequence[TrialChecks]) -> dict[str, Any]:
-    """The report document's "checks" key: per cell the counts, and every checked trial's verdicts."""
+    """The report document's "checks" key: per cell the counts, and every checked trial's checks."""
     return {"cells": [cell_checks_json(c) for c in cell_checks(checks)],
             "trials": [trial_checks_json(c) for c in checks]}
 
@@ -278,7 +278,7 @@ def cell_lines(cell: CellChecks) -> tuple[str, str]:
 
 
 def trial_lines(checks: TrialChecks, shown: int = SHOWN) -> list[str]:
-    """The terminal's lines for one trial: its verdicts, then its deviations (``shown`` of them) indented."""
+    """The terminal's lines for one trial: its checks, then its deviations (``shown`` of them) indented."""
     lines = [f"{checks.key} #{checks.trial} ({checks.outcome}): {checks.summary()}"]
     path = checks.trajectory
     if path is not None:

@@ -1,8 +1,8 @@
 """`runner compare --html`: the comparison as one self-contained page (inline style, no script, nothing fetched).
 
-The verdict and its findings come first, then the rows in the text report's order (regressions first), each with
+The decision and its findings come first, then the rows in the text report's order (regressions first), each with
 every trial of both runs (outcome and reason, linked to a section embedding the trial's artifacts and its
-trajectory and max_turns verdicts), then the summary, the gate's numbers and the power note, then behaviour: the
+trajectory and max_turns checks), then the summary, the gate's numbers and the power note, then behaviour: the
 forbidden-tool and bait findings, both runs' cost and tokens, and every behaviour metric's medians per compared
 case with its direction and class, as ``runner.gate.behaviour`` judged them. The gate itself knows nothing of HTML: this module reads a
 ``runner.gate.gate.CompareReport``.
@@ -17,7 +17,8 @@ from pathlib import Path
 from corpus.errors import UsageError
 from runner.behaviour.metrics import Spread
 from runner.gate.behaviour import CHANGES, METRICS, BehaviourComparison, MetricChange, number_text
-from runner.gate.gate import CompareReport, Finding
+from runner.gate.finding import Finding
+from runner.gate.gate import CompareReport
 from runner.gate.pairing import Row, RunTrials
 from runner.gate.render import SpendRow, behaviour_rule, pairs_line, render_compare, spend_rows
 from runner.gate.scorecard_rules import RULES
@@ -26,8 +27,9 @@ from runner.gate.triage import Triage
 from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
 from runner.report.checks import trial_checks
 from runner.report.pages import environment, write_page
-from runner.report.scorecards import COUNT_LABELS, COUNTS, SCORES
+from runner.report.scorecards import COUNT_LABELS
 from runner.runs.result import TrialResult, trial_path
+from runner.scorecard.means import COUNTS, SCORES
 
 
 @dataclass(frozen=True)

@@ -26,21 +26,11 @@ from runner.report.pages import at as _at
 from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
 from runner.report.plan import trial_plan
-from runner.report.scorecards import (
-    COUNTS,
-    SCORES,
-    ScoreView,
-    VariantScores,
-    counts_text,
-    find_trial,
-    score_text,
-    score_view,
-    variant_scores,
-    variant_scores_json,
-)
+from runner.report.scorecards import ScoreView, counts_text, find_trial, score_text, score_view
 from runner.runs.aggregate import Aggregate
 from runner.runs.load import LoadedRun
 from runner.runs.result import TrialResult, trial_path
+from runner.scorecard.means import COUNTS, SCORES, VariantScores, variant_scores, variant_scores_json
 
 
 def common_k(run: LoadedRun) -> int:
@@ -246,7 +236,7 @@ def aggregate_json(aggregate: Aggregate) -> dict[str, Any]:
 def report_document(run: LoadedRun) -> dict[str, Any]:
     """The whole run as one JSON-able document: manifest, aggregates, every trial, behaviour (every cell's
     spreads, the totals per variant and of the run) and checks (per cell the trials that broke a trajectory or a
-    max_turns, and every checked trial's verdicts)."""
+    max_turns, and every checked trial's checks)."""
     manifest = run.manifest
     return {
         "run_id": manifest.run_id,
@@ -307,7 +297,7 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
     apart, and one section per trial (shown when its cell is clicked) embedding its prompt, transcript, patch and
     grader log, with links relative to html_path; when trials recorded behaviour, the run's and each variant's totals
     and each cell's medians, and in each trial's section its record (tool calls, tokens, cost); when cases have a
-    trajectory or a max_turns, per cell the trials that broke them, and in each trial's section its verdicts."""
+    trajectory or a max_turns, per cell the trials that broke them, and in each trial's section its checks."""
     base = relative_base(run.directory, html_path)
     budget = Budget()
     checks = report_checks(run)

@@ -7,8 +7,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from runner.gate.stats import case_passed, pass_at_k, pass_hat_k, wilson_interval
 from runner.runs.result import TrialResult
+from runner.runs.stats import case_passed, pass_at_k, pass_hat_k, wilson_interval
 
 
 @dataclass(frozen=True)

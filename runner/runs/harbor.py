@@ -18,7 +18,7 @@ from typing import Any
 
 from corpus.errors import UsageError
 from runner.behaviour.jsonl import mapping
-from runner.runs.interop import Row
+from runner.runs.rows import Row
 
 RESULT = "result.json"
 

@@ -119,7 +119,7 @@ def score_safely(patch: bytes, oracle_patch: bytes, base: Reader, **options: Any
     (a candidate's patch must not turn its trial into an error)."""
     try:
         return score_patch(patch, oracle_patch, base, **options)
-    except Exception as exc:  # noqa: BLE001 - the scorecard is evidence, never the verdict
+    except Exception as exc:  # noqa: BLE001 - the scorecard is evidence, never the outcome
         invariants = tuple(options.get("invariants", ()))
         return Scorecard(task_success(options.get("grader_outcome")), None, None, None, None, invariants,
                          invariant_safety(invariants), options.get("grader_outcome") == "pass" and any(

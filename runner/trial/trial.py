@@ -27,7 +27,7 @@ from runner.fixture.server import HTTP_LOG, FixtureServer, http_fixture, in_phas
 from runner.grading.failclosed import RestoreAction, edited_test_files
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import GradeResult
-from runner.grading.invariants import invariant_verdict
+from runner.grading.invariants import outcome_with_invariants
 from runner.process import run_command
 from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
 from runner.sandbox.bwrap import TASK_DIR, WORKSPACE, Bind
@@ -247,7 +247,7 @@ class _Trial:
                           grader_exit_code=result.exit_code)
         self.facts["scorecard"] = score_trial(self.case, spec.stored.files, patch, assets.pristine, graded,
                                               ctx.test_globs)
-        return self._decide(invariant_verdict(self.case, result, graded.invariants))
+        return self._decide(outcome_with_invariants(self.case, result, graded.invariants))
 
     def _record_restoration(self, restored: tuple[RestoreAction, ...]) -> None:
         self.facts["restored"] = tuple({"path": a.path, "action": a.action, "cause": a.cause, "kind": a.kind}

@@ -39,7 +39,7 @@ def test_eight_of_sixteen_advisory_cases_failing_warn_and_lead_the_report(tmp_pa
     report = gate(tmp_path, base, cand, ADVISORY)
     dropped = [case for i, case in enumerate(ADVISORY) if i % 2]
     assert report.advisory_test.mcnemar.p_value == pytest.approx(1 / 256)
-    assert (report.verdict, report.exit_code) == ("WARN", 2)
+    assert (report.decision, report.exit_code) == ("WARN", 2)
     assert rules(report) == [("WARN", "advisory-drop"), ("WARN", "advisory-regression")]
     assert report.findings[0].message == (
         "significant drop over 16 advisory cases (50.0 pp; interval [-77.5, -22.5] pp below 0; exact McNemar "
@@ -69,7 +69,7 @@ def test_one_advisory_case_declining_is_listed_and_warns_over_the_tolerance(tmp_
     assert lines[3:7] == ["Regressions (0):", "Lower pass rate (1):", "  adv-07  [advisory]",
                           "    baseline:  fail (1/3 passed): grader: 1 test failed"]
     relaxed = gate(tmp_path / "relaxed", base, cand, ADVISORY, tolerance_points=5.0)
-    assert (relaxed.verdict, rules(relaxed)) == ("PASS", [])
+    assert (relaxed.decision, rules(relaxed)) == ("PASS", [])
 
 
 def test_one_advisory_flip_warns_even_within_the_tolerance(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_one_advisory_flip_warns_even_within_the_tolerance(tmp_path: Path) -> No
     cand = {**base, "adv-03": "ppf"}
     report = gate(tmp_path, base, cand, ADVISORY, tolerance_points=50.0)
     assert not report.advisory_test.blocked and [r.key for r in report.regressions()] == ["adv-03"]
-    assert (report.verdict, rules(report)) == ("WARN", [("WARN", "advisory-regression")])
+    assert (report.decision, rules(report)) == ("WARN", [("WARN", "advisory-regression")])
     assert report.findings[0].message == (
         "1 advisory case passed every baseline trial and not every candidate trial: adv-03 "
         "(rule advisory-regression)")
@@ -88,7 +88,7 @@ def test_advisory_warnings_never_hide_a_block(tmp_path: Path) -> None:
     base = {case: "ppp" for case in kinds}
     cand = {**base, "checkout": "ppf", "adv-00": "fff"}
     report = gate(tmp_path, base, cand, kinds)
-    assert (report.verdict, report.exit_code) == ("BLOCK", 4)
+    assert (report.decision, report.exit_code) == ("BLOCK", 4)
     assert rules(report)[0] == ("BLOCK", "critical-regression")
     assert ("WARN", "advisory-regression") in rules(report)
 
@@ -96,7 +96,7 @@ def test_advisory_warnings_never_hide_a_block(tmp_path: Path) -> None:
 def test_unchanged_advisory_comparison_passes(tmp_path: Path) -> None:
     cells = {case: ("pfp" if i == 0 else "ppp") for i, case in enumerate(ADVISORY)}
     report = gate(tmp_path, cells, cells, ADVISORY)
-    assert (report.verdict, report.exit_code, rules(report)) == ("PASS", 0, [])
+    assert (report.decision, report.exit_code, rules(report)) == ("PASS", 0, [])
 
 
 def test_comparing_a_run_with_itself_warns_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

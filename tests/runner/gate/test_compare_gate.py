@@ -41,7 +41,7 @@ def blocking(n: int) -> dict[str, str]:
 def test_no_change_passes(tmp_path: Path) -> None:
     cells = {case: ALL_PASS for case in blocking(6)}
     report = gate(tmp_path, cells, cells, blocking(6))
-    assert (report.verdict, report.exit_code, rules(report)) == ("PASS", 0, [])
+    assert (report.decision, report.exit_code, rules(report)) == ("PASS", 0, [])
     assert report.regressions() == [] and report.summary.blocking.points == 0.0
 
 
@@ -52,7 +52,7 @@ def test_significant_drop_blocks_with_known_mcnemar_p(tmp_path: Path) -> None:
     report = gate(tmp_path, base, cand, kinds)
     # b = 6 regressions, c = 0 fixes: p = P(X >= 6), X ~ Binomial(6, 1/2) = 1/64.
     assert report.test.mcnemar.p_value == pytest.approx(1 / 64, abs=1e-15)
-    assert report.test.mcnemar_blocks and report.verdict == "BLOCK" and report.exit_code == 4
+    assert report.test.mcnemar_blocks and report.decision == "BLOCK" and report.exit_code == 4
     assert rules(report)[0] == ("BLOCK", "significant-drop")
     assert [r.key for r in report.regressions()] == [f"case-0{i}" for i in range(6)]
 
@@ -112,7 +112,7 @@ def test_advisory_cases_never_block(tmp_path: Path) -> None:
     base = {case: ALL_PASS for case in kinds}
     cand = {case: ("fffff" if case.startswith("adv") else ALL_PASS) for case in kinds}
     report = gate(tmp_path, base, cand, kinds)
-    assert report.verdict == "WARN" and len(report.regressions()) == 8
+    assert report.decision == "WARN" and len(report.regressions()) == 8
     assert rules(report) == [("WARN", "advisory-drop"), ("WARN", "advisory-regression")]
     assert report.advisory_test.blocked and not report.test.blocked
     assert report.summary.advisory.points == -100.0 and report.summary.blocking.cases == 2
@@ -125,7 +125,7 @@ def test_case_no_longer_in_corpus_is_advisory(tmp_path: Path) -> None:
     report = gate(tmp_path, base, cand, {**kinds, "old": "deprecated"})
     labels = {r.key: r.info.label() for r in report.rows}
     assert labels["gone"] == "advisory: not in corpus" and labels["old"] == "advisory: deprecated"
-    assert report.verdict == "WARN" and report.test.paired.n == 3
+    assert report.decision == "WARN" and report.test.paired.n == 3
     assert rules(report) == [("WARN", "advisory-tolerance"), ("WARN", "advisory-regression")]
 
 
@@ -134,13 +134,13 @@ def test_underpowered_drop_warns(tmp_path: Path) -> None:
     base = {case: ALL_PASS for case in kinds}
     cand = {**base, "case-00": "pppff"}
     report = gate(tmp_path, base, cand, kinds)
-    assert (report.verdict, report.exit_code, rules(report)) == ("WARN", 2, [("WARN", "underpowered-drop")])
+    assert (report.decision, report.exit_code, rules(report)) == ("WARN", 2, [("WARN", "underpowered-drop")])
     assert report.findings[0].message == (
         "blocking cases fell 10.0 pp (tolerance 2 pp), not significant with 4 cases; a person should decide")
     assert report.power.target_is_observed and report.power.cases_needed is not None
     assert report.power.cases_needed > 4
     quiet = gate(tmp_path / "again", base, cand, kinds, tolerance_points=10.0)
-    assert quiet.verdict == "PASS"
+    assert quiet.decision == "PASS"
 
 
 def test_cost_rise_warns_above_the_limit(tmp_path: Path) -> None:
@@ -154,7 +154,7 @@ def test_cost_rise_warns_above_the_limit(tmp_path: Path) -> None:
     assert report.summary.tokens[1] is not None and report.summary.tokens[1].total == 15 * 1500
     relaxed = evaluate(base, cand, case_index(corpus), Quarantine(),
                        CompareOptions(today=TODAY, max_cost_increase_pct=50.0))
-    assert relaxed.verdict == "PASS"
+    assert relaxed.decision == "PASS"
 
 
 def test_failures_turned_errors_warn_though_every_rate_rose(tmp_path: Path) -> None:
@@ -163,7 +163,7 @@ def test_failures_turned_errors_warn_though_every_rate_rose(tmp_path: Path) -> N
     cand = {case: ("ppppe" if i < 2 else ALL_PASS) for i, case in enumerate(kinds)}
     report = gate(tmp_path, base, cand, kinds)
     assert report.summary.blocking.points == pytest.approx(10.0) and len(report.fixes()) == 2  # looks better
-    assert (report.verdict, report.exit_code, rules(report)) == ("WARN", 2, [("WARN", "error-rate")])
+    assert (report.decision, report.exit_code, rules(report)) == ("WARN", 2, [("WARN", "error-rate")])
     assert report.findings[0].message == (
         "error rate of default rose from 0.0% (0 of 20 trials) to 10.0% (2 of 20): errored trials leave the pass "
         "rates, so failures turned errors look like passes; resume the candidate run to run them again")
@@ -176,10 +176,10 @@ def test_equal_or_lower_error_rates_do_not_warn(tmp_path: Path) -> None:
     base = {case: ("ppppe" if i == 0 else ALL_PASS) for i, case in enumerate(kinds)}
     cand = {case: ("ppppe" if i == 1 else ALL_PASS) for i, case in enumerate(kinds)}
     report = gate(tmp_path, base, cand, kinds)
-    assert (report.verdict, rules(report)) == ("PASS", [])
+    assert (report.decision, rules(report)) == ("PASS", [])
     assert not report.summary.errors[0].rose
     fewer = gate(tmp_path / "fewer", cand, {case: ALL_PASS for case in kinds}, kinds)
-    assert (fewer.verdict, rules(fewer)) == ("PASS", [])
+    assert (fewer.decision, rules(fewer)) == ("PASS", [])
 
 
 def test_the_error_rate_warning_is_per_variant_and_never_hides_a_block(tmp_path: Path) -> None:
@@ -192,7 +192,7 @@ def test_the_error_rate_warning_is_per_variant_and_never_hides_a_block(tmp_path:
     assert rules(report) == [("WARN", "error-rate")] and "error rate of v1 rose" in report.findings[0].message
     gone = {key: letters for key, letters in cand.items() if key != "v2::case-00"}
     blocked = gate(tmp_path / "blocked", base, gone, kinds)
-    assert (blocked.verdict, blocked.exit_code) == ("BLOCK", 4)
+    assert (blocked.decision, blocked.exit_code) == ("BLOCK", 4)
     assert rules(blocked) == [("BLOCK", "missing-case"), ("WARN", "error-rate")]
 
 
@@ -225,11 +225,11 @@ def test_refuses_on_dataset_change_unless_allowed(tmp_path: Path) -> None:
     base = load_trials(write_run(tmp_path / "runs", "base", cells, fingerprint="1" * 64))
     cand = load_trials(write_run(tmp_path / "runs", "cand", cells, fingerprint="2" * 64))
     refused = evaluate(base, cand, case_index(corpus), Quarantine(), CompareOptions(today=TODAY))
-    assert refused.refused and refused.verdict == "BLOCK"
+    assert refused.refused and refused.decision == "BLOCK"
     assert refused.findings[0].message.startswith("refused: the runs were made on different datasets")
     allowed = evaluate(base, cand, case_index(corpus), Quarantine(),
                        CompareOptions(today=TODAY, allow_dataset_change=True))
-    assert (allowed.refused, allowed.verdict) == (False, "PASS")
+    assert (allowed.refused, allowed.decision) == (False, "PASS")
 
 
 def entry(case: str, owner: str | None = "ada", expiry: date | None = date(2024, 7, 1)) -> QuarantineEntry:
@@ -241,7 +241,7 @@ def test_valid_quarantine_excludes_a_case(tmp_path: Path) -> None:
     base = {case: ALL_PASS for case in kinds}
     cand = {**base, "case-00": "fffff"}
     report = gate(tmp_path, base, cand, kinds, Quarantine((entry("case-00"),)))
-    assert (report.verdict, report.regressions()) == ("PASS", [])
+    assert (report.decision, report.regressions()) == ("PASS", [])
     assert [r.key for r in report.quarantined()] == ["case-00"] and report.test.paired.n == 3
 
 
@@ -252,9 +252,9 @@ def test_expired_quarantine_counts_again(tmp_path: Path) -> None:
     expired = Quarantine((entry("case-00", expiry=date(2024, 6, 14)),))
     report = gate(tmp_path, base, cand, kinds, expired)
     assert report.quarantined() == [] and [r.key for r in report.regressions()] == ["case-00"]
-    assert report.verdict == "WARN" and report.test.paired.n == 4
+    assert report.decision == "WARN" and report.test.paired.n == 4
     last_day = gate(tmp_path / "b", base, cand, kinds, Quarantine((entry("case-00", expiry=TODAY),)))
-    assert last_day.verdict == "PASS"
+    assert last_day.decision == "PASS"
 
 
 @pytest.mark.parametrize(("bad", "problem"), [
@@ -318,7 +318,7 @@ def test_matrix_runs_pair_by_variant_and_case(tmp_path: Path) -> None:
     assert report.keyed_by == "variant::case" and len(report.rows) == 6
     assert [r.key for r in report.regressions()] == ["v2::case-00"]
     scoped = gate(tmp_path / "q", base, cand, kinds, Quarantine((entry("v2::case-00"),)))
-    assert [r.key for r in scoped.quarantined()] == ["v2::case-00"] and scoped.verdict == "PASS"
+    assert [r.key for r in scoped.quarantined()] == ["v2::case-00"] and scoped.decision == "PASS"
     other = gate(tmp_path / "o", base, cand, kinds, Quarantine((entry("v1::case-00"),)),
                  tolerance_points=100.0)
     assert [r.key for r in other.quarantined()] == ["v1::case-00"]
@@ -339,7 +339,7 @@ def test_single_variant_runs_pair_by_case_across_variant_names(tmp_path: Path) -
     cand = {f"new-prompt::{case}": ALL_PASS for case in kinds}
     report = gate(tmp_path, base, cand, kinds)
     assert report.keyed_by == "case" and [r.key for r in report.rows] == list(kinds)
-    assert report.verdict == "PASS"
+    assert report.decision == "PASS"
 
 
 def test_power_note_uses_the_gate_sd_and_functions(tmp_path: Path) -> None:
@@ -363,6 +363,6 @@ def test_corpus_without_cases_treats_everything_as_advisory(tmp_path: Path) -> N
     cand = write_run(tmp_path / "runs", "cand", {"a": "fffff"})
     report = evaluate(load_trials(base), load_trials(cand), case_index(Corpus.open(tmp_path / "evals")),
                       Quarantine(), CompareOptions(today=TODAY))
-    assert report.verdict == "WARN" and report.power.cases == 0
+    assert report.decision == "WARN" and report.power.cases == 0
     assert ("WARN", "advisory-regression") in rules(report) and report.test.paired.n == 0
     assert "no drop can be detected (the test needs at least 2 cases)" in report.power.text()

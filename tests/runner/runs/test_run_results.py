@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from corpus.errors import UsageError
-from runner.gate.stats import wilson_interval
 from runner.runs.load import load_run
 from runner.runs.result import trial_path
+from runner.runs.stats import wilson_interval
 from tests.testing.runbuilder import record_digests
 from tests.testing.trialkit import make_run
 

@@ -13,7 +13,7 @@ import pytest
 from corpus.model import Invariant
 from corpus.testfiles import matcher_for_tests
 from runner.grading.grader import GradeResult
-from runner.grading.invariants import InvariantResult, invariant_verdict, run_invariants
+from runner.grading.invariants import InvariantResult, outcome_with_invariants, run_invariants
 from runner.runs.result import TrialResult
 from runner.scorecard import card as card_module
 from runner.scorecard.card import score_patch, score_safely, task_success
@@ -171,18 +171,18 @@ def test_invariants_run_in_order_with_their_output_kept(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["invariants.log", "ws"]
 
 
-def test_the_invariant_verdict() -> None:
+def test_the_outcome_with_invariants() -> None:
     base_commit, fix_commit = "a" * 40, "b" * 40
     advisory = make_case(base_commit, fix_commit, invariants=(Invariant("a", "true"), Invariant("b", "true")))
     blocking = replace(advisory, policy="blocking", invariant_policy="blocking")
     good = GradeResult("pass", "grader exited 0", 0, 1.0, "")
     bad = GradeResult("fail", "grader exited 1", 1, 1.0, "")
-    assert invariant_verdict(advisory, good, (failed("a"), failed("b"))) == good
-    assert invariant_verdict(blocking, good, (passed("a"), passed("b"))) == good
-    verdict = invariant_verdict(blocking, good, (passed("a"), failed("b")))
-    assert (verdict.outcome, verdict.reason) == ("fail", "invariant b failed (the grader passed: grader exited 0)")
-    assert invariant_verdict(blocking, bad, (passed("a"), passed("b"))) == bad  # never a pass from a fail
-    assert invariant_verdict(blocking, bad, (failed("a"), failed("b"))) == bad
-    errored = invariant_verdict(blocking, good, (passed("a"), failed("b", "error")))
+    assert outcome_with_invariants(advisory, good, (failed("a"), failed("b"))) == good
+    assert outcome_with_invariants(blocking, good, (passed("a"), passed("b"))) == good
+    failing = outcome_with_invariants(blocking, good, (passed("a"), failed("b")))
+    assert (failing.outcome, failing.reason) == ("fail", "invariant b failed (the grader passed: grader exited 0)")
+    assert outcome_with_invariants(blocking, bad, (passed("a"), passed("b"))) == bad  # never a pass from a fail
+    assert outcome_with_invariants(blocking, bad, (failed("a"), failed("b"))) == bad
+    errored = outcome_with_invariants(blocking, good, (passed("a"), failed("b", "error")))
     assert (errored.outcome, errored.reason) == ("error", "invariant b could not be run")
-    assert invariant_verdict(blocking, good, ()).outcome == "error"
+    assert outcome_with_invariants(blocking, good, ()).outcome == "error"
