@@ -73,7 +73,7 @@ def documented(text: str) -> set[str]:
 
 
 def yaml_blocks(text: str) -> list[str]:
-    return re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+    return re.findall(r"```yaml\n(.*?)```", text, flags=re.DOTALL)
 
 
 # --- what the code holds ---------------------------------------------------------------------------------------
@@ -125,8 +125,7 @@ def _dataclass_in(hint: Any) -> tuple[str, type] | None:
 
 
 def without_free(keys: set[str], fmt: str) -> set[str]:
-    return {key for key in keys if not any(key.startswith(free + ".") or key.startswith(free + "[]")
-                                           for free in FREE[fmt])}
+    return {key for key in keys if not any(key.startswith((free + ".", free + "[]")) for free in FREE[fmt])}
 
 
 def schema_keys(monkeypatch: pytest.MonkeyPatch, parse_document: Any) -> tuple[Any, set[str]]:
@@ -248,7 +247,7 @@ def markdown_files() -> list[Path]:
 
 @pytest.mark.parametrize("path", markdown_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_relative_link_leads_to_a_file(path: Path) -> None:
-    text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.S)
+    text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
     broken = []
     for target in re.findall(r"\]\(([^)\s]+)\)", text):
         if re.match(r"[a-z]+:", target) or target.startswith("#"):
