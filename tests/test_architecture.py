@@ -23,5 +23,5 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert len(fence) == 2 and "demo/run.sh" in fence[0]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert fence[1] in [line.strip() for line in ci]
-    for step in ("ruff check", "mypy", "lint-imports", "python -m pytest"):
+    for step in ("ruff check", "mypy", "lint-imports", "mkdocs build --strict", "python -m pytest"):
         assert f"&& {step}" in fence[1]
