@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from corpus import schema
 from corpus.model import Bait, Case, CorpusConfig, Invariant, Step, Trajectory
+from corpus.reader import Reader
 from corpus.schema import parse_case, parse_config, to_full_mapping
 from corpus.yamlio import parse_yaml
 from runner.behaviour.parse import parse
@@ -132,13 +132,13 @@ def schema_keys(monkeypatch: pytest.MonkeyPatch, parse_document: Any) -> tuple[A
     """What parse_document returns, and every key the schema's readers knew at each place (`finish` rejects the
     keys no field read, so what a reader has seen then is every key it accepts)."""
     known: set[str] = set()
-    finish = schema._Reader.finish
+    finish = Reader.finish
 
     def recording(reader: Any) -> None:
         known.update(re.sub(r"\[\d+\]", "[]", reader.prefix) + key for key in reader.seen)
         finish(reader)
 
-    monkeypatch.setattr(schema._Reader, "finish", recording)
+    monkeypatch.setattr(Reader, "finish", recording)
     return parse_document(), known
 
 
