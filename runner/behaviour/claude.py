@@ -16,8 +16,9 @@ import json
 import re
 from typing import Any, Literal
 
-from runner.behaviour.jsonl import integer, mapping, number, read_lines, tool_kind
-from runner.behaviour.record import Behaviour, CallStatus, Tokens, ToolCall
+from runner.behaviour.jsonl import read_lines, tool_kind
+from runner.runs.behaviour_record import Behaviour, CallStatus, Tokens, ToolCall
+from runner.runs.jsonvalues import integer, mapping, number
 
 POLLS = {"BashOutput", "KillShell", "KillBash"}
 """Tools that poll or stop a shell already started: not new commands."""

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from runner.behaviour.jsonl import integer, mapping, read_lines
-from runner.behaviour.record import Behaviour, CallStatus, Status, Tokens, ToolCall
+from runner.behaviour.jsonl import read_lines
 from runner.behaviour.shell import unwrap
+from runner.runs.behaviour_record import Behaviour, CallStatus, Status, Tokens, ToolCall
+from runner.runs.jsonvalues import integer, mapping
 
 TOOL_ITEMS = {"command_execution": "shell", "file_change": "edit", "mcp_tool_call": "mcp",
               "web_search": "web_search", "collab_tool_call": "subagent"}

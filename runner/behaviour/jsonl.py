@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from runner.behaviour.record import ToolKind
+from runner.runs.behaviour_record import ToolKind
 
 
 @dataclass(frozen=True)
@@ -121,18 +121,3 @@ def tool_kind(raw_name: str) -> ToolKind:
     if lowered.startswith("mcp__"):
         return "mcp"
     return TOOL_KINDS.get(lowered, "other")
-
-
-def integer(value: Any) -> int | None:
-    """A token count or exit code, or None when it is not an integer."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def number(value: Any) -> float | None:
-    """A cost, or None when it is not a number."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def mapping(value: Any) -> dict[str, Any]:
-    """A JSON object, or an empty one for anything else."""
-    return value if isinstance(value, dict) else {}

@@ -8,9 +8,10 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
-from runner.behaviour.jsonl import integer, json_document, mapping, number, read_lines, tool_kind
-from runner.behaviour.record import Behaviour, CallStatus, Tokens, ToolCall
+from runner.behaviour.jsonl import json_document, read_lines, tool_kind
 from runner.behaviour.shell import unwrap
+from runner.runs.behaviour_record import Behaviour, CallStatus, Tokens, ToolCall
+from runner.runs.jsonvalues import integer, mapping, number
 
 GEMINI_EXIT = re.compile(r"Command exited with code: (-?\d+)\s*$")
 """What Gemini CLI's shell tool shows for a command that exited non-zero without output (the tool itself still

@@ -11,8 +11,8 @@ from runner.behaviour.claude import parse_claude
 from runner.behaviour.codex import parse_codex
 from runner.behaviour.jsonl import json_document, read_lines, starts_json
 from runner.behaviour.others import parse_gemini_json, parse_gemini_stream, parse_generic, parse_opencode
-from runner.behaviour.record import Behaviour, unparsed
 from runner.behaviour.trajectories import document_format, parse_atif, parse_mini_swe_agent, parse_swe_agent
+from runner.runs.behaviour_record import Behaviour, unparsed
 
 PARSERS: dict[str, Callable[[str], Behaviour]] = {
     "codex": parse_codex, "claude": parse_claude, "gemini": parse_gemini_stream, "gemini-json": parse_gemini_json,

@@ -12,9 +12,10 @@ import json
 import re
 from typing import Any, Literal
 
-from runner.behaviour.jsonl import integer, json_document, mapping, number, tool_kind
-from runner.behaviour.record import Behaviour, CallStatus, Status, Tokens, ToolCall
+from runner.behaviour.jsonl import json_document, tool_kind
 from runner.behaviour.shell import unwrap
+from runner.runs.behaviour_record import Behaviour, CallStatus, Status, Tokens, ToolCall
+from runner.runs.jsonvalues import integer, mapping, number
 
 FENCED = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 """A mini-swe-agent text-mode action: one fenced ``bash`` (v1) or ``mswea_bash_command`` (v2) block."""

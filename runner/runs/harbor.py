@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from corpus.errors import UsageError
-from runner.behaviour.jsonl import mapping
 from runner.runs.interop import Row
+from runner.runs.jsonvalues import mapping
 
 RESULT = "result.json"
 
