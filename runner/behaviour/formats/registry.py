@@ -3,10 +3,8 @@
 The formats that are one JSON document come first, because a whole document is recognised before its lines are
 looked at: a pretty-printed trajectory file has lines that look like events of a stream. The stream formats
 follow: for each of a stream's first JSON objects in turn, the first format here that recognises it decides, so
-a format whose events are a narrower shape (codex's, opencode's) comes before one that would also take them
-(claude's ``user`` message, generic's bare tool name), and generic, which takes any ``{"tool", "args"}`` line,
-comes last.
-"""
+where two formats could take one object the one with the narrower test comes first, and generic, which takes any
+``{"tool", "args"}`` line, comes last."""
 
 from __future__ import annotations
 
