@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runner.behaviour.metrics import COUNTED, TIMED, Spread, spread
-from runner.behaviour.trial import read_behaviour
+from runner.runs.behaviour_record import read_behaviour
 from runner.runs.load import LoadedRun
 from runner.runs.result import TrialResult, trial_path
 

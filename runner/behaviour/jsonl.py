@@ -1,5 +1,5 @@
-"""Reading a JSON-lines transcript: the objects in order, the lines that are not JSON counted, and the shared tool
-name table."""
+"""Reading a JSON-lines transcript: the objects in order, the lines that are not JSON counted, the shared tool
+name table, and what the stream formats share (a call's shell command, the status a stream ended with)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from runner.behaviour.record import ToolKind
+from runner.behaviour.shell import unwrap
+from runner.runs.behaviour_record import Status, ToolKind
 
 
 @dataclass(frozen=True)
@@ -123,16 +124,17 @@ def tool_kind(raw_name: str) -> ToolKind:
     return TOOL_KINDS.get(lowered, "other")
 
 
-def integer(value: Any) -> int | None:
-    """A token count or exit code, or None when it is not an integer."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def shell_command(kind: str, args: dict[str, Any]) -> str | None:
+    """The unwrapped ``command`` (or ``cmd``) argument of a shell call; None for any other call."""
+    command = args.get("command", args.get("cmd"))
+    return unwrap(command) if kind == "shell" and isinstance(command, (str, list)) else None
 
 
-def number(value: Any) -> float | None:
-    """A cost, or None when it is not a number."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def mapping(value: Any) -> dict[str, Any]:
-    """A JSON object, or an empty one for anything else."""
-    return value if isinstance(value, dict) else {}
+def stream_status(lines_skipped: int, terminal: bool, what: str) -> tuple[Status, str]:
+    """(status, reason) of a stream: partial when it ended before ``what`` (its terminal event) or had broken
+    lines, else parsed."""
+    if not terminal:
+        return "partial", f"the stream ended before {what} (cut off or killed)"
+    if lines_skipped:
+        return "partial", f"{lines_skipped} line(s) were not JSON"
+    return "parsed", ""

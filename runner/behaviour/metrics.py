@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from runner.behaviour.record import Behaviour, ToolCall
 from runner.behaviour.shell import has_assignment, is_network, is_search, is_shell_edit, segments
+from runner.runs.behaviour_record import Behaviour, Metrics, ToolCall
 
 COUNTED = ("shell_commands", "env_assignments", "chain_segments", "max_chain_segments", "network_commands",
            "web_fetches", "web_searches", "shell_edits", "tool_edits", "repeated_searches", "longest_tool_streak",
@@ -20,16 +20,6 @@ COUNTED = ("shell_commands", "env_assignments", "chain_segments", "max_chain_seg
 """The metrics every record with tool calls has, in report order."""
 TIMED = ("longest_turn_seconds", "cost_usd")
 """Metrics that need the stream's timestamps or cost."""
-
-
-@dataclass(frozen=True)
-class Metrics:
-    """One trial's behaviour metrics."""
-
-    values: dict[str, float | None]
-    """Every metric of COUNTED and TIMED by name; None where the record cannot say."""
-    calls_by_tool: dict[str, int]
-    """Tool calls by the agent's own tool name."""
 
 
 def _search_key(call: ToolCall) -> str | None:

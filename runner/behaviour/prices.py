@@ -18,7 +18,7 @@ from typing import Any
 
 from corpus.errors import UsageError
 from corpus.yamlio import load_yaml
-from runner.behaviour.record import Behaviour
+from runner.runs.behaviour_record import Behaviour
 
 BUCKETS = ("input", "cache_read", "cache_write", "output")
 """The token buckets a price is given for (reasoning is inside output)."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from corpus.model import Step, Trajectory
-from runner.behaviour.record import Behaviour, ToolCall
+from runner.runs.behaviour_record import Behaviour, ToolCall
 
 DeviationKind = Literal["missing_step", "unexpected_call", "extra_call", "forbidden_tool", "too_many_calls",
                         "unreadable", "incomplete"]

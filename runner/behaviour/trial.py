@@ -1,36 +1,22 @@
-"""behaviour.json: a trial's behaviour record and metrics, written beside result.json, whose ``behaviour`` field
-carries its sha256, so run.json's digest of result.json vouches for it too."""
+"""A trial's behaviour: its record read from the trajectory file or transcript, priced, judged against the case's
+behaviour checks, and written as behaviour.json (``runner.runs.behaviour_record``)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from corpus.fsutil import atomic_write_bytes
 from corpus.model import Case
 from runner.behaviour.metrics import trial_metrics
 from runner.behaviour.parse import FORMATS, parse
 from runner.behaviour.prices import PriceTable, priced
-from runner.behaviour.record import Behaviour
 from runner.behaviour.sources import TRAJECTORY_FILE, source_text
 from runner.behaviour.trajectory import budget_problem, check_trajectory
+from runner.runs.behaviour_record import Behaviour, write_behaviour
 from runner.runs.result import TrialResult
 
-BEHAVIOUR_FILE = "behaviour.json"
-FORMAT = 1
-"""The format number of behaviour.json."""
 AGENT_MODES = ("agent", "regrade")
 """Modes whose transcript is an agent's (a regrade copies its source trial's)."""
-
-
-def behaviour_document(record: Behaviour) -> dict[str, Any]:
-    """behaviour.json as data: the record, and the metrics computed from it."""
-    metrics = trial_metrics(record)
-    return {"format": FORMAT, "record": asdict(record), "metrics": metrics.values,
-            "calls_by_tool": metrics.calls_by_tool}
 
 
 def read_record(folder: Path, result: TrialResult, transcript_format: str = "auto",
@@ -74,17 +60,6 @@ def judge_behaviour(case: Case, record: Behaviour, result: TrialResult) -> Trial
     return replace(result, outcome="fail", reason=f"{deciding[0]} (graded {result.outcome}: {result.reason})")
 
 
-def write_behaviour(folder: Path, result: TrialResult, record: Behaviour) -> TrialResult:
-    """Write behaviour.json and return the result with its digest and with the cost and tokens the record gives
-    (unless the result already has them)."""
-    data = (json.dumps(behaviour_document(record), indent=2, sort_keys=True) + "\n").encode("utf-8")
-    atomic_write_bytes(folder / BEHAVIOUR_FILE, data)
-    return replace(result, behaviour={"format": record.format, "status": record.status,
-                                      "sha256": hashlib.sha256(data).hexdigest()},
-                   cost_usd=result.cost_usd if result.cost_usd is not None else record.cost_usd,
-                   tokens=result.tokens if result.tokens is not None else record.tokens.total)
-
-
 def record_behaviour(folder: Path, result: TrialResult, transcript_format: str = "auto",
                      case: Case | None = None, prices: PriceTable | None = None) -> TrialResult:
     """Read folder's trajectory.json or transcript.log, decide the case's behaviour checks (when a case is given),
@@ -94,27 +69,4 @@ def record_behaviour(folder: Path, result: TrialResult, transcript_format: str =
     record = read_record(folder, result, transcript_format, prices)
     if case is not None:
         result = judge_behaviour(case, record, result)
-    return write_behaviour(folder, result, record)
-
-
-def behaviour_problem(folder: Path, result: TrialResult) -> str | None:
-    """Why a trial's behaviour.json cannot be trusted (missing, or not the file its result.json recorded)."""
-    if not result.behaviour:
-        return None
-    path = folder / BEHAVIOUR_FILE
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return f"{path}: recorded in result.json but missing"
-    if hashlib.sha256(data).hexdigest() != result.behaviour.get("sha256"):
-        return f"{path}: does not match the digest its result.json recorded"
-    return None
-
-
-def read_behaviour(folder: Path) -> dict[str, Any] | None:
-    """A trial's behaviour.json as data; None when the trial has none."""
-    try:
-        data = json.loads((folder / BEHAVIOUR_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return write_behaviour(folder, result, record, trial_metrics(record))

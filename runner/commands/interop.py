@@ -11,9 +11,10 @@ import click
 from corpus import Corpus
 from corpus.errors import ExitCode, HindcastError
 from corpus.fsutil import atomic_write_text
+from runner.behaviour.export import export_rows
 from runner.commands.options import RUN_HELP, run_dir
 from runner.runs.frozen import freeze
-from runner.runs.interop import export_rows, import_rows
+from runner.runs.interop import import_rows
 from runner.runs.load import load_run
 
 

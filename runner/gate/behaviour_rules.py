@@ -12,11 +12,10 @@ import statistics
 from collections.abc import Sequence
 from pathlib import Path
 
-from runner.behaviour.record import ToolCall
 from runner.behaviour.trajectory import names_tool
-from runner.behaviour.trial import read_behaviour
 from runner.gate.finding import Finding
 from runner.gate.pairing import RunTrials
+from runner.runs.behaviour_record import ToolCall, read_behaviour
 from runner.runs.result import TrialResult, trial_path
 
 

@@ -30,9 +30,9 @@ from typing import Literal
 from corpus.errors import HindcastError, UsageError
 from corpus.model import Policy
 from corpus.store import Corpus
-from runner.behaviour.trial import read_behaviour
 from runner.gate.quarantine import Quarantine, QuarantineEntry
 from runner.runs.aggregate import Aggregate, cell_aggregate
+from runner.runs.behaviour_record import read_behaviour
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.manifest import CaseMeta
 from runner.runs.result import TrialResult, trial_path

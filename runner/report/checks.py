@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from runner.behaviour.aggregate import number
-from runner.behaviour.record import Behaviour, Status
 from runner.behaviour.trajectory import budget_problem, turns_used
-from runner.behaviour.trial import AGENT_MODES, read_behaviour
+from runner.behaviour.trial import AGENT_MODES
+from runner.runs.behaviour_record import Behaviour, Status, read_behaviour
 from runner.runs.manifest import CaseMeta
 from runner.runs.result import TrialResult, trial_path
 

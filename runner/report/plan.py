@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.behaviour.jsonl import read_lines
-from runner.behaviour.trial import read_behaviour
+from runner.runs.behaviour_record import read_behaviour
 
 PLAN_TOOLS = frozenset({"todowrite", "todo_write", "write_todos", "update_plan"})
 """Tool names (lower case) whose call carries a todo list."""

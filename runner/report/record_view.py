@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from runner.behaviour.aggregate import BUCKETS, METRICS, number
-from runner.behaviour.trial import read_behaviour
+from runner.runs.behaviour_record import read_behaviour
 
 CALLS_SHOWN = 300
 """Tool calls one trial section lists; the rest are counted in a note."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_bytes, atomic_write_text
-from runner.behaviour.trial import BEHAVIOUR_FILE
+from runner.runs.behaviour_record import BEHAVIOUR_FILE
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import RUN_FILE, VARIANT_NAME, read_manifest
 from runner.runs.result import RESULT_FILE, trial_path

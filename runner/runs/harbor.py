@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus.errors import UsageError
-from runner.behaviour.jsonl import mapping
+from runner.runs.jsonvalues import mapping
 from runner.runs.rows import Row
 
 RESULT = "result.json"

@@ -1,5 +1,5 @@
 """Runs made elsewhere: per-trial JSONL rows (``case_id``, ``trial``, ``passed``, ``critical``, ``cost_usd``,
-``trajectory``) turned into a run directory, and a run written back as such rows.
+``trajectory``) turned into a run directory (a run goes back out as such rows by ``runner.behaviour.export``).
 
 An imported run is a run like any other on disk (run.json with every trial's digest, one folder per trial), so
 ``report``, ``compare`` and ``flakes`` read it unchanged. It has no corpus: its dataset fingerprint is the
@@ -19,10 +19,8 @@ from typing import Any
 
 from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_text, staging_directory
-from runner.behaviour.parse import parse
 from runner.runs.digests import result_digest, trial_key
 from runner.runs.harbor import harbor_rows
-from runner.runs.load import LoadedRun
 from runner.runs.manifest import (
     VARIANT_NAME,
     CaseMeta,
@@ -90,25 +88,3 @@ def import_rows(source: Path, out: Path, variant: str = "imported", policy: str 
         shutil.rmtree(staged, ignore_errors=True)
         raise
     return out
-
-
-def export_rows(run: LoadedRun) -> str:
-    """Every recorded trial of a run as one JSONL row: case_id, variant, trial, passed (false for an error, with
-    ``outcome`` saying which), reason, critical, cost_usd, tokens, and the trajectory read from its transcript."""
-    lines = []
-    for trial in run.trials:
-        meta = run.manifest.cases_meta.get(trial.case_id)
-        transcript = trial_path(run.directory, trial.variant, trial.case_id, trial.trial) / TRANSCRIPT
-        try:
-            record = parse(transcript.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            record = None
-        trajectory = [] if record is None else [
-            {"tool": c.raw_name, "args": c.arguments, **({} if c.exit_code is None else {"exit_code": c.exit_code})}
-            for c in record.tool_calls]
-        lines.append(json.dumps({
-            "case_id": trial.case_id, "variant": trial.variant, "trial": trial.trial,
-            "passed": trial.outcome == "pass", "outcome": trial.outcome, "reason": trial.reason,
-            "critical": bool(meta and meta.critical), "cost_usd": trial.cost_usd, "tokens": trial.tokens,
-            "trajectory": trajectory}, sort_keys=True))
-    return "".join(line + "\n" for line in lines)

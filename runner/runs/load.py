@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.errors import UsageError
-from runner.behaviour.trial import behaviour_problem
 from runner.runs.aggregate import Aggregate, cell_aggregate, variant_aggregate
+from runner.runs.behaviour_record import behaviour_problem
 from runner.runs.digests import audit_run
 from runner.runs.manifest import RunManifest, read_manifest
 from runner.runs.result import RESULT_FILE, TrialResult, parse_trial, trial_path

@@ -89,7 +89,7 @@ class TrialResult:
     regraded_from: dict[str, Any] | None = None
     """regrade: the source run id and the source trial's outcome and reason."""
     behaviour: dict[str, Any] | None = None
-    """behaviour.json's format, status and sha256 (``runner.behaviour.trial``); None when no agent ran, or in a
+    """behaviour.json's format, status and sha256 (``runner.runs.behaviour_record``); None when no agent ran, or in a
     result written before trials recorded behaviour."""
     trajectory: dict[str, Any] | None = None
     """The case's trajectory check (``runner.behaviour.trajectory``): {passed, deviations, more}; None when the

@@ -4,7 +4,7 @@ and its short-lived experimental JSON), asserted whole."""
 from __future__ import annotations
 
 from runner.behaviour.parse import detect, parse
-from runner.behaviour.record import Behaviour, Tokens, ToolCall
+from runner.runs.behaviour_record import Behaviour, Tokens, ToolCall
 from tests.runner.behaviour.test_behaviour_realformats import jsonl
 
 

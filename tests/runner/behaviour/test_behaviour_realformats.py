@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from runner.behaviour.parse import detect, parse
-from runner.behaviour.record import Behaviour, Tokens, ToolCall
+from runner.runs.behaviour_record import Behaviour, Tokens, ToolCall
 
 
 def jsonl(*events: dict) -> str:  # type: ignore[type-arg]

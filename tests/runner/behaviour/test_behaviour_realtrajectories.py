@@ -9,7 +9,7 @@ import json
 import pytest
 
 from runner.behaviour.parse import detect, parse
-from runner.behaviour.record import Behaviour, Tokens, ToolCall
+from runner.runs.behaviour_record import Behaviour, Tokens, ToolCall
 from tests.runner.behaviour.test_behaviour_realformats import CLAUDE, CLAUDE_RESULT, CODEX, GEMINI, OPENCODE
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from corpus.model import Case, Grader, Step, Trajectory
-from runner.behaviour.record import Behaviour, ToolCall
 from runner.behaviour.trajectory import budget_problem, check_trajectory, step_matches, turns_used
 from runner.behaviour.trial import judge_behaviour
+from runner.runs.behaviour_record import Behaviour, ToolCall
 from runner.runs.result import TrialResult
 
 BASH = ToolCall("shell", "Bash", {"command": "bash -lc 'pytest -q'", "timeout": 60}, "pytest -q")

@@ -10,7 +10,7 @@ import pytest
 
 from corpus.errors import UsageError
 from runner.behaviour.prices import Price, load_prices, priced
-from runner.behaviour.record import Behaviour, Tokens
+from runner.runs.behaviour_record import Behaviour, Tokens
 
 TABLE = {"claude-sonnet-4-5": Price(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75),
          "gpt-5": Price(input=1.25, output=10.0, cache_read=0.125)}

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from runner.behaviour.parse import detect, parse
-from runner.behaviour.record import Tokens, ToolCall
+from runner.runs.behaviour_record import Tokens, ToolCall
 from tests.runner.behaviour.test_transcripts import CLAUDE, CLAUDE_RESULT, GEMINI
 
 

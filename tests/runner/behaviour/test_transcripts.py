@@ -8,7 +8,7 @@ import json
 import pytest
 
 from runner.behaviour.parse import detect, parse
-from runner.behaviour.record import Tokens, ToolCall
+from runner.runs.behaviour_record import Tokens, ToolCall
 
 
 def jsonl(*events: dict) -> str:  # type: ignore[type-arg]

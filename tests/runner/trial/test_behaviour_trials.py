@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from corpus.errors import UsageError
-from runner.behaviour.trial import BEHAVIOUR_FILE
+from runner.runs.behaviour_record import BEHAVIOUR_FILE
 from runner.runs.load import load_run
 from runner.runs.result import trial_path
 from runner.trial.plan import with_trajectory_files, with_transcript_formats

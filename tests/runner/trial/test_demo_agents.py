@@ -14,8 +14,8 @@ import pytest
 
 from corpus import Corpus
 from runner.behaviour.aggregate import run_behaviour
-from runner.behaviour.trial import read_behaviour
 from runner.report.report import render_table
+from runner.runs.behaviour_record import read_behaviour
 from runner.runs.manifest import Variant
 from runner.runs.result import trial_path
 from runner.trial.plan import RunOptions

@@ -12,13 +12,26 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from runner.behaviour.jsonl import integer, mapping, read_lines
-from runner.behaviour.record import Behaviour, CallStatus, Status, Tokens, ToolCall
+from runner.behaviour.formats.base import TranscriptFormat, event_type
+from runner.behaviour.jsonl import read_lines
 from runner.behaviour.shell import unwrap
+from runner.runs.behaviour_record import Behaviour, CallStatus, Status, Tokens, ToolCall
+from runner.runs.jsonvalues import integer, mapping
 
 TOOL_ITEMS = {"command_execution": "shell", "file_change": "edit", "mcp_tool_call": "mcp",
               "web_search": "web_search", "collab_tool_call": "subagent"}
 MESSAGE_ITEMS = {"agent_message", "assistant_message"}
+EVENTS = frozenset({"thread.started", "turn.started", "turn.completed", "turn.failed", "session.created"})
+"""Thread and turn events (any ``item.*`` event too); the experimental form's first event is ``session.created``."""
+
+
+def recognise(event: dict[str, Any]) -> bool:
+    """A thread, turn or item event; or a legacy one: a ``msg`` object, or the configuration summary printed
+    first (``model`` and ``workdir``)."""
+    kind = event_type(event)
+    if kind is not None and (kind in EVENTS or kind.startswith("item.")):
+        return True
+    return isinstance(event.get("msg"), dict) or ("model" in event and "workdir" in event)
 
 
 def _tokens(usage: dict[str, Any]) -> Tokens:
@@ -214,3 +227,6 @@ def _parse_legacy(text: str) -> Behaviour:
     return Behaviour("codex", status_word, reason, session, None, turns or None, tuple(tool_calls),  # type: ignore[arg-type]
                      _tokens(usage) if usage else Tokens(), None, "none", final, tuple(w for w, _ in order), (),
                      lines.skipped, model)
+
+
+FORMAT = TranscriptFormat("codex", recognise, parse_codex)

@@ -1,9 +1,21 @@
-"""The behaviour record of one trial: one normalized shape whatever the agent's transcript format."""
+"""behaviour.json, a trial's behaviour record and metrics on disk: the record (one normalized shape whatever the
+agent's transcript format), written beside result.json, whose ``behaviour`` field carries its sha256, so run.json's
+digest of result.json vouches for it too."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal
+
+from corpus.fsutil import atomic_write_bytes
+from runner.runs.result import TrialResult
+
+BEHAVIOUR_FILE = "behaviour.json"
+FORMAT = 1
+"""The format number of behaviour.json."""
 
 Status = Literal["parsed", "partial", "unparsed", "none"]
 CostSource = Literal["agent", "price_table", "none"]
@@ -92,3 +104,53 @@ class Behaviour:
 def unparsed(format: str, reason: str) -> Behaviour:
     """A record for a transcript that could not be read: every metric that needs it is None."""
     return Behaviour(format, "unparsed", reason)
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """One trial's behaviour metrics."""
+
+    values: dict[str, float | None]
+    """Every metric of COUNTED and TIMED by name; None where the record cannot say."""
+    calls_by_tool: dict[str, int]
+    """Tool calls by the agent's own tool name."""
+
+
+def behaviour_document(record: Behaviour, metrics: Metrics) -> dict[str, Any]:
+    """behaviour.json as data: the record, and the metrics computed from it."""
+    return {"format": FORMAT, "record": asdict(record), "metrics": metrics.values,
+            "calls_by_tool": metrics.calls_by_tool}
+
+
+def write_behaviour(folder: Path, result: TrialResult, record: Behaviour, metrics: Metrics) -> TrialResult:
+    """Write behaviour.json and return the result with its digest and with the cost and tokens the record gives
+    (unless the result already has them)."""
+    data = (json.dumps(behaviour_document(record, metrics), indent=2, sort_keys=True) + "\n").encode("utf-8")
+    atomic_write_bytes(folder / BEHAVIOUR_FILE, data)
+    return replace(result, behaviour={"format": record.format, "status": record.status,
+                                      "sha256": hashlib.sha256(data).hexdigest()},
+                   cost_usd=result.cost_usd if result.cost_usd is not None else record.cost_usd,
+                   tokens=result.tokens if result.tokens is not None else record.tokens.total)
+
+
+def behaviour_problem(folder: Path, result: TrialResult) -> str | None:
+    """Why a trial's behaviour.json cannot be trusted (missing, or not the file its result.json recorded)."""
+    if not result.behaviour:
+        return None
+    path = folder / BEHAVIOUR_FILE
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return f"{path}: recorded in result.json but missing"
+    if hashlib.sha256(data).hexdigest() != result.behaviour.get("sha256"):
+        return f"{path}: does not match the digest its result.json recorded"
+    return None
+
+
+def read_behaviour(folder: Path) -> dict[str, Any] | None:
+    """A trial's behaviour.json as data; None when the trial has none."""
+    try:
+        data = json.loads((folder / BEHAVIOUR_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

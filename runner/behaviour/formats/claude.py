@@ -16,8 +16,10 @@ import json
 import re
 from typing import Any, Literal
 
-from runner.behaviour.jsonl import integer, mapping, number, read_lines, tool_kind
-from runner.behaviour.record import Behaviour, CallStatus, Tokens, ToolCall
+from runner.behaviour.formats.base import TranscriptFormat, event_type
+from runner.behaviour.jsonl import read_lines, tool_kind
+from runner.runs.behaviour_record import Behaviour, CallStatus, Tokens, ToolCall
+from runner.runs.jsonvalues import integer, mapping, number
 
 POLLS = {"BashOutput", "KillShell", "KillBash"}
 """Tools that poll or stop a shell already started: not new commands."""
@@ -25,6 +27,22 @@ EXIT_CODE = re.compile(r"\s*Exit code (-?\d+)\b")
 """How Claude Code's Bash tool begins the result of a command that exited non-zero (the result is an error)."""
 SYNTHETIC = "<synthetic>"
 """The model name of a message Claude Code writes itself (an API error, an interruption): not a model call."""
+TYPES = frozenset({"system", "assistant", "user", "result", "stream_event", "rate_limit_event", "subagent_token_usage"})
+"""Claude Code stream-json event types; every event carries the session id (hooks may come before init)."""
+
+
+def recognise(event: dict[str, Any]) -> bool:
+    """A ``system`` event with a session id (any subtype: hooks come before init), an ``assistant`` or ``user``
+    message, a ``result`` with its cost, turns or subtype, or any of its event types with a session id and a
+    uuid."""
+    kind = event_type(event)
+    if kind == "system" and ("session_id" in event or event.get("subtype") == "init"):
+        return True
+    if kind in ("assistant", "user") and isinstance(event.get("message"), dict):
+        return True
+    if kind == "result" and ("total_cost_usd" in event or "num_turns" in event or "subtype" in event):
+        return True
+    return kind in TYPES and "session_id" in event and "uuid" in event
 
 
 def _tokens_from_usage(usage: dict[str, Any]) -> Tokens:
@@ -141,3 +159,6 @@ def parse_claude(text: str) -> Behaviour:
     return Behaviour("claude", status_word, reason, session, len(main_messages) or None, turns,  # type: ignore[arg-type]
                      tuple(calls), tokens, cost, "agent" if cost is not None else "none", final,
                      tuple(w for w, _ in order), (), lines.skipped, model)
+
+
+FORMAT = TranscriptFormat("claude", recognise, parse_claude)
