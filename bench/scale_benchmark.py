@@ -33,8 +33,8 @@ from bench.trial_benchmark import git, make_corpus
 from corpus import Corpus
 from runner.executors.packs import build_pack
 from runner.executors.ray_executor import connect
-from runner.executors.settings import RaySettings
 from runner.runs.manifest import Variant
+from runner.settings import Settings
 from runner.trial.plan import RunOptions
 from runner.trial.run import run
 from tests.testing.casefactory import build_corpus
@@ -64,19 +64,19 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="hs", dir=args.scratch))  # short: Ray's socket paths live under it
     cluster = start_cluster(scratch / "r", worker_cpus=1, workers=WORKERS)
     try:
-        settings = RaySettings(address=cluster.address)
-        connect(settings)
+        ray = Settings(jobs=WORKERS, executor="ray", ray_address=cluster.address)
+        connect(ray)
         cases = 4
         corpus = make_corpus(scratch / "evals", args.repo.resolve(), cases)
         base = RunOptions(all_cases=True, trials=args.trials // cases, variants=(Variant("sleep", f"sleep {args.sleep:g}"),),
-                          jobs=WORKERS, results_dir=scratch / "results", scratch_root=scratch / "tmp",
-                          agent_timeout=120)
+                          settings=Settings(jobs=WORKERS), results_dir=scratch / "results",
+                          scratch_root=scratch / "tmp", agent_timeout=120)
         head = git(args.repo, "rev-parse", "HEAD")
         pack = build_pack(args.repo.resolve(), (git(args.repo, "rev-parse", "HEAD~1"), head))
         trials = (args.trials // cases) * cases
         ideal = trials * args.sleep / WORKERS
         local, _ = timed(corpus, base)
-        remote, streamed = timed(corpus, replace(base, executor="ray", ray=settings))
+        remote, streamed = timed(corpus, replace(base, settings=ray))
         print(f"{trials} trials of a {args.sleep:g} s agent, trivial grader, parallelism {WORKERS} "
               f"(Ray: {WORKERS} worker nodes of 1 CPU); ideal {ideal:.1f} s")
         print(f"  local executor --jobs {WORKERS}: {local:6.1f} s  {local / ideal:.2f}x ideal  "
@@ -86,12 +86,13 @@ def main() -> None:
         print(f"  shipped: one pack of {len(pack.data) / 1024:.0f} KiB per case (once per node), "
               f"{streamed / trials / 1024:.1f} KiB of trial folder streamed back per trial")
         real = build_corpus(scratch / "real")[0]
-        grader_options = RunOptions(all_cases=True, trials=16, jobs=WORKERS, agent_timeout=120,
+        binds = (ROOT / "tests" / "testing" / "agents", Path(sys.prefix))
+        grader_options = RunOptions(all_cases=True, trials=16, agent_timeout=120,
                                     variants=(Variant("fixer", f"{sys.executable} {ROOT}/tests/testing/agents/fix.py"),),
                                     results_dir=scratch / "real-results", scratch_root=scratch / "tmp",
-                                    agent_binds=(ROOT / "tests" / "testing" / "agents", Path(sys.prefix)))
+                                    settings=Settings(jobs=WORKERS, agent_binds=binds))
         real_local, _ = timed(real, grader_options)
-        real_remote, _ = timed(real, replace(grader_options, executor="ray", ray=settings))
+        real_remote, _ = timed(real, replace(grader_options, settings=replace(ray, agent_binds=binds)))
         print(f"16 trials graded by pytest: local {real_local:.1f} s, ray {real_remote:.1f} s: "
               f"ray {real_remote / real_local:.2f}x local (target <= 1.3x)")
     finally:

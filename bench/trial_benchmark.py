@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from corpus import Case, CaseFiles, Corpus, Grader
 from runner.runs.manifest import Variant
+from runner.settings import Settings
 from runner.trial.plan import RunOptions
 from runner.trial.run import run
 
@@ -94,9 +95,9 @@ def main() -> None:
             amortized.append(time_run(one_case, scratch, RunOptions(all_cases=True, trials=n, variants=noop,
                                                                     **common)) / n)
             unconfined.append(time_run(one_case, scratch, RunOptions(all_cases=True, trials=n, variants=noop,
-                                                                     sandbox="none", **common)) / n)
+                                                                     settings=Settings(sandbox="none"), **common)) / n)
             per_case.append(time_run(many_cases, scratch, RunOptions(all_cases=True, variants=noop, **common)) / n)
-        sleepy_runs = [time_run(one_case, scratch, RunOptions(all_cases=True, trials=16, jobs=8,
+        sleepy_runs = [time_run(one_case, scratch, RunOptions(all_cases=True, trials=16, settings=Settings(jobs=8),
                                                               variants=(Variant("sleep", "sleep 2"),), **common))
                        for _ in range(3)]
         sleepy = statistics.median(sleepy_runs)

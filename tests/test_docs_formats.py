@@ -21,7 +21,7 @@ from corpus.reader import Reader
 from corpus.schema import parse_case, parse_config, to_full_mapping
 from corpus.yamlio import parse_yaml
 from runner.behaviour.parse import parse
-from runner.behaviour.trial import behaviour_document
+from runner.runs.behaviour_record import behaviour_document
 from runner.runs.manifest import RunManifest
 from runner.runs.merge import merge_runs
 from runner.runs.result import TrialResult

@@ -8,13 +8,12 @@ from pathlib import Path
 import click
 
 from corpus.errors import ExitCode
-from runner.commands.options import json_option
-from runner.envs.cache import default_cache_dir
+from runner.commands.options import json_option, settings_options
+from runner.envs.cache import env_cache_dir
 from runner.envs.manage import list_entries, prune_entries
+from runner.settings import Settings
 
-cache_dir_option = click.option(
-    "--env-cache", type=click.Path(path_type=Path), default=None, metavar="DIR",
-    help="The environment cache directory [default: $XDG_CACHE_HOME/hindcast/envs].")
+cache_dir_option = settings_options("--env-cache")
 
 
 @click.group("env")
@@ -25,14 +24,15 @@ def env_group() -> None:
 @env_group.command("list")
 @cache_dir_option
 @json_option
-def list_command(env_cache: Path | None, as_json: bool) -> int:
+def list_command(settings: Settings, as_json: bool) -> int:
     """Every cached environment: key, python, setup command, size, last use and the cases that used it."""
-    entries = list_entries(env_cache or default_cache_dir())
+    directory = _directory(settings)
+    entries = list_entries(directory)
     if as_json:
         click.echo(json.dumps([entry.meta for entry in entries], indent=2, sort_keys=True))
         return ExitCode.OK
     if not entries:
-        click.echo(f"no cached environments in {env_cache or default_cache_dir()}")
+        click.echo(f"no cached environments in {directory}")
         return ExitCode.OK
     click.echo(f"{'KEY':<24}  {'PYTHON':<7}  {'SIZE':>9}  {'LAST USED':<25}  CASES  COMMAND")
     for entry in entries:
@@ -47,13 +47,20 @@ def list_command(env_cache: Path | None, as_json: bool) -> int:
 @click.option("--older-than", type=click.FloatRange(min=0), default=None, metavar="DAYS",
               help="Remove environments not used for more than DAYS days.")
 @click.option("--all", "everything", is_flag=True, help="Remove every environment not in use.")
-def prune_command(env_cache: Path | None, older_than: float | None, everything: bool) -> int:
+def prune_command(settings: Settings, older_than: float | None, everything: bool) -> int:
     """Remove cached environments (never one a running verify or run is using) and half-built leftovers."""
-    result = prune_entries(env_cache or default_cache_dir(), older_than, everything)
+    result = prune_entries(_directory(settings), older_than, everything)
     for digest in result.in_use:
         click.echo(f"{digest}: in use, kept", err=True)
     click.echo(f"removed {len(result.removed)} environment(s), {_size(result.freed)} freed")
     return ExitCode.OK
+
+
+def _directory(settings: Settings) -> Path:
+    """The cache directory --env-cache names (the default one without it)."""
+    directory = env_cache_dir(settings.env_cache)
+    assert directory is not None  # the command has no --no-env-cache
+    return directory
 
 
 def _size(size: int) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,24 +13,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
-from corpus.errors import ExitCode
+from corpus.errors import ExitCode, HindcastError
 from runner.behaviour.parse import FORMATS
 from runner.behaviour.prices import load_prices
-from runner.commands.options import (
-    env_cache_dir,
-    env_cache_options,
-    executor_options,
-    ray_settings,
-    sandbox_option,
-)
-from runner.envs.cache import default_cache_dir
-from runner.executors.settings import RaySettings
+from runner.commands.options import SETTINGS_FLAGS, settings_options
 from runner.gate.select import changed_since, select_cases
 from runner.report.report import print_report
 from runner.runs.find import default_results, recorded_origin, resolve_run
 from runner.runs.load import LoadedRun
-from runner.runs.manifest import MODES, Variant
+from runner.runs.manifest import MODES, RunManifest, Variant, read_manifest
 from runner.runs.result import TrialResult
+from runner.settings import Change, Settings, resume_command
 from runner.trial.plan import RunOptions, parse_agents, with_trajectory_files, with_transcript_formats
 from runner.trial.presets import PRESETS
 from runner.trial.run import preview, run
@@ -64,11 +56,6 @@ from runner.verify.record import unverified_warning
 @click.option("--trajectory-file", "trajectory_files", multiple=True, metavar="[NAME=]PATH",
               help="Read the agent's behaviour from this file it leaves in its workspace (a path relative to it, "
                    "e.g. a mini-swe-agent .traj.json) instead of its stdout; NAME= for one variant (repeatable).")
-@click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
-              help="A price table (YAML or JSON: per model, USD per million input, cache_read, cache_write and "
-                   "output tokens) costing trials whose agent reports tokens but no cost.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Trials run at once.")
-@executor_options
 @click.option("--shard", metavar="I/N", default=None,
               help="Run only the I-th of N deterministic parts of the trials (a CI matrix job); `runner merge` "
                    "joins the N runs.")
@@ -76,7 +63,9 @@ from runner.verify.record import unverified_warning
               help="Where run directories are made [default: CORPUS/results].")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="RUN",
               help="Complete a run (a directory, `latest` or a run's --name): only its missing and errored trials "
-                   "run, on the corpus and repository the run recorded unless --corpus/--repo say otherwise.")
+                   "run, on the corpus and repository the run recorded unless --corpus/--repo say otherwise, with "
+                   "every setting it was started with (--sandbox, --agent-bind, --env-cache, --executor, --jobs, "
+                   "...) but those given, which stderr names.")
 @click.option("--patch-from", type=click.Path(path_type=Path), default=None, metavar="RUN",
               help="regrade: the run whose candidate patches are graded again.")
 @click.option("--transcript-format", "transcript_formats", multiple=True, metavar="[NAME=]FORMAT",
@@ -85,36 +74,18 @@ from runner.verify.record import unverified_warning
 @click.option("--name", metavar="LABEL", default=None,
               help="Name the new run (e.g. nightly, gpt-5-prompt-b): `runner runs` shows it, and wherever a run is "
                    "expected the name stands for the newest run of that name.")
-@click.option("--keep", is_flag=True, help="Keep each trial's workspace (for debugging a trial).")
 @click.option("--agent-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
               help="Seconds before the agent's whole process group is killed [default: 1800].")
-@sandbox_option
-@click.option("--agent-network", type=click.Choice(["host", "none"]), default="host", show_default=True,
-              help="The agent's network inside the sandbox: the host's, or none (loopback only).")
-@click.option("--agent-bind", "agent_binds", multiple=True, type=click.Path(path_type=Path), metavar="PATH",
-              help="Show this host path read-only at the same path inside the sandbox, e.g. the agent's CLI or "
-                   "a toolchain under your home directory (repeatable).")
-@click.option("--agent-home", "agent_home", multiple=True, type=click.Path(path_type=Path), metavar="PATH",
-              help="Copy this file or directory of your home directory into each agent's own HOME, e.g. "
-                   "~/.codex or ~/.claude (repeatable); changes stay in the trial.")
-@click.option("--max-errors", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Stop starting trials once N have ended in error; 0 never stops [default: stop when the first "
-                   "five to finish all errored with the same reason]. The run stays resumable.")
 @click.option("--dry-run", is_flag=True,
               help="Check the options and print the expanded agent command of each variant's first trial; "
                    "run and write nothing.")
-@env_cache_options
+@settings_options(*SETTINGS_FLAGS)
 def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool,
-            select_since: str | None, trials: int | None, mode: str | None, agent_command: str | None,
-            agents: tuple[str, ...], jobs: int,
-            results_dir: Path | None, resume: Path | None, patch_from: Path | None, keep: bool,
-            agent_timeout: float | None, sandbox: str, agent_network: str, agent_binds: tuple[Path, ...],
-            agent_home: tuple[Path, ...], max_errors: int | None, dry_run: bool, env_cache: Path | None,
-            no_env_cache: bool, transcript_formats: tuple[str, ...], name: str | None,
-            agent_args: tuple[str, ...] = (), trajectory_files: tuple[str, ...] = (),
-            prices: Path | None = None, shard: str | None = None, executor: str = "local",
-            ray_address: str | None = None, retries: int = 2, trial_cpus: float = 1.0,
-            trial_memory: str | None = None) -> int:
+                select_since: str | None, trials: int | None, mode: str | None, agent_command: str | None,
+                agents: tuple[str, ...], results_dir: Path | None, resume: Path | None, patch_from: Path | None,
+                agent_timeout: float | None, dry_run: bool, transcript_formats: tuple[str, ...], name: str | None,
+                settings: Settings, given: frozenset[str], agent_args: tuple[str, ...] = (),
+                trajectory_files: tuple[str, ...] = (), shard: str | None = None) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -126,8 +97,8 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
         raise click.UsageError("--agent-arg varies a preset: give one with --agent (" + ", ".join(PRESETS) + ")")
     variants = with_transcript_formats(variants, transcript_formats)
     variants = with_trajectory_files(variants, trajectory_files)
-    if prices is not None:
-        load_prices(prices)  # checked before anything runs
+    if settings.prices is not None:
+        load_prices(settings.prices)  # checked before anything runs
     lookup = results_dir if results_dir is not None else default_results(corpus_dir)
     if patch_from is not None and mode == "regrade":
         patch_from = resolve_run(patch_from, lookup, frozen=False)
@@ -150,12 +121,8 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
             return ExitCode.OK
     warning = unverified_warning(corpus, case_ids, all_cases, mode)
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
-                         jobs=jobs, results_dir=results_dir, resume=resume, patch_from=patch_from, keep=keep,
-                         agent_timeout=agent_timeout, repo=repo, sandbox=sandbox,
-                         agent_network=agent_network == "host", agent_binds=agent_binds, agent_home=agent_home,
-                         env_cache=env_cache_dir(env_cache, no_env_cache), max_errors=max_errors, name=name,
-                         prices=prices, shard=shard, executor=executor,
-                         ray=ray_settings(executor, ray_address, retries, trial_cpus, trial_memory))
+                         settings=settings, given=given, results_dir=results_dir, resume=resume,
+                         patch_from=patch_from, agent_timeout=agent_timeout, repo=repo, name=name, shard=shard)
     if dry_run:
         previews = preview(corpus, options)
         if warning:
@@ -179,49 +146,37 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                     click.echo(warning, err=True)
                 click.echo(f"run {run_dir}: {total} trial(s)", err=True)
 
-            loaded = run(corpus, options, progress=print_progress, announce=announce, stopped=why.append)
+            loaded = run(corpus, options, progress=print_progress, announce=announce, stopped=why.append,
+                         overridden=print_overrides)
     except KeyboardInterrupt:
         if not made:
             raise
-        click.echo(f"runner: interrupted; the run stays resumable: {resume_command(made[0], options)}", err=True)
+        click.echo(f"runner: interrupted; the run stays resumable: {completing(made[0], settings)}", err=True)
         return ExitCode.INTERRUPTED
     for reason in why:
-        click.echo(f"stopped: {reason}; resume with: {resume_command(loaded.directory, options)}", err=True)
+        click.echo(f"stopped: {reason}; resume with: {completing(loaded.directory, settings, loaded.manifest)}",
+                   err=True)
     print_report(loaded)
     return ExitCode.FAILED if why or any(t.outcome == "error" for t in loaded.trials) else ExitCode.OK
 
 
-def resume_command(run_dir: Path, options: RunOptions) -> str:
-    """The `runner run --resume` command line that completes run_dir with the options this run used that run.json
-    does not record (the corpus, repository, cases, mode, trials and agents it does)."""
-    words = ["runner", "run", "--resume", str(run_dir.absolute())]
-    if options.jobs != 1:
-        words += ["--jobs", str(options.jobs)]
-    if options.sandbox != "bwrap":
-        words += ["--sandbox", options.sandbox]
-    if not options.agent_network:
-        words += ["--agent-network", "none"]
-    for path in options.agent_binds:
-        words += ["--agent-bind", str(path)]
-    for path in options.agent_home:
-        words += ["--agent-home", str(path)]
-    if options.env_cache is None:
-        words.append("--no-env-cache")
-    elif options.env_cache != default_cache_dir():
-        words += ["--env-cache", str(options.env_cache)]
-    if options.keep:
-        words.append("--keep")
-    if options.max_errors is not None:
-        words += ["--max-errors", str(options.max_errors)]
-    if options.prices is not None:
-        words += ["--prices", str(options.prices.absolute())]
-    if options.executor == "ray":
-        ray = options.ray
-        words += ["--executor", "ray", *(["--ray-address", ray.address] if ray.address else []),
-                  *(["--retries", str(ray.retries)] if ray.retries != RaySettings.retries else []),
-                  *(["--trial-cpus", f"{ray.trial_cpus:g}"] if ray.trial_cpus != RaySettings.trial_cpus else []),
-                  *(["--trial-memory", str(ray.trial_memory)] if ray.trial_memory else [])]
-    return shlex.join(words)
+def completing(run_dir: Path, given: Settings, manifest: RunManifest | None = None) -> str:
+    """The `runner run --resume` command line that completes run_dir with the settings this command ran it with,
+    as run.json records them (given, should run.json not be readable)."""
+    try:
+        recorded = (manifest or read_manifest(run_dir)).current_settings()
+    except HindcastError:
+        recorded = None
+    return resume_command(run_dir.absolute(), recorded.settings if recorded is not None else given.absolute())
+
+
+def overrides_line(changes: tuple[Change, ...]) -> str:
+    """The line naming the settings a resume was given otherwise than the run recorded them."""
+    return f"resume: the run's settings overridden: {', '.join(str(c) for c in changes)}"
+
+
+def print_overrides(changes: tuple[Change, ...]) -> None:
+    click.echo(overrides_line(changes), err=True)
 
 
 def print_progress(done: int, total: int, result: TrialResult) -> None:
@@ -246,4 +201,5 @@ def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None,
             bar.update(task, completed=done, last=f"{result.variant}::{result.case_id} #{result.trial} "
                                                  f"{result.outcome}")
 
-        return run(corpus, options, progress=progress, announce=announce, stopped=stopped)
+        return run(corpus, options, progress=progress, announce=announce, stopped=stopped,
+                   overridden=lambda changes: bar.console.print(overrides_line(changes), markup=False))

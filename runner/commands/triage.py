@@ -11,11 +11,11 @@ from corpus.errors import ExitCode
 from corpus.store import Corpus
 from runner.commands.options import (
     RUN_HELP,
-    env_cache_dir,
-    env_cache_options,
+    SETTINGS_FLAGS,
     json_option,
     recorded_corpus_option,
     run_dir,
+    settings_options,
 )
 from runner.commands.run import print_progress
 from runner.gate.gate import CompareOptions, evaluate
@@ -24,13 +24,15 @@ from runner.gate.quarantine import Quarantine, load_quarantine
 from runner.gate.triage import check_dataset, label_regressions, triage_options
 from runner.runs.find import recorded_origin
 from runner.runs.manifest import read_manifest
+from runner.settings import Settings
 from runner.trial.run import run
 
 
 @click.command("triage", help=(
     "Rerun each regression of a comparison N more times with the candidate's configuration (a new run beside the "
     "candidate) and label it reproduced (no rerun passed), flaky (some did) or not reproduced (every scored rerun "
-    "passed); `runner compare` then shows the labels. "
+    "passed); `runner compare` then shows the labels. The reruns have the settings the candidate was started with "
+    "(--sandbox, --agent-bind, --env-cache, --jobs, ...) but those given. "
     + f"Exits {ExitCode.OK:d} when every regression is labelled, {ExitCode.FAILED:d} when a rerun ended in error, "
     + f"{ExitCode.BAD_INPUT:d} on bad input.\n\nRUN: " + RUN_HELP))
 @click.option("--baseline", type=click.Path(path_type=Path), required=True, metavar="RUN", help="The baseline run.")
@@ -45,16 +47,11 @@ from runner.trial.run import run
               help="Quarantine YAML file: its cases are not regressions, as in `runner compare`.")
 @click.option("--repo", type=click.Path(path_type=Path), default=None,
               help="Source repository [default: the one the candidate run recorded].")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Trials run at once.")
-@click.option("--sandbox", type=click.Choice(["bwrap", "none"]), default=None,
-              help="Override the candidate's recorded sandbox.")
-@click.option("--agent-bind", "agent_binds", multiple=True, type=click.Path(path_type=Path), metavar="PATH",
-              help="Override the candidate's recorded read-only binds (repeatable).")
-@env_cache_options
+@settings_options(*SETTINGS_FLAGS)
 @json_option
 def triage_command(baseline: Path, candidate: Path, baseline_variant: str | None, candidate_variant: str | None,
-                   reruns: int, corpus_dir: Path | None, quarantine_file: Path | None, repo: Path | None, jobs: int, sandbox: str | None,
-                   agent_binds: tuple[Path, ...], env_cache: Path | None, no_env_cache: bool, as_json: bool) -> int:
+                   reruns: int, corpus_dir: Path | None, quarantine_file: Path | None, repo: Path | None,
+                   settings: Settings, given: frozenset[str], as_json: bool) -> int:
     base_dir, cand_dir = run_dir(baseline, corpus_dir), run_dir(candidate, corpus_dir, frozen=False)
     base, cand = load_trials(base_dir), load_trials(cand_dir)
     if baseline_variant is not None:
@@ -68,12 +65,8 @@ def triage_command(baseline: Path, candidate: Path, baseline_variant: str | None
     quarantine = load_quarantine(quarantine_file) if quarantine_file else Quarantine()
     report = evaluate(base, cand, cases, quarantine, CompareOptions(), policy_source=source)
     check_dataset(corpus, manifest)
-    changes: dict[str, object] = {"repo": repo or recorded_repo, "env_cache": env_cache_dir(env_cache, no_env_cache)}
-    if sandbox is not None:
-        changes["sandbox"] = sandbox
-    if agent_binds:
-        changes["agent_binds"] = agent_binds
-    options = triage_options(report, manifest, reruns, jobs, corpus.root.resolve(), **changes)
+    options = triage_options(report, manifest, reruns, corpus.root.resolve(), settings, given,
+                             repo=repo or recorded_repo)
     click.echo(f"triage: rerunning {len(report.regressions())} regression(s) {reruns} time(s) each", err=True)
     loaded = run(corpus, options, progress=print_progress, announce=lambda d, n: click.echo(f"run {d}: {n} trial(s)", err=True))
     triage = label_regressions(report, loaded)

@@ -12,14 +12,8 @@ import click
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
-from runner.commands.options import (
-    env_cache_dir,
-    env_cache_options,
-    executor_options,
-    json_option,
-    ray_settings,
-    sandbox_option,
-)
+from runner.commands.options import EXECUTOR_FLAGS, json_option, settings_options
+from runner.settings import Settings
 from runner.verify.render import render_verdicts, report_json, verdict_line
 from runner.verify.verify import CaseVerdict, VerifyOptions, verify
 
@@ -32,19 +26,13 @@ from runner.verify.verify import CaseVerdict, VerifyOptions, verify
               help="Every active case, or with --candidates every candidate (cases default to all).")
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
               help="Runs of each side; all must agree.")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Attempts at once.")
 @click.option("--candidates", is_flag=True,
               help="Verify the miner's candidates (needs --case or --all); the measured tests are written into them.")
 @click.option("--update", is_flag=True, help="Write the measured fail-to-pass and pass-to-pass tests into cases too.")
-@click.option("--keep", is_flag=True, help="Keep every attempt's workspace and logs under .hindcast/verify/.")
-@sandbox_option
-@env_cache_options
-@executor_options
+@settings_options("--jobs", "--keep", "--sandbox", "--env-cache", "--no-env-cache", *EXECUTOR_FLAGS)
 @json_option
 def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool, repeats: int,
-                   jobs: int, candidates: bool, update: bool, keep: bool, sandbox: str, env_cache: Path | None,
-                   no_env_cache: bool, as_json: bool, executor: str = "local", ray_address: str | None = None,
-                   retries: int = 2, trial_cpus: float = 1.0, trial_memory: str | None = None) -> int:
+                   candidates: bool, update: bool, settings: Settings, as_json: bool) -> int:
     """Prove each case: the broken base fails its hidden grader and the oracle passes it.
 
     The grader's test files run whole on both sides; the tests that fail at base and pass with the oracle are
@@ -52,10 +40,8 @@ def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...
     verdict, goes to stderr; the logs of unexpected attempts are kept under .hindcast/verify/<id>/.
     """
     corpus = Corpus.open(corpus_dir)
-    options = VerifyOptions(case_ids=case_ids, repeats=repeats, jobs=jobs, repo=repo,
-                            kind="candidates" if candidates else "cases", sandbox=sandbox, all_cases=all_cases,
-                            update=update, keep=keep, env_cache=env_cache_dir(env_cache, no_env_cache),
-                            executor=executor, ray=ray_settings(executor, ray_address, retries, trial_cpus, trial_memory))
+    options = VerifyOptions(case_ids=case_ids, repeats=repeats, settings=settings, repo=repo,
+                            kind="candidates" if candidates else "cases", all_cases=all_cases, update=update)
     with ExitStack() as stack:
         if sys.stderr.isatty():
             bars: list[Any] = []

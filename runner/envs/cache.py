@@ -39,6 +39,7 @@ from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_text
 from runner.envs.key import EnvKey
 from runner.envs.overlay import Overlay
+from runner.settings import DEFAULT_ENV_CACHE, EnvCacheChoice
 
 ENTRY_FORMAT = 1
 """The format number of entry.json."""
@@ -51,6 +52,17 @@ def default_cache_dir() -> Path:
     """`$XDG_CACHE_HOME/hindcast/envs`, else `~/.cache/hindcast/envs`."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "hindcast" / "envs"
+
+
+def env_cache_dir(choice: EnvCacheChoice) -> Path | None:
+    """The directory a settings' env_cache names on this machine (the default one for DEFAULT_ENV_CACHE)."""
+    return default_cache_dir() if choice == DEFAULT_ENV_CACHE else choice if isinstance(choice, Path) else None
+
+
+def open_env_cache(choice: EnvCacheChoice) -> EnvCache | None:
+    """The cache a settings' env_cache names on this machine, opened (None: no cache); the caller closes it."""
+    directory = env_cache_dir(choice)
+    return EnvCache(directory) if directory is not None else None
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from corpus.fsutil import replace_directory, staging_directory, writing
 from runner.envs.environment import base_version
 from runner.executors.packs import CasePack, build_pack
 from runner.executors.remote import RemoteContext, VerifyContext, run_remote, unpack_folder, verify_remote
-from runner.executors.settings import RaySettings
 from runner.runs.result import RESULT_FILE, Durations, TrialResult, parse_trial, trial_path
+from runner.settings import Settings
 from runner.trial.trial import TrialSpec
 
 if TYPE_CHECKING:
@@ -57,19 +57,20 @@ def _ray() -> Any:
     return ray
 
 
-def connect(settings: RaySettings) -> Any:
+def connect(settings: Settings) -> Any:
     """Ray, connected to the cluster (UsageError naming --ray-address when there is none)."""
     ray = _ray()
+    address = settings.ray_address
     if ray.is_initialized():
-        if not settings.address or settings.address == ray.get_runtime_context().gcs_address:
+        if not address or address == ray.get_runtime_context().gcs_address:
             return ray
         ray.shutdown()  # connected to another cluster before (one process, several runs)
-    _reachable(settings.address)
+    _reachable(address)
     try:
-        ray.init(address=settings.address or "auto", log_to_driver=False, configure_logging=False,
+        ray.init(address=address or "auto", log_to_driver=False, configure_logging=False,
                  include_dashboard=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        where = settings.address or "auto (RAY_ADDRESS or a cluster started here)"
+        where = address or "auto (RAY_ADDRESS or a cluster started here)"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"--ray-address {where}: no Ray cluster to connect to ({first}); start one with "
                          f"`ray start --head` or pass --ray-address") from None
@@ -107,7 +108,7 @@ class _Packs:
         return self.made[commits]
 
 
-def _task_options(settings: RaySettings, name: str) -> dict[str, Any]:
+def _task_options(settings: Settings, name: str) -> dict[str, Any]:
     """A task's resources (no retries by Ray: the driver submits a lost task again itself) and its name."""
     options: dict[str, Any] = {"num_cpus": settings.trial_cpus, "max_retries": 0, "retry_exceptions": False,
                                "name": name}
@@ -119,7 +120,7 @@ def _task_options(settings: RaySettings, name: str) -> dict[str, Any]:
 class RayExecutor:
     """Submits trials as Ray tasks and publishes what they send back."""
 
-    def __init__(self, settings: RaySettings, repo: Path, run_dir: Path, ctx: RemoteContext,
+    def __init__(self, settings: Settings, repo: Path, run_dir: Path, ctx: RemoteContext,
                  warn: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> None:
         self.settings, self.repo, self.run_dir, self.ctx, self.warn = settings, repo, run_dir, ctx, warn
         self.ray = connect(settings)
@@ -247,7 +248,7 @@ def _now() -> str:
 class RayAttempts:
     """runner verify on the cluster: each attempt a task; its logs come back into the driver's verify root."""
 
-    def __init__(self, settings: RaySettings, repo: Path, root: Path, ctx: VerifyContext) -> None:
+    def __init__(self, settings: Settings, repo: Path, root: Path, ctx: VerifyContext) -> None:
         self.settings, self.repo, self.root, self.ctx = settings, repo, root, ctx
         self.ray = connect(settings)
         self.remote = self.ray.remote(verify_remote)

@@ -20,19 +20,17 @@ from typing import TYPE_CHECKING
 from corpus import StoredCase
 from corpus.errors import HindcastError
 from runner.behaviour.prices import PriceTable
-from runner.envs.cache import EnvCache, default_cache_dir
+from runner.envs.cache import EnvCache, open_env_cache
 from runner.envs.environment import pin_base_version
 from runner.executors.packs import CasePack, materialize
 from runner.runs.result import trial_path
-from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
+from runner.sandbox.confine import Confinement, confine, harness_dirs, hidden_paths
+from runner.settings import Settings
 from runner.trial.assets import AssetCache, CaseAssets
 from runner.trial.trial import TrialContext, TrialSpec, run_trial
 
 if TYPE_CHECKING:
     from runner.verify.verify import Attempt
-
-DEFAULT_ENV_CACHE = "default"
-"""RemoteContext.env_cache for the worker's own default cache directory."""
 
 
 @dataclass(frozen=True)
@@ -47,10 +45,11 @@ class RemoteContext:
     """The corpus's test-file globs."""
     transcript_limit: int
     """Bytes of agent output kept."""
-    confinement: Confinement
-    """The sandbox as the user chose it, checked again on the worker (its bubblewrap, its binds)."""
-    env_cache: str | None
-    """The environment cache directory on the worker: a path, DEFAULT_ENV_CACHE, or None for none."""
+    settings: Settings
+    """The run's settings: the sandbox, checked on the worker (its bubblewrap, its binds), and the environment
+    cache on the worker (its default directory for DEFAULT_ENV_CACHE)."""
+    hide: tuple[str, ...]
+    """Paths no sandbox may show (the worker adds its own root and Hindcast's packages)."""
     prices: PriceTable | None
     """The user's price table."""
 
@@ -67,12 +66,12 @@ def worker_root() -> Path:
 def run_remote(spec: TrialSpec, ctx: RemoteContext, pack: CasePack,
                base_version: str | None) -> tuple[str | None, bytes]:
     """Run one trial here; (its result.json text, its folder as a tar) or (None, b"") when it was cancelled."""
-    root, repo, assets, cache = _node(pack, spec.stored.case.base_commit, base_version, ctx.env_cache)
+    root, repo, assets, cache = _node(pack, spec.stored.case.base_commit, base_version, ctx.settings)
     scratch = _mkdir(root / "scratch")
-    confinement = ctx.confinement
+    confinement = Confinement(ctx.settings.sandbox)
     built: CaseAssets | HindcastError
     try:  # this worker's bubblewrap and binds; what cannot run here is the trial's error
-        confinement = _here(confinement, root)
+        confinement = _here(ctx.settings, ctx.hide, root)
         built = assets.get(spec.stored)
     except HindcastError as exc:
         built = exc
@@ -94,7 +93,7 @@ def run_remote(spec: TrialSpec, ctx: RemoteContext, pack: CasePack,
 
 
 def _node(pack: CasePack, base_commit: str, base_version: str | None,
-          env_cache: str | None) -> tuple[Path, Path, AssetCache, EnvCache | None]:
+          settings: Settings) -> tuple[Path, Path, AssetCache, EnvCache | None]:
     """This worker's root, the pack's repository and asset cache (made once per node) and the task's own
     environment cache object."""
     root = worker_root()
@@ -103,14 +102,15 @@ def _node(pack: CasePack, base_commit: str, base_version: str | None,
     with _LOCK:
         if pack.digest not in _ASSETS:
             _ASSETS[pack.digest] = AssetCache(repo, root / "assets" / pack.digest)
-        return root, repo, _ASSETS[pack.digest], _env_cache(env_cache)
+        assets = _ASSETS[pack.digest]
+    # A cache object of the task's own, which the task closes when it ends: a worker process lives as long as the
+    # cluster, and an entry it kept holding would never be pruned on its node.
+    return root, repo, assets, open_env_cache(settings.env_cache)
 
 
-def _here(conf: Confinement, root: Path) -> Confinement:
+def _here(settings: Settings, hide: tuple[str, ...], root: Path) -> Confinement:
     """The driver's sandbox choice checked on this worker, which also hides its own root and Hindcast's files."""
-    unseen = hidden_paths(*conf.hide, root, *harness_dirs())
-    return check_confinement(Confinement(conf.kind, conf.agent_network, conf.binds, conf.home_copies,
-                                         tuple(Path(p) for p in unseen)))
+    return confine(settings, hidden_paths(*hide, root, *harness_dirs()))
 
 
 def pack_folder(folder: Path) -> bytes:
@@ -128,15 +128,6 @@ def unpack_folder(data: bytes, target: Path) -> None:
         tar.extractall(target, filter="data")
 
 
-def _env_cache(setting: str | None) -> EnvCache | None:
-    """A cache object of this task's own, which the task closes when it ends: a worker process lives as long as the
-    cluster, and an entry it kept holding would never be pruned on its node. Taking an entry again costs a shared
-    lock and a read of entry.json."""
-    if setting is None:
-        return None
-    return EnvCache(default_cache_dir() if setting == DEFAULT_ENV_CACHE else Path(setting))
-
-
 def _mkdir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
@@ -146,14 +137,12 @@ def _mkdir(path: Path) -> Path:
 class VerifyContext:
     """What a worker needs to run one verify attempt."""
 
-    confinement: Confinement
-    """The sandbox kind and hidden paths, checked again on the worker."""
+    settings: Settings
+    """verify's settings: the sandbox, checked on the worker, the environment cache there, --keep."""
+    hide: tuple[str, ...]
+    """Paths no sandbox may show (the worker adds its own)."""
     test_globs: tuple[str, ...]
     """The corpus's test-file globs."""
-    keep: bool
-    """Keep the attempt's workspace among its logs (--keep)."""
-    env_cache: str | None
-    """The environment cache directory on the worker: a path, DEFAULT_ENV_CACHE, or None."""
 
 
 def verify_remote(stored: StoredCase, side: str, repeat: int, ctx: VerifyContext, pack: CasePack,
@@ -162,11 +151,11 @@ def verify_remote(stored: StoredCase, side: str, repeat: int, ctx: VerifyContext
     from runner.verify.keep import LOGS_DIR
     from runner.verify.verify import _Context, run_attempt
 
-    root, repo, assets, cache = _node(pack, stored.case.base_commit, base_version, ctx.env_cache)
-    confinement = _here(ctx.confinement, root)
+    root, repo, assets, cache = _node(pack, stored.case.base_commit, base_version, ctx.settings)
+    confinement = _here(ctx.settings, ctx.hide, root)
     scratch = Path(tempfile.mkdtemp(prefix="verify-", dir=_mkdir(root / "runs")))
     try:
-        context = _Context(repo, assets, confinement, scratch, ctx.test_globs, ctx.keep, cache)
+        context = _Context(repo, assets, confinement, scratch, ctx.test_globs, ctx.settings.keep, cache)
         attempt = run_attempt(stored, side, repeat, context)  # type: ignore[arg-type]
         logs = scratch / LOGS_DIR / stored.case.id / f"{side}-{repeat}"
         return replace(attempt, logs=None), pack_folder(logs) if logs.is_dir() else b""

@@ -8,7 +8,7 @@ shows the labels, so a person starts from the regressions that are real.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +20,7 @@ from runner.gate.pairing import Row, RunTrials
 from runner.runs.find import runs_in
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.manifest import RunManifest
+from runner.settings import Settings
 from runner.trial.plan import RunOptions
 
 Label = Literal["reproduced", "flaky", "not reproduced", "unknown"]
@@ -69,13 +70,15 @@ def regressed(report: CompareReport) -> list[Row]:
     return report.regressions()
 
 
-def triage_options(report: CompareReport, candidate: RunManifest, reruns: int, jobs: int = 1,
-                   corpus_root: Path | None = None, **changes: Any) -> RunOptions:
+def triage_options(report: CompareReport, candidate: RunManifest, reruns: int, corpus_root: Path | None = None,
+                   settings: Settings | None = None, given: Iterable[str] = (), repo: Path | None = None,
+                   scratch_root: Path | None = None) -> RunOptions:
     """The options of the triage run: the regressed cases, reruns trials each, the candidate's mode, agent
-    commands (the regressed variants only), agent timeout and sandbox, in the candidate's results directory.
+    commands (the regressed variants only), agent timeout and settings, in the candidate's results directory.
 
-    changes override RunOptions fields (sandbox flags given on the command line, scratch_root, env_cache).
-    UsageError when there is nothing to rerun or the candidate's mode has no rerun (regrade).
+    The settings are those the candidate was started with but the ones given names, taken from settings (all of
+    settings for a candidate that recorded none). UsageError when there is nothing to rerun or the candidate's
+    mode has no rerun (regrade).
     """
     rows = regressed(report)
     if not rows:
@@ -87,21 +90,17 @@ def triage_options(report: CompareReport, candidate: RunManifest, reruns: int, j
         raise UsageError(f"run {candidate.run_id} regraded saved patches: rerunning it cannot tell anything new")
     names = {row.candidate.variant for row in rows if row.candidate is not None}
     variants = tuple(v for v in config.variants if v.name in names) if config.mode == "agent" else ()
-    sandbox = candidate.runtime.get("sandbox") or {}
-    recorded: dict[str, Any] = {}
-    if isinstance(sandbox, dict) and sandbox.get("kind") in ("bwrap", "none"):
-        recorded = {"sandbox": sandbox["kind"], "agent_network": bool(sandbox.get("agent_network", True)),
-                    "agent_binds": tuple(Path(p) for p in sandbox.get("binds") or ()),
-                    "agent_home": tuple(Path(p) for p in sandbox.get("home_copies") or ())}
+    chosen = (settings or Settings()).absolute()
+    if candidate.settings is not None:
+        chosen = candidate.settings.settings.over(chosen, given)
     assert report.candidate.directory is not None
     record = {"baseline": _side(report.baseline), "candidate": _side(report.candidate),
               "regressions": [row.key for row in rows], "reruns": reruns,
               "corpus": str(corpus_root) if corpus_root else None}
-    options = RunOptions(case_ids=tuple(dict.fromkeys(row.case_id for row in rows)), trials=reruns,
-                         mode=config.mode, variants=variants, jobs=jobs,
-                         results_dir=report.candidate.directory.parent, agent_timeout=config.agent_timeout,
-                         triage=record, **{**recorded, **changes})
-    return options
+    return RunOptions(case_ids=tuple(dict.fromkeys(row.case_id for row in rows)), trials=reruns,
+                      mode=config.mode, variants=variants, settings=chosen, repo=repo, scratch_root=scratch_root,
+                      results_dir=report.candidate.directory.parent, agent_timeout=config.agent_timeout,
+                      triage=record)
 
 
 def check_dataset(corpus: Corpus, candidate: RunManifest) -> None:

@@ -25,7 +25,7 @@ from runner.grading.grader import GradeResult, judge, materialize_grader
 from runner.grading.invariants import INVARIANTS_LOG, InvariantResult, run_invariants
 from runner.process import run_command
 from runner.sandbox.bwrap import Bind
-from runner.sandbox.confine import Confinement, sandbox_spec
+from runner.sandbox.confine import Confinement, phase_sandbox
 from runner.sandbox.loopback import Loopback
 from runner.workspace.inside import read_inside
 
@@ -165,12 +165,8 @@ def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping
                                    grader_paths, setup.test_globs, root_before,
                                    lambda names: importable(names, env))
     materialize_grader(case, setup.files, workspace)
-    sandbox = None
-    if conf.sandboxed:
-        home = scratch / "grader-home"
-        home.mkdir(exist_ok=True)
-        sandbox = sandbox_spec(conf, workspace=workspace, home=home, env=env, network=case.grader.network,
-                               extra=env_binds, loopback=loopback)
+    sandbox = phase_sandbox(conf, "grader", scratch, workspace=workspace, env=env, extra=env_binds,
+                            loopback=loopback, grader_network=case.grader.network)
     ran = run_command(case.grader.command, workspace, dict(env), case.grader.timeout, log_path, sandbox=sandbox,
                       max_output_bytes=GRADER_LOG_LIMIT)
     result = judge(case.grader, ran, workspace, log_head(log_path))

@@ -31,6 +31,7 @@ from runner.runs.aggregate import Aggregate
 from runner.runs.load import LoadedRun
 from runner.runs.result import TrialResult, trial_path
 from runner.scorecard.means import COUNTS, SCORES, VariantScores, variant_scores, variant_scores_json
+from runner.settings import RecordedSettings, resume_command
 
 
 def common_k(run: LoadedRun) -> int:
@@ -50,18 +51,18 @@ def _cell_text(cell: Aggregate, k: int) -> str:
     return "\n".join(lines)
 
 
-def sandbox_text(runtime: dict[str, Any]) -> str:
+def sandbox_text(recorded: RecordedSettings | None) -> str:
     """How the run confined its trials, in a few words: "bwrap 0.8.0, agent network host", or "none"."""
-    sandbox = runtime.get("sandbox")
-    if not isinstance(sandbox, dict):
+    if recorded is None:
         return "unrecorded"
-    if sandbox.get("kind") != "bwrap":
-        return str(sandbox.get("kind"))
-    text = f"bwrap {sandbox.get('version') or ''}".rstrip()
-    text += f", agent network {'host' if sandbox.get('agent_network') else 'none'}"
-    for label, key in (("binds", "binds"), ("home copies", "home_copies")):
-        if sandbox.get(key):
-            text += f", {label} {' '.join(sandbox[key])}"
+    settings = recorded.settings
+    if settings.sandbox != "bwrap":
+        return settings.sandbox
+    text = f"bwrap {recorded.bwrap_version or ''}".rstrip()
+    text += f", agent network {settings.text('agent_network')}"
+    for label, paths in (("binds", settings.agent_binds), ("home copies", settings.agent_home)):
+        if paths:
+            text += f", {label} {' '.join(str(p) for p in paths)}"
     return text
 
 
@@ -80,8 +81,11 @@ def run_notes(run: LoadedRun) -> list[str]:
     notes = []
     planned = run.manifest.config.trials * len(run.manifest.config.cases) * len(run.manifest.config.variants)
     if run.missing:
+        recorded = run.manifest.settings
+        line = resume_command(run.directory, recorded.settings) if recorded is not None else \
+            f"runner run --resume {run.directory}"
         notes.append(f"INCOMPLETE: {run.missing} of {planned} planned trials missing; complete the run with "
-                     f"`runner run --resume {run.directory}`")
+                     f"`{line}`")
     if run.manifest.config.mode in MODE_NOTES:
         notes.append(MODE_NOTES[run.manifest.config.mode])
     return notes
@@ -154,7 +158,7 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
     named = f" [{manifest.name}]" if manifest.name else ""
     out.print(f"run {manifest.run_id}{named}  mode {config.mode}  {config.trials} trial(s) per case  "
               f"dataset {manifest.dataset_fingerprint[:12]}  runtime {manifest.runtime.get('fingerprint', '')[:12]}  "
-              f"sandbox {sandbox_text(manifest.runtime)}", markup=False)
+              f"sandbox {sandbox_text(manifest.settings)}", markup=False)
     grid = Table(title=None, show_lines=True)
     grid.add_column("case", no_wrap=True)
     names = [v.name for v in config.variants]
@@ -328,7 +332,7 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
                      "risk_flags": risk_flags(run, case_id),
                      "failed": "fail" in outcomes, "errored": "error" in outcomes})
     template = environment().get_template("report.html.j2")
-    return template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.runtime),
+    return template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.settings),
                            notes=run_notes(run), rows=rows, views=views, k=common_k(run), budget=budget,
                            page_budget=PAGE_BUDGET, errors=[v for v in views if v.result.outcome == "error"],
                            max_k=max((len(v.pass_at_k) for v in run.variants), default=0),

@@ -1,5 +1,5 @@
-"""run.json: a run's identity, fingerprints, configuration (its mode, trials, variants and cases) and the digest of
-every trial it recorded."""
+"""run.json: a run's identity, fingerprints, configuration (its mode, trials, variants and cases), the settings it
+was started with and the digest of every trial it recorded."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any
 from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_text
 from corpus.model import Bait, Step, Trajectory
+from runner.settings import RecordedSettings
 
 FORMAT = 2
 """The format number of run.json (2: with the digest of every recorded trial)."""
@@ -175,6 +176,17 @@ class RunManifest:
     made before runs recorded them."""
     merged_from: tuple[dict[str, Any], ...] = ()
     """A merged run (``runner merge``): its shards (run id, shard, created, resumes), in shard order."""
+    settings: RecordedSettings | None = None
+    """The settings the run was started with (sandbox, binds, environment cache, executor, jobs...), which a
+    resume restores; for a run made before runs recorded them, inferred from its runtime; None for a run made
+    elsewhere."""
+
+    def current_settings(self) -> RecordedSettings | None:
+        """The settings the run last ran with: its latest resume's (with what it was given), else its own."""
+        for resumed in reversed(self.resumed):
+            if isinstance(resumed, dict) and resumed.get("settings") is not None:
+                return RecordedSettings.from_json(resumed["settings"], {}, self.config.jobs)
+        return self.settings
 
 
 def load_object(text: str, path: Path) -> dict[str, Any]:
@@ -189,7 +201,11 @@ def load_object(text: str, path: Path) -> dict[str, Any]:
 
 def manifest_to_json(manifest: RunManifest) -> str:
     """The run.json text."""
-    return json.dumps({"format": FORMAT, **asdict(manifest)}, indent=2, sort_keys=True) + "\n"
+    data = asdict(manifest)
+    del data["settings"]
+    if manifest.settings is not None and not manifest.settings.inferred:
+        data["settings"] = manifest.settings.to_json()
+    return json.dumps({"format": FORMAT, **data}, indent=2, sort_keys=True) + "\n"
 
 
 def read_manifest(run_dir: Path) -> RunManifest:
@@ -224,11 +240,17 @@ def read_manifest(run_dir: Path) -> RunManifest:
         if directions is not None and not (isinstance(directions, dict) and all(
                 isinstance(k, str) and isinstance(v, str) for k, v in directions.items())):
             raise ValueError(f"directions: {directions!r} is not an object of metric names and directions")
+        runtime = dict(data["runtime"])
+        resumed = tuple(data.get("resumed") or ())
+        for entry in resumed:  # each resume's settings (what current_settings reads), checked here
+            if isinstance(entry, dict) and entry.get("settings") is not None:
+                RecordedSettings.from_json(entry["settings"], {}, config.jobs)
         return RunManifest(run_id=data["run_id"], created=data["created"],
-                           dataset_fingerprint=data["dataset_fingerprint"], runtime=dict(data["runtime"]),
-                           config=config, resumed=tuple(data.get("resumed") or ()), digests=digests,
+                           dataset_fingerprint=data["dataset_fingerprint"], runtime=runtime,
+                           config=config, resumed=resumed, digests=digests,
                            name=name, origin=origin, cases_meta=meta, triage=triage,
-                           directions=directions, merged_from=tuple(data.get("merged_from") or ()))
+                           directions=directions, merged_from=tuple(data.get("merged_from") or ()),
+                           settings=RecordedSettings.from_json(data.get("settings"), runtime, config.jobs))
     except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"{path}: not a run manifest ({exc.__class__.__name__}: {exc})") from None
 

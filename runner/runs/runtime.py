@@ -12,6 +12,7 @@ from typing import Any
 from corpus import __version__
 from corpus.gitutil import git_env
 from runner.runs.manifest import RunConfig
+from runner.settings import RecordedSettings
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,9 +35,9 @@ def hindcast_commit(source: Path = SOURCE_ROOT) -> tuple[str | None, bool | None
     return commit, bool(status) if status is not None else None
 
 
-def runtime_info(config: RunConfig, sandbox: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The runtime record of run.json (sandbox: how trials were confined), with a sha256 fingerprint over its
-    canonical JSON."""
+def runtime_info(config: RunConfig, settings: RecordedSettings | None = None) -> dict[str, Any]:
+    """The runtime record of run.json (with the sandbox the settings confined trials in), with a sha256
+    fingerprint over its canonical JSON."""
     commit, dirty = hindcast_commit()
     info: dict[str, Any] = {
         "hindcast_version": __version__,
@@ -49,7 +50,7 @@ def runtime_info(config: RunConfig, sandbox: dict[str, Any] | None = None) -> di
         "trials": config.trials,
         "agent_commands": {v.name: v.command for v in config.variants},
         "agent_timeout": config.agent_timeout,
-        "sandbox": sandbox,
+        "sandbox": settings.runtime_sandbox() if settings is not None else None,
     }
     canonical = json.dumps(info, sort_keys=True, separators=(",", ":")).encode()
     info["fingerprint"] = hashlib.sha256(canonical).hexdigest()

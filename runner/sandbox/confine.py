@@ -22,14 +22,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from corpus.errors import UsageError
 from runner.sandbox.bwrap import SYSTEM_DIRS, TASK_DIR, WORKSPACE, Bind, SandboxSpec, available
 from runner.sandbox.loopback import Loopback
+from runner.settings import SANDBOXES, SandboxKind, Settings
 
-SandboxKind = Literal["bwrap", "none"]
-SANDBOXES: tuple[SandboxKind, ...] = ("bwrap", "none")
+Phase = Literal["setup", "agent", "grader"]
+"""The commands of a trial, each in a sandbox of its own."""
+PHASE_HOMES: dict[Phase, str] = {"setup": "setup-home", "agent": "home", "grader": "grader-home"}
+"""The HOME of each phase's sandbox, under the trial's scratch directory."""
 PROMPT_FILE = f"{TASK_DIR}/prompt.md"
 """The prompt file inside the sandbox (read-only)."""
 HOME_INSIDE = "/home/agent"
@@ -62,15 +65,16 @@ class Confinement:
         """True when commands run in bubblewrap."""
         return self.kind == "bwrap"
 
-    def record(self) -> dict[str, Any]:
-        """What run.json's runtime records of the sandbox."""
-        return {"kind": self.kind, "version": bwrap_version() if self.sandboxed else None,
-                "agent_network": self.agent_network, "binds": [str(p) for p in self.binds],
-                "home_copies": [str(p) for p in self.home_copies]}
+
+def confine(settings: Settings, hide: Iterable[Path | str]) -> Confinement:
+    """The confinement the settings choose, hiding hide, its paths made absolute and checked on this machine
+    (bubblewrap, the binds, the home copies); UsageError naming the flag on bad input."""
+    settings.check()
+    return _checked(Confinement(settings.sandbox, settings.agent_network, settings.agent_binds, settings.agent_home,
+                                tuple(Path(p) for p in hide)))
 
 
-def check_confinement(conf: Confinement) -> Confinement:
-    """The confinement with its paths made absolute, checked; UsageError naming the flag on bad input."""
+def _checked(conf: Confinement) -> Confinement:
     if conf.kind not in SANDBOXES:
         raise UsageError(f"--sandbox {conf.kind!r}: expected one of {', '.join(SANDBOXES)}")
     if conf.sandboxed and (reason := available()) is not None:
@@ -193,8 +197,25 @@ def _host_tools(path_var: str, env: Mapping[str, str]) -> Tools:
     return Tools(tuple(dict.fromkeys(dirs)), os.pathsep.join(dict.fromkeys(prefixes)) or None)
 
 
-def sandbox_spec(conf: Confinement, *, workspace: Path, home: Path, env: Mapping[str, str], network: bool,
-                 extra: Iterable[Bind] = (), loopback: Loopback | None = None) -> SandboxSpec:
+def phase_sandbox(conf: Confinement, phase: Phase, scratch: Path, *, workspace: Path, env: Mapping[str, str],
+                  extra: Iterable[Bind] = (), loopback: Loopback | None = None,
+                  grader_network: bool = False) -> SandboxSpec | None:
+    """The sandbox of one phase's command (None when the run is not sandboxed): a HOME of its own under scratch
+    (the agent's holding the copies of --agent-home), the phase's network (setup always has it, the agent as
+    --agent-network says, the grader only when the case asks: grader_network), the extra binds and loopback."""
+    if not conf.sandboxed:
+        return None
+    home = scratch / PHASE_HOMES[phase]
+    home.mkdir(exist_ok=True)
+    if phase == "agent":
+        _copy_home_files(conf, home)
+    network = True if phase == "setup" else conf.agent_network if phase == "agent" else grader_network
+    return _sandbox_spec(conf, workspace=workspace, home=home, env=env, network=network, extra=extra,
+                         loopback=loopback)
+
+
+def _sandbox_spec(conf: Confinement, *, workspace: Path, home: Path, env: Mapping[str, str], network: bool,
+                  extra: Iterable[Bind] = (), loopback: Loopback | None = None) -> SandboxSpec:
     """The sandbox of one command: the workspace and HOME given, the environment's tools, the user's binds,
     the extra binds (the case's interpreter environment, the task directory), env as seen inside, and the
     host server's ports it reaches at 127.0.0.1 whatever its network (loopback)."""
@@ -211,7 +232,7 @@ def sandbox_spec(conf: Confinement, *, workspace: Path, home: Path, env: Mapping
                        network=network, env=inside, hide=conf.hide, loopback=loopback)
 
 
-def copy_home_files(conf: Confinement, home: Path) -> None:
+def _copy_home_files(conf: Confinement, home: Path) -> None:
     """Copy the user's chosen files of the real HOME into a trial's HOME, at the same place."""
     real = Path.home()
     for source in conf.home_copies:

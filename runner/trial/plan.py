@@ -11,16 +11,18 @@ from corpus import StoredCase
 from corpus.errors import UsageError
 from runner.behaviour.parse import FORMATS
 from runner.behaviour.sources import trajectory_path_problem
-from runner.executors.settings import RaySettings
 from runner.runs.digests import TrialId, audit_run
 from runner.runs.load import load_run
-from runner.runs.manifest import MODES, VARIANT_NAME, CaseMeta, RunConfig, Variant, read_manifest
+from runner.runs.manifest import MODES, VARIANT_NAME, CaseMeta, RunConfig, RunManifest, Variant, read_manifest
 from runner.runs.result import RESULT_FILE, parse_trial, trial_path
+from runner.settings import Change, Settings
 from runner.trial.agent import command_problem
 from runner.trial.presets import PRESETS, preset_command, preset_name
 from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT, SavedAttempt, TrialSpec
 
 DEFAULT_AGENT_TIMEOUT = 1800.0
+REGRADE_TAKES = ("sandbox", "agent_binds")
+"""What a regrade takes of its source run's settings unless given: the sandbox and binds its grader ran with."""
 
 
 @dataclass(frozen=True)
@@ -37,16 +39,17 @@ class RunOptions:
     """agent (default), baseline, oracle or regrade."""
     variants: tuple[Variant, ...] = ()
     """Agent variants (--agent-command is the variant "default")."""
-    jobs: int = 1
-    """Trials run at once."""
+    settings: Settings = field(default_factory=Settings)
+    """How the trials run: sandbox, binds, environment cache, executor, jobs (a resume restores the recorded ones
+    but those named in given)."""
+    given: frozenset[str] = frozenset()
+    """The settings named on the command line: at a resume they override the recorded ones."""
     results_dir: Path | None = None
     """Where run directories are made (default: CORPUS/results)."""
     resume: Path | None = None
     """A run directory to complete: its missing and errored trials run again."""
     patch_from: Path | None = None
     """regrade: the run whose candidate patches are graded again."""
-    keep: bool = False
-    """Keep each trial's scratch directory (workspace included)."""
     agent_timeout: float | None = None
     """Seconds before an agent's process group is killed (default 1800)."""
     repo: Path | None = None
@@ -55,31 +58,27 @@ class RunOptions:
     """Where scratch directories are made (default: the system temp dir)."""
     transcript_limit: int = DEFAULT_TRANSCRIPT_LIMIT
     """Bytes of agent output kept per trial."""
-    sandbox: str = "bwrap"
-    """bwrap: setup, agent and grader run in bubblewrap; none: on the host."""
-    agent_network: bool = True
-    """Agents keep the network (--agent-network none turns it off)."""
-    agent_binds: tuple[Path, ...] = ()
-    """Host paths shown read-only inside the sandbox (--agent-bind)."""
-    agent_home: tuple[Path, ...] = ()
-    """Files of the real HOME copied into each agent's HOME (--agent-home)."""
-    env_cache: Path | None = None
-    """The environment cache directory (--env-cache); None runs every trial's setup afresh."""
-    max_errors: int | None = None
-    """Stop starting trials once this many ended in error (0: never); None: once the first five to finish all
-    errored with the same reason (--max-errors)."""
     name: str | None = None
     """A label for a new run (--name); a resumed run keeps its own."""
     triage: dict[str, Any] | None = None
     """A triage run: what it reruns (recorded in run.json)."""
-    prices: Path | None = None
-    """A price table (``runner.behaviour.prices``) for trials whose agent reports tokens but no cost (--prices)."""
     shard: str | None = None
     """`I/N`: run only the I-th of N deterministic parts of the trials (--shard)."""
-    executor: str = "local"
-    """local (threads here) or ray (tasks on a Ray cluster, --executor)."""
-    ray: RaySettings = field(default_factory=RaySettings)
-    """With executor ray: the cluster, retries and each trial's resources."""
+
+
+def run_settings(options: RunOptions, resumed: RunManifest | None,
+                 source: RunManifest | None = None) -> tuple[Settings, tuple[Change, ...]]:
+    """The settings a run runs with (paths absolute), and at a resume the settings that differ from the recorded
+    ones. A resume restores every setting the run was started with but those options.given names; a new regrade
+    grades in its source run's sandbox and binds unless given; a new run has options.settings."""
+    chosen = options.settings.absolute()
+    if resumed is not None:
+        recorded = resumed.settings.settings if resumed.settings is not None else chosen
+        restored = recorded.over(chosen, options.given)
+        return restored, recorded.changes(restored)
+    if source is not None and source.settings is not None:
+        return chosen.over(source.settings.settings, [f for f in REGRADE_TAKES if f not in options.given]), ()
+    return chosen, ()
 
 
 def parse_agent(spec: str, arguments: Mapping[str, str] | None = None) -> Variant:
@@ -228,9 +227,9 @@ def new_config(options: RunOptions, stored: dict[str, StoredCase]) -> RunConfig:
         if len(set(names)) != len(names):
             raise UsageError(f"variant {next(n for n in names if names.count(n) > 1)!r} is given twice")
         check_commands(options.variants)
-        return RunConfig(mode, trials, options.variants, cases, timeout, options.jobs, shard=shard)
+        return RunConfig(mode, trials, options.variants, cases, timeout, options.settings.jobs, shard=shard)
     if mode in ("baseline", "oracle"):
-        return RunConfig(mode, trials, (Variant(mode, None),), cases, timeout, options.jobs, shard=shard)
+        return RunConfig(mode, trials, (Variant(mode, None),), cases, timeout, options.settings.jobs, shard=shard)
     if options.patch_from is None:
         raise UsageError("--mode regrade needs --patch-from RUN_DIR")
     source = read_manifest(options.patch_from).config
@@ -244,7 +243,7 @@ def new_config(options: RunOptions, stored: dict[str, StoredCase]) -> RunConfig:
     if not cases:
         raise UsageError(f"{options.patch_from}: none of its cases is in the corpus")
     return RunConfig(mode, source.trials, source.variants, tuple(dict.fromkeys(cases)), source.agent_timeout,
-                     options.jobs, str(options.patch_from.resolve()), shard)
+                     options.settings.jobs, str(options.patch_from.resolve()), shard)
 
 
 def resume_config(recorded: RunConfig, options: RunOptions, stored: dict[str, StoredCase],

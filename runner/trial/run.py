@@ -19,9 +19,9 @@ from corpus.fsutil import publish_directory
 from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
 from runner.behaviour.prices import load_prices
-from runner.envs.cache import EnvCache, default_cache_dir
+from runner.envs.cache import EnvCache, open_env_cache
 from runner.executors.local import Executor, LocalExecutor
-from runner.executors.remote import DEFAULT_ENV_CACHE, RemoteContext
+from runner.executors.remote import RemoteContext
 from runner.runs.digests import DigestLedger, forget_trials
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.manifest import (
@@ -35,7 +35,15 @@ from runner.runs.manifest import (
 from runner.runs.result import TrialResult
 from runner.runs.runtime import runtime_info
 from runner.sandbox.bwrap import WORKSPACE
-from runner.sandbox.confine import PROMPT_FILE, Confinement, check_confinement, harness_dirs, hidden_paths
+from runner.sandbox.confine import (
+    PROMPT_FILE,
+    Confinement,
+    bwrap_version,
+    confine,
+    harness_dirs,
+    hidden_paths,
+)
+from runner.settings import Change, RecordedSettings, Settings
 from runner.trial.agent import render_command
 from runner.trial.assets import AssetCache
 from runner.trial.plan import (
@@ -45,6 +53,7 @@ from runner.trial.plan import (
     new_config,
     plan_trials,
     resume_config,
+    run_settings,
     source_trials,
 )
 from runner.trial.trial import (
@@ -62,26 +71,19 @@ DEFAULT_ERROR_STREAK = 5
 
 def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         announce: Callable[[Path, int], None] | None = None,
-        stopped: Callable[[str], None] | None = None) -> LoadedRun:
+        stopped: Callable[[str], None] | None = None,
+        overridden: Callable[[tuple[Change, ...]], None] | None = None) -> LoadedRun:
     """Run (or resume) a run and return it as read back from disk.
 
-    Bad input raises UsageError before anything is written. announce(run_dir, trials to run) is called once
-    the run directory exists; progress(done, total, result) after every trial. When too many trials end in
-    error (options.max_errors, see stop_reason) no new trial starts, running ones finish, the run stays
-    resumable like an interrupted one and stopped(why) is called once.
+    Bad input raises UsageError before anything is written. A resume restores the settings the run was started
+    with but those options.given names, and calls overridden(changes) when those differ from the recorded ones.
+    announce(run_dir, trials to run) is called once the run directory exists; progress(done, total, result)
+    after every trial. When too many trials end in error (max_errors, see stop_reason) no new trial starts,
+    running ones finish, the run stays resumable like an interrupted one and stopped(why) is called once.
     """
     _check_numbers(options)
     repo = open_repository(corpus.repo_path(options.repo))
     results_dir = options.results_dir or corpus.root / RESULTS_DIR
-    # No variable of the agent's environment may name these; the sandbox also never shows the scratch root
-    # (templates, other trials) or Hindcast's own packages.
-    hidden = hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from)
-    unseen = hidden_paths(*hidden, options.scratch_root or tempfile.gettempdir(), *harness_dirs())
-    confinement = check_confinement(Confinement(
-        options.sandbox, options.agent_network, options.agent_binds, options.agent_home,  # type: ignore[arg-type]
-        tuple(Path(h) for h in unseen)))
-    sandbox = confinement.record()
-    env_cache = EnvCache(options.env_cache) if options.env_cache is not None else None
     stored_all = {s.case.id: s for s in corpus.load_all("cases")}
     dataset = corpus_fingerprint((s.case, s.files) for s in stored_all.values())
     if options.resume is not None:
@@ -92,43 +94,57 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
             raise UsageError(f"--resume {run_dir}: the corpus changed since the run was made (dataset "
                              f"fingerprint {manifest.dataset_fingerprint[:12]} is now {dataset[:12]}); "
                              f"start a new run")
+        settings, changes = run_settings(options, manifest)
     else:
         config = new_config(options, stored_all)
+        source = read_manifest(options.patch_from) if config.mode == "regrade" and options.patch_from else None
+        settings, changes = run_settings(options, None, source)
     missing = [c for c in config.cases if c not in stored_all]
     if missing:
         raise UsageError(f"case {missing[0]!r} is not in the corpus {corpus.root}")
+    # No variable of the agent's environment may name these; the sandbox also never shows the scratch root
+    # (templates, other trials) or Hindcast's own packages.
+    hidden = hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from)
+    unseen = hidden_paths(*hidden, options.scratch_root or tempfile.gettempdir(), *harness_dirs())
+    confinement = confine(settings, unseen)
+    record = RecordedSettings(settings, bwrap_version() if confinement.sandboxed else None)
     if options.resume is None:
         name = check_run_name(options.name) if options.name is not None else None
         run_id, created = new_run_stamp()
-        manifest = RunManifest(run_id, created, dataset, runtime_info(config, sandbox), config, name=name,
+        manifest = RunManifest(run_id, created, dataset, runtime_info(config, record), config, name=name,
                                origin=Origin(str(corpus.root.resolve()), str(repo.resolve())),
                                cases_meta=case_meta(stored_all, config.cases, corpus.config.defaults.owner),
-                               triage=options.triage, directions=dict(corpus.config.behaviour_directions))
+                               triage=options.triage, directions=dict(corpus.config.behaviour_directions),
+                               settings=record)
     elif options.name is not None and options.name != manifest.name:
         raise UsageError(f"--name {options.name}: a resumed run keeps its name ({manifest.name or 'none'})")
-    if options.executor == "ray":
+    if settings.executor == "ray":
         if config.mode == "regrade":
             raise UsageError("--executor ray: regrade grades the saved patches of a run on this machine; "
                              "drop --executor ray")
         from runner.executors.ray_executor import connect
 
-        connect(options.ray)  # before the run directory exists: no cluster, no run
-    saved = source_trials(config) if config.mode == "regrade" else {}
-    if options.resume is not None:
-        plan = plan_trials(config, stored_all, saved, run_dir)
-        _clean_staging(run_dir)
-        resumed = {"at": _now(), "runtime": runtime_info(config, sandbox), "trials": len(plan)}
-        manifest = replace(manifest, resumed=(*manifest.resumed, resumed))
-        forget_trials(run_dir, manifest, [(s.variant, s.stored.case.id, s.trial) for s in plan])
-    else:
-        run_dir = _create_run(results_dir, manifest)
-        plan = plan_trials(config, stored_all, saved, None)
-    if announce:
-        announce(run_dir, len(plan))
-    hidden = hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
+        connect(settings)  # before the run directory exists: no cluster, no run
+    env_cache = open_env_cache(settings.env_cache)
     try:
-        _execute(plan, repo, run_dir, config, options, hidden, corpus.config.test_globs, progress, confinement,
-                 env_cache, stopped)
+        saved = source_trials(config) if config.mode == "regrade" else {}
+        if options.resume is not None:
+            plan = plan_trials(config, stored_all, saved, run_dir)
+            _clean_staging(run_dir)
+            resumed = {"at": _now(), "runtime": runtime_info(config, record), "trials": len(plan),
+                       "settings": record.to_json(), "overridden": [c.flag for c in changes]}
+            manifest = replace(manifest, resumed=(*manifest.resumed, resumed))
+            forget_trials(run_dir, manifest, [(s.variant, s.stored.case.id, s.trial) for s in plan])
+            if changes and overridden:
+                overridden(changes)
+        else:
+            run_dir = _create_run(results_dir, manifest)
+            plan = plan_trials(config, stored_all, saved, None)
+        if announce:
+            announce(run_dir, len(plan))
+        hidden = hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
+        _execute(plan, repo, run_dir, config, options, settings, hidden, corpus.config.test_globs, progress,
+                 confinement, env_cache, stopped)
     finally:
         if env_cache is not None:
             env_cache.close()
@@ -136,11 +152,11 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
 
 
 def _check_numbers(options: RunOptions) -> None:
-    if options.jobs < 1 or (options.trials is not None and options.trials < 1):
+    if options.settings.jobs < 1 or (options.trials is not None and options.trials < 1):
         raise UsageError("--jobs and --trials must be at least 1")
     if options.agent_timeout is not None and options.agent_timeout <= 0:
         raise UsageError("--agent-timeout must be positive")
-    if options.max_errors is not None and options.max_errors < 0:
+    if options.settings.max_errors is not None and options.settings.max_errors < 0:
         raise UsageError("--max-errors must be 0 (no limit) or more")
 
 
@@ -183,9 +199,12 @@ def preview(corpus: Corpus, options: RunOptions) -> tuple[Preview, ...]:
     _check_numbers(options)
     stored = {s.case.id: s for s in corpus.load_all("cases")}
     if options.resume is not None:
-        config = resume_config(read_manifest(options.resume).config, options, stored, options.resume)
+        manifest = read_manifest(options.resume)
+        config = resume_config(manifest.config, options, stored, options.resume)
+        settings, _ = run_settings(options, manifest)
     else:
         config = new_config(options, stored)
+        settings = options.settings
     missing = [c for c in config.cases if c not in stored]
     if missing:
         raise UsageError(f"case {missing[0]!r} is not in the corpus {corpus.root}")
@@ -200,7 +219,7 @@ def preview(corpus: Corpus, options: RunOptions) -> tuple[Preview, ...]:
         command = None
         if first.command is not None:
             case_id = first.stored.case.id
-            if options.sandbox == "none":
+            if settings.sandbox == "none":
                 scratch = Path(options.scratch_root or tempfile.gettempdir()) / f"hindcast-{case_id}-XXXXXXXX"
                 places = {"workspace": str(scratch / WORKSPACE_DIR),
                           "prompt_file": str(scratch / TASK_DIR_NAME / "prompt.md")}
@@ -223,7 +242,7 @@ def _create_run(results_dir: Path, manifest: RunManifest) -> Path:
 
 
 def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,
-             hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None,
+             settings: Settings, hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None,
              confinement: Confinement, env_cache: EnvCache | None = None,
              stopped: Callable[[str], None] | None = None) -> None:
     """Run the planned trials, jobs at a time; on any interruption every running command is killed; when
@@ -240,11 +259,11 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
         janitor.submit(shutil.rmtree, path, True)
 
     ctx = TrialContext(repo=repo, run_dir=run_dir, agent_timeout=config.agent_timeout, hidden=hidden,
-                       test_globs=test_globs, scratch_root=options.scratch_root, keep=options.keep,
+                       test_globs=test_globs, scratch_root=options.scratch_root, keep=settings.keep,
                        transcript_limit=options.transcript_limit, cancel=cancel,
                        discard=discard, confinement=confinement, env_cache=env_cache,
-                       prices=load_prices(options.prices) if options.prices is not None else None)
-    executor = _executor(options, ctx, AssetCache(repo, root), run_dir, repo)
+                       prices=load_prices(settings.prices) if settings.prices is not None else None)
+    executor = _executor(settings, ctx, AssetCache(repo, root), run_dir, repo)
     ledger = DigestLedger(run_dir)
     # Trials are handed to the executor only as slots free up, so a run that stops starts nothing more.
     queue = iter(plan)
@@ -259,7 +278,7 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
     errors: list[str] = []
     why: str | None = None
     try:
-        for _ in range(executor.slots(options.jobs)):
+        for _ in range(executor.slots(settings.jobs)):
             start()
         while pending:
             finished = executor.wait(pending)
@@ -274,7 +293,7 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
                 if result is not None and why is None:
                     if result.outcome == "error":
                         errors.append(result.reason)
-                    why = stop_reason(errors, done, options.max_errors)
+                    why = stop_reason(errors, done, settings.max_errors)
                     if why is not None and stopped:
                         stopped(why)
                 if why is None:
@@ -290,18 +309,16 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
         ledger.flush()
 
 
-def _executor(options: RunOptions, ctx: TrialContext, assets: AssetCache, run_dir: Path,
+def _executor(settings: Settings, ctx: TrialContext, assets: AssetCache, run_dir: Path,
               repo: Path) -> Executor:
     """Where the trials run: threads here, or tasks on the Ray cluster (imported only then)."""
-    if options.executor != "ray":
-        return LocalExecutor(lambda spec: run_trial(spec, ctx, assets.get(spec.stored)), options.jobs, ctx.cancel)
+    if settings.executor != "ray":
+        return LocalExecutor(lambda spec: run_trial(spec, ctx, assets.get(spec.stored)), settings.jobs, ctx.cancel)
     from runner.executors.ray_executor import RayExecutor
 
-    env_cache = None if ctx.env_cache is None else (
-        DEFAULT_ENV_CACHE if ctx.env_cache.root.resolve() == default_cache_dir().resolve() else str(ctx.env_cache.root))
-    remote = RemoteContext(ctx.agent_timeout, ctx.hidden, ctx.test_globs, ctx.transcript_limit, ctx.confinement,
-                           env_cache, ctx.prices)
-    return RayExecutor(options.ray, repo, run_dir, remote)
+    remote = RemoteContext(ctx.agent_timeout, ctx.hidden, ctx.test_globs, ctx.transcript_limit, settings,
+                           tuple(str(p) for p in ctx.confinement.hide), ctx.prices)
+    return RayExecutor(settings, repo, run_dir, remote)
 
 
 def _now() -> str:

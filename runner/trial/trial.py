@@ -31,7 +31,7 @@ from runner.grading.invariants import outcome_with_invariants
 from runner.process import run_command
 from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
 from runner.sandbox.bwrap import TASK_DIR, WORKSPACE, Bind
-from runner.sandbox.confine import PROMPT_FILE, Confinement, copy_home_files, sandbox_spec
+from runner.sandbox.confine import PROMPT_FILE, Confinement, phase_sandbox
 from runner.scorecard.card import score_trial
 from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
 from runner.trial.assets import CaseAssets
@@ -351,14 +351,9 @@ class _Trial:
         (task / "prompt.md").write_text(self._prompt(), encoding="utf-8")
         marker = f"{MARKER_VAR}={secrets.token_hex(8)}"
         env, loopback = in_phase(self.fixture, agent_environment(prepared.env, ctx.hidden, marker), "agent")
-        sandbox = None
-        if conf.sandboxed:
-            home = self.scratch / "home"
-            home.mkdir()
-            copy_home_files(conf, home)
-            sandbox = sandbox_spec(conf, workspace=prepared.workspace, home=home, env=env,
-                                   network=conf.agent_network,
-                                   extra=(*prepared.env_binds(), Bind(task, TASK_DIR)), loopback=loopback)
+        sandbox = phase_sandbox(conf, "agent", self.scratch, workspace=prepared.workspace, env=env,
+                                extra=(*prepared.env_binds(), Bind(task, TASK_DIR)), loopback=loopback)
+        if sandbox is not None:
             places = {"workspace": WORKSPACE, "prompt_file": PROMPT_FILE}
         else:
             places = {"workspace": str(prepared.workspace), "prompt_file": str(task / "prompt.md")}

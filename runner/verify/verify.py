@@ -17,13 +17,13 @@ from corpus.errors import HindcastError, UsageError
 from corpus.gitutil import open_repository
 from corpus.model import Grader
 from corpus.store import Kind
-from runner.envs.cache import EnvCache, default_cache_dir
-from runner.executors.remote import DEFAULT_ENV_CACHE, VerifyContext
-from runner.executors.settings import RaySettings
+from runner.envs.cache import EnvCache, open_env_cache
+from runner.executors.remote import VerifyContext
 from runner.fixture.server import HTTP_LOG, http_fixture, in_phase
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import TestOutcome, judge_tests
-from runner.sandbox.confine import Confinement, check_confinement, harness_dirs, hidden_paths
+from runner.sandbox.confine import Confinement, confine, harness_dirs, hidden_paths
+from runner.settings import Settings
 from runner.trial.assets import AssetCache
 from runner.verify.keep import LOGS_DIR, keep_attempt, publish_logs, stage_logs
 from runner.verify.measure import Measured, collection_failures, measure, measuring_case, missing_collection
@@ -46,28 +46,19 @@ class VerifyOptions:
     """Cases to verify; empty means every active case (candidates need all_cases)."""
     repeats: int = 1
     """How many times each side runs; every run must agree."""
-    jobs: int = 1
-    """Attempts run at once."""
+    settings: Settings = field(default_factory=Settings)
+    """How the attempts run: jobs, sandbox, environment cache, executor, --keep (every attempt's workspace and
+    logs kept, expected or not)."""
     repo: Path | None = None
     """Source repository overriding corpus.yaml's."""
     kind: Kind = "cases"
     """Verify approved cases or the miner's candidates."""
-    sandbox: str = "bwrap"
-    """bwrap: setup and grader run in bubblewrap, as in trials; none: on the host."""
     scratch_root: Path | None = None
     """Where scratch directories are made (default: the system temp dir)."""
     all_cases: bool = False
     """Every active case, or every candidate (`--all`)."""
     update: bool = False
     """Write the measured grader into approved cases too (candidates always get it)."""
-    keep: bool = False
-    """Keep every attempt's workspace and logs, expected or not."""
-    env_cache: Path | None = None
-    """The environment cache directory (--env-cache); None runs every attempt's setup afresh."""
-    executor: str = "local"
-    """local (threads here) or ray (tasks on a Ray cluster, --executor)."""
-    ray: RaySettings = field(default_factory=RaySettings)
-    """With executor ray: the cluster, retries and each attempt's resources."""
 
 
 @dataclass(frozen=True)
@@ -164,18 +155,18 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
 
     on_start gets the number of attempts about to run, progress a line per finished attempt, on_verdict each
     case's verdict as soon as it is known."""
-    if options.repeats < 1 or options.jobs < 1:
+    settings = options.settings.absolute()
+    if options.repeats < 1 or settings.jobs < 1:
         raise UsageError("--repeats and --jobs must be at least 1")
     repo = open_repository(corpus.repo_path(options.repo))
     cases = cases_to_verify(corpus, options)
-    if options.executor == "ray":
+    if settings.executor == "ray":
         from runner.executors.ray_executor import connect
 
-        connect(options.ray)
+        connect(settings)
     scratch_root = options.scratch_root or Path(tempfile.gettempdir())
-    conf = check_confinement(Confinement(options.sandbox, hide=tuple(  # type: ignore[arg-type]
-        Path(p) for p in hidden_paths(corpus.root, repo, scratch_root, *harness_dirs()))))
-    env_cache = EnvCache(options.env_cache) if options.env_cache is not None else None
+    conf = confine(settings, hidden_paths(corpus.root, repo, scratch_root, *harness_dirs()))
+    env_cache = open_env_cache(settings.env_cache)
     scratch_root.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="hindcast-verify-", dir=scratch_root))
     verdicts = []
@@ -183,9 +174,9 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         on_start(len(cases) * options.repeats * 2)
     try:
         assets = AssetCache(repo, root / "templates")
-        context = _Context(repo, assets, conf, root, corpus.config.test_globs, options.keep, env_cache)
-        with ThreadPoolExecutor(max_workers=options.jobs) as pool:
-            cluster = _ray_attempts(options, context, env_cache) if options.executor == "ray" else None
+        context = _Context(repo, assets, conf, root, corpus.config.test_globs, settings.keep, env_cache)
+        with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
+            cluster = _ray_attempts(settings, context) if settings.executor == "ray" else None
             work: list[tuple[StoredCase, list[Any]]]
             if cluster is not None:
                 work = [(stored, [cluster.submit(stored, side, r)
@@ -224,14 +215,12 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     return report
 
 
-def _ray_attempts(options: VerifyOptions, context: _Context, env_cache: EnvCache | None) -> RayAttempts:
+def _ray_attempts(settings: Settings, context: _Context) -> RayAttempts:
     """The cluster's attempts, with what a worker needs of this verify's context."""
     from runner.executors.ray_executor import RayAttempts
 
-    cache = None if env_cache is None else (
-        DEFAULT_ENV_CACHE if env_cache.root.resolve() == default_cache_dir().resolve() else str(env_cache.root))
-    return RayAttempts(options.ray, context.repo, context.root,
-                       VerifyContext(context.confinement, context.test_globs, context.keep, cache))
+    hide = tuple(str(p) for p in context.confinement.hide)
+    return RayAttempts(settings, context.repo, context.root, VerifyContext(settings, hide, context.test_globs))
 
 
 @dataclass(frozen=True)
@@ -319,7 +308,7 @@ def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], option
             case = stored.case
     feature = verdict.verdict == "VALID" and measured is not None and measured.feature
     expected = {"baseline": "fail", "oracle": "pass"}
-    kept = [a for a in verdict.attempts if options.keep or a.outcome != expected[a.side]
+    kept = [a for a in verdict.attempts if options.settings.keep or a.outcome != expected[a.side]
             or any(status != "pass" for _, status, _ in a.invariants)]
     logs = publish_logs(corpus.root, stored.case.id, [Path(a.logs) for a in kept if a.logs])
     shown = tuple(keep_attempt(a, logs) for a in verdict.attempts)

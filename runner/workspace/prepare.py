@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from corpus.errors import WorkspaceError
+from corpus.errors import UsageError, WorkspaceError
 from corpus.model import Case
 from runner.envs import overlay
 from runner.envs.cache import ENV_DIR as CACHED_ENV_DIR
@@ -27,7 +27,8 @@ from runner.envs.environment import (
 from runner.envs.key import env_key
 from runner.process import ProcessResult, run_command
 from runner.sandbox.bwrap import Bind
-from runner.sandbox.confine import Confinement, sandbox_spec
+from runner.sandbox.confine import Confinement, phase_sandbox
+from runner.settings import NEEDS_SANDBOX
 from runner.workspace.workspace import copy_workspace, create_workspace
 
 WORKSPACE_DIR = "workspace"
@@ -53,7 +54,7 @@ class Prepared:
     """Seconds to make the workspace, the environment and run setup (or find them in the cache)."""
     env_cache: CacheUse = "off"
     """hit: environment and overlay came from the cache; miss: built now and cached; off: no cache was used
-    (none given, nothing to set up, an unsandboxed run, or an entry that serves another base tree)."""
+    (none given, nothing to set up, or an entry that serves another base tree)."""
 
     def env_binds(self, writable: bool = False) -> tuple[Bind, ...]:
         """The interpreter environment as a sandbox shows it: at its own path, read-only unless writable; the
@@ -73,18 +74,20 @@ def prepare(case: Case, repo: Path, scratch: Path, pristine: Path | None = None,
     With pristine (a `pristine_workspace` of the case's base) the workspace is a copy of it instead of being
     extracted from the source repository. With a sandboxing confinement the setup command
     runs in the sandbox (with the network, its own HOME, the interpreter environment writable), so every path
-    it records is the one the agent and the grader see. With env_cache (and a sandbox: only there is the
-    workspace at the same path for every trial) the environment and the overlay come from the cache, built on
-    first use. Raises WorkspaceError (or GitError) with a one-line reason when any step fails.
+    it records is the one the agent and the grader see. With env_cache the environment and the overlay come from
+    the cache, built on first use; it needs the sandbox (only there is the workspace at the same path for every
+    trial): without one it is refused (UsageError). Raises WorkspaceError (or GitError) with a one-line reason
+    when any step fails.
     """
+    if env_cache is not None and not (confinement is not None and confinement.sandboxed):
+        raise UsageError(NEEDS_SANDBOX)
     clock = time.monotonic()
     if pristine is not None:
         workspace = copy_workspace(pristine, scratch / WORKSPACE_DIR)
     else:
         workspace = create_workspace(repo, case.base_commit, scratch / WORKSPACE_DIR)
     prepared = None
-    if (env_cache is not None and confinement is not None and confinement.sandboxed
-            and (case.setup.python or case.setup.command)):
+    if env_cache is not None and confinement is not None and (case.setup.python or case.setup.command):
         prepared = _from_cache(case, repo, workspace, scratch, confinement, env_cache)
     if prepared is None:
         prepared = _fresh(case, repo, workspace, scratch, confinement)
@@ -155,12 +158,8 @@ def run_setup(case: Case, repo: Path, workspace: Path, env: dict[str, str], scra
         binds += [Bind(tools, str(tools)), Bind(uv_binary(), str(uv_binary()))]
     if cache is not None:
         binds += [Bind(d, str(d), writable=True) for d in cache.download_dirs()]
-    sandbox = None
-    if confinement is not None and confinement.sandboxed:
-        home = scratch / "setup-home"
-        home.mkdir(exist_ok=True)
-        sandbox = sandbox_spec(confinement, workspace=workspace, home=home, env=setup_env, network=True,
-                               extra=binds)
+    sandbox = phase_sandbox(confinement or Confinement("none"), "setup", scratch, workspace=workspace,
+                            env=setup_env, extra=binds)
     result = run_command(case.setup.command, workspace, setup_env, case.setup.timeout, scratch / "setup.log",
                          sandbox=sandbox)
     if result.start_error:

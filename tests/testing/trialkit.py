@@ -5,13 +5,14 @@ from __future__ import annotations
 import secrets
 import shlex
 import sys
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 from corpus import Corpus, Grader
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import RunConfig, RunManifest, Variant, write_manifest
 from runner.runs.result import TrialResult, trial_path
+from runner.settings import Settings
 from runner.trial.plan import RunOptions
 from runner.trial.run import run
 from tests.testing.casefactory import build_corpus
@@ -51,9 +52,13 @@ class Bench:
         self.scratch = tmp_path / "scratch"
 
     def options(self, **changes: object) -> RunOptions:
+        """The bench's run options with changes, of RunOptions or of its settings (sandbox=..., jobs=...)."""
+        names = {f.name for f in fields(Settings)}
+        settings = replace(Settings(agent_binds=SANDBOX_BINDS),
+                           **{k: v for k, v in changes.items() if k in names})  # type: ignore[arg-type]
         base = RunOptions(all_cases=True, results_dir=self.results, scratch_root=self.scratch, agent_timeout=60,
-                          agent_binds=SANDBOX_BINDS)
-        return replace(base, **changes)  # type: ignore[arg-type]
+                          settings=settings)
+        return replace(base, **{k: v for k, v in changes.items() if k not in names})  # type: ignore[arg-type]
 
     def run(self, **changes: object) -> LoadedRun:
         return run(self.corpus, self.options(**changes))

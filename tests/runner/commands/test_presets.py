@@ -13,10 +13,10 @@ import pytest
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode, UsageError
 from runner.cli import cli
-from runner.commands.run import resume_command
 from runner.runs.manifest import Variant
+from runner.settings import Settings, resume_command
 from runner.trial.agent import render_command
-from runner.trial.plan import RunOptions, parse_agents, with_trajectory_files, with_transcript_formats
+from runner.trial.plan import parse_agents, with_trajectory_files, with_transcript_formats
 from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent
 
 
@@ -121,7 +121,7 @@ def test_a_bad_price_table_is_refused_before_the_run(calc_fast: Bench, capsys: p
 
 
 def test_resume_command_keeps_the_price_table(tmp_path: Path) -> None:
-    line = resume_command(tmp_path / "run", RunOptions(prices=tmp_path / "p.yaml"))
+    line = resume_command(tmp_path / "run", Settings(prices=tmp_path / "p.yaml"))
     assert line.endswith(f"--prices {tmp_path / 'p.yaml'}")
 
 

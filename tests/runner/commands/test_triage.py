@@ -57,7 +57,7 @@ def test_triage_labels_reproduced_and_flaky_and_compare_shows_them(tmp_path: Pat
     code, out, _ = call(capsys, "runs", str(bench.results))
     assert [line.split()[:2] for line in out.splitlines()[1:]] == [[triage_dir.name, "(triage)"],
                                                                    [candidate.name, "cand"], [baseline.name, "base"]]
-    assert manifest.runtime["sandbox"]["binds"] == [str(p) for p in bench.options().agent_binds]
+    assert manifest.runtime["sandbox"]["binds"] == [str(p) for p in bench.options().settings.agent_binds]
     # compare finds the triage beside the candidate; latest is still the candidate, not the triage run
     code, out, _ = call(capsys, "compare", "--baseline", str(bench.results / "base"), "--candidate",
                         str(bench.results / "latest"))

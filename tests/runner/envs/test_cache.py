@@ -150,16 +150,19 @@ def test_two_verify_processes_build_one_key_once(tmp_path: Path) -> None:
     assert entry.cases == ("calc-add",)
 
 
-def test_without_a_sandbox_the_cache_is_not_used(tmp_path: Path) -> None:
+def test_without_a_sandbox_the_cache_is_refused(tmp_path: Path) -> None:
+    """Unsandboxed, each workspace has a path of its own, which a cached environment would not point at."""
     bases = Bases(tmp_path / "repo")
     cache = EnvCache(tmp_path / "envs")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     case = make_case(bases.b1, bases.fix, setup=Setup(command=SETUP.replace('"$UV_CACHE_DIR/builds"',
                                                                              shlex.quote(str(tmp_path / "n")))))
-    prepared = prepare(case, bases.repo.path, scratch, confinement=Confinement("none"), env_cache=cache)
+    with pytest.raises(UsageError, match=r"^--env-cache with --sandbox none: .*; drop one of them$"):
+        prepare(case, bases.repo.path, scratch, confinement=Confinement("none"), env_cache=cache)
+    assert list_entries(cache.root) == [] and not (tmp_path / "n").exists()  # setup never ran
+    prepared = prepare(case, bases.repo.path, scratch, confinement=Confinement("none"))
     assert prepared.env_cache == "off" and (prepared.workspace / "gen" / "out.txt").is_file()
-    assert list_entries(cache.root) == []
 
 
 def test_a_cache_directory_that_cannot_be_used_is_refused(tmp_path: Path) -> None:

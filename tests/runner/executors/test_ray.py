@@ -22,10 +22,10 @@ from corpus.cli_support import run_cli
 from corpus.errors import ExitCode, UsageError
 from runner.cli import cli
 from runner.envs.manage import prune_entries
-from runner.executors.settings import RaySettings
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import read_manifest
 from runner.runs.result import trial_path
+from runner.settings import Settings
 from runner.verify.verify import VerifyOptions, verify
 from tests.testing.httpcase import build_http_corpus
 from tests.testing.raycluster import Cluster, start_cluster, stop_cluster, task_worker
@@ -76,7 +76,7 @@ def test_a_ray_run_is_the_local_run(tmp_path: Path, cluster: Cluster) -> None:
     bench = two_cases(tmp_path)
     local = bench.run(variants=variants(**AGENTS), trials=2, jobs=2)
     remote = bench.run(variants=variants(**AGENTS), trials=2, executor="ray",
-                       ray=RaySettings(address=cluster.address))
+                       ray_address=cluster.address)
     assert len(remote.trials) == 8 and _record(remote) == _record(local)
     assert [c.key for c in remote.cells if c.passes] == ["fixer::calc-add", "fixer::calc-add-again"]
     # The trials ran on the worker node, from the case's pack: its repository is there, once per case.
@@ -93,7 +93,7 @@ def test_the_workers_of_one_node_share_its_environment_cache(tmp_path: Path, clu
     done: list[LoadedRun] = []
     runner = threading.Thread(target=lambda: done.append(bench.run(
         variants=variants(fixer=agent("fix")), trials=3, env_cache=tmp_path / "envs", executor="ray",
-        ray=RaySettings(address=cluster.address))), daemon=True)
+        ray_address=cluster.address)), daemon=True)
     runner.start()
     runner.join(240)  # a worker waiting for the other's exit never ends: the module's cluster ends it
     assert done, "the run did not end: a worker waited for another to let go of the environment"
@@ -126,7 +126,7 @@ def test_a_trial_whose_worker_dies_is_submitted_again(tmp_path: Path, cluster: C
     killer = threading.Thread(target=kill_the_first_worker)
     killer.start()
     run = bench.run(variants=variants(slow=f"sleep {token} && {agent('fix')}"), case_ids=("calc-add",),
-                    all_cases=False, trials=1, executor="ray", ray=RaySettings(address=cluster.address, retries=1))
+                    all_cases=False, trials=1, executor="ray", ray_address=cluster.address, retries=1)
     killer.join()
     assert killed, "the agent never started on the cluster"
     [result] = run.trials
@@ -151,7 +151,7 @@ def test_a_trial_lost_more_often_than_retried_is_an_error_not_a_fail(tmp_path: P
     try:
         run = bench.run(variants=variants(slow=f"sleep {token} && {agent('fix')}"), case_ids=("calc-add",),
                         all_cases=False, trials=1, executor="ray",
-                        ray=RaySettings(address=cluster.address, retries=1))
+                        ray_address=cluster.address, retries=1)
     finally:
         stop.set()
         killer.join()
@@ -200,7 +200,7 @@ def test_without_a_cluster_or_with_regrade_nothing_is_made(tmp_path: Path, capsy
     assert not bench.results.exists() or not any(bench.results.iterdir())
     source = bench.run(variants=variants(idle=agent("noop")), trials=1, all_cases=True)
     with pytest.raises(UsageError, match="--executor ray: regrade grades the saved patches"):
-        bench.run(mode="regrade", patch_from=source.directory, executor="ray", ray=RaySettings(address="x:1"))
+        bench.run(mode="regrade", patch_from=source.directory, executor="ray", ray_address="x:1")
     code = run_cli(cli, "runner", ["run", "--corpus", str(bench.corpus.root), "--all", "--agent", "idle=true",
                                    "--trial-memory", "4G"])
     assert code == ExitCode.BAD_INPUT and "--trial-memory is for --executor ray" in capsys.readouterr().err
@@ -220,14 +220,14 @@ def test_without_ray_installed_the_error_says_how_to_get_it(tmp_path: Path) -> N
 
 def test_verify_on_the_cluster_proves_the_cases_and_brings_the_logs_back(tmp_path: Path, cluster: Cluster) -> None:
     corpus, _ = build_http_corpus(tmp_path)
-    options = VerifyOptions(executor="ray", ray=RaySettings(address=cluster.address), repeats=2)
+    options = VerifyOptions(settings=Settings(executor="ray", ray_address=cluster.address), repeats=2)
     [verdict] = verify(corpus, options).verdicts
     assert (verdict.verdict, verdict.reason) == ("VALID", "")
     assert sorted((a.side, a.outcome) for a in verdict.attempts) == [("baseline", "fail"), ("baseline", "fail"),
                                                                     ("oracle", "pass"), ("oracle", "pass")]
     # With the case's HTTP fixture served on the worker, its grader offline there too.
     run = Bench(tmp_path, corpus).run(variants=variants(fixer=agent("http_agent", "{prompt_file}")), trials=1,
-                                      agent_network=False, executor="ray", ray=RaySettings(address=cluster.address))
+                                      agent_network=False, executor="ray", ray_address=cluster.address)
     [result] = run.trials
     assert (result.outcome, result.reason) == ("pass", "grader exited 0")
     log = json.loads((trial_path(run.directory, "fixer", "http-notify", 1) / "http.json").read_text())

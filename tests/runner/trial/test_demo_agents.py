@@ -18,6 +18,7 @@ from runner.report.report import render_table
 from runner.runs.behaviour_record import read_behaviour
 from runner.runs.manifest import Variant
 from runner.runs.result import trial_path
+from runner.settings import Settings
 from runner.trial.plan import RunOptions
 from runner.trial.run import run
 from tests.testing.isolation import PROJECT_BIN
@@ -34,8 +35,8 @@ def test_demo_agents_on_the_demo_corpus(tmp_path: Path, monkeypatch: pytest.Monk
     python = shlex.quote(sys.executable)
     agents = ROOT / "demo" / "agents"
     loaded = run(Corpus.open(ROOT / "demo" / "corpus"), RunOptions(
-        all_cases=True, jobs=2, repo=app, results_dir=tmp_path / "results", scratch_root=tmp_path / "scratch",
-        agent_binds=(agents, Path(sys.prefix)),
+        all_cases=True, repo=app, results_dir=tmp_path / "results", scratch_root=tmp_path / "scratch",
+        settings=Settings(jobs=2, agent_binds=(agents, Path(sys.prefix))),
         variants=(Variant("fixer", f"{python} {agents / 'fixer.py'} {{case_id}}"),
                   Variant("noop", f"{python} {agents / 'noop.py'} {{prompt_file}}"))))
     totals = {v.variant: (v.passes, v.fails, v.errors) for v in loaded.variants}

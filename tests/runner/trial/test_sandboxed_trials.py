@@ -24,7 +24,7 @@ def test_the_run_records_the_sandbox_and_the_report_shows_it(calc_fast: Bench) -
     loaded = calc_fast.run(variants=variants(fixer=agent("fix")), agent_network=False)
     sandbox = json.loads((loaded.directory / "run.json").read_text())["runtime"]["sandbox"]
     assert sandbox["kind"] == "bwrap" and sandbox["version"] and sandbox["agent_network"] is False
-    assert sandbox["binds"] == [str(p) for p in calc_fast.options().agent_binds]
+    assert sandbox["binds"] == [str(p) for p in calc_fast.options().settings.agent_binds]
     assert f"sandbox bwrap {sandbox['version']}, agent network none, binds " in render_table(loaded)
     unconfined = calc_fast.run(variants=variants(fixer=agent("fix")), sandbox="none")
     assert "sandbox none" in render_table(unconfined) and unconfined.trials[0].outcome == "pass"
@@ -61,7 +61,7 @@ def test_the_agent_sees_its_binds_and_home_copies_but_not_the_real_home(calc_fas
     command = (f"cat $HOME/.agentcli/auth.json; echo changed > $HOME/.agentcli/auth.json; {tool}; "
                f"cat {home}/private.txt 2>/dev/null || echo no-private; echo HOME=$HOME; {agent('fix')}")
     loaded = calc_fast.run(variants=variants(cli=command), agent_home=(home / ".agentcli",),
-                           agent_binds=(*calc_fast.options().agent_binds, tool.parent))
+                           agent_binds=(*calc_fast.options().settings.agent_binds, tool.parent))
     text = transcript(loaded.directory, "cli")
     assert '{"token": "t0k"}' in text and "tool ran" in text and "no-private" in text
     assert "HOME=/home/agent" in text and loaded.trials[0].outcome == "pass"

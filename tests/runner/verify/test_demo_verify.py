@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from corpus import Corpus
+from runner.settings import Settings
 from runner.verify.validate import validate
 from runner.verify.verify import VerifyOptions, verify
 
@@ -24,6 +25,6 @@ def test_every_demo_case_is_valid(tmp_path: Path) -> None:
     summary = validate(corpus, app)
     assert summary.errors == ()
     assert (summary.cases, summary.active) == (5, 5)
-    report = verify(corpus, VerifyOptions(repo=app, jobs=2))
+    report = verify(corpus, VerifyOptions(repo=app, settings=Settings(jobs=2)))
     assert {v.case_id: v.verdict for v in report.verdicts} == dict.fromkeys(corpus.ids(), "VALID")
     assert report.dataset_fingerprint == summary.dataset_fingerprint

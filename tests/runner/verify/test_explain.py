@@ -15,6 +15,7 @@ from corpus import Grader, Setup
 from corpus.cli_support import run_cli
 from corpus.verdicts import candidate_verdict, case_verdicts
 from runner.cli import cli
+from runner.settings import Settings
 from runner.verify.verify import VerifyOptions, verify
 from tests.runner.verify.builders import PYTEST, build
 from tests.testing.casefactory import build_corpus
@@ -30,7 +31,7 @@ def test_a_grader_that_ran_no_test_is_an_error(tmp_path: Path, command: str, ext
                                                reason: str) -> None:
     corpus, case = build(tmp_path, command=command, extra=extra)
     before = (corpus.root / "candidates" / case.id / "case.yaml").read_bytes()
-    [verdict] = verify(corpus, VerifyOptions(kind="candidates", all_cases=True, sandbox="none")).verdicts
+    [verdict] = verify(corpus, VerifyOptions(kind="candidates", all_cases=True, settings=Settings(sandbox="none"))).verdicts
     assert verdict.verdict == "ERROR" and verdict.reason.startswith(reason), verdict.reason
     assert verdict.measured is None and not verdict.written
     assert (corpus.root / "candidates" / case.id / "case.yaml").read_bytes() == before

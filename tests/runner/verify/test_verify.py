@@ -9,13 +9,14 @@ from corpus import CaseFiles, Grader, Setup
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
 from runner.cli import cli
+from runner.settings import Settings
 from runner.verify.verify import VerifyOptions, verify
 from tests.testing.casefactory import CALC_FIXED, PYTEST, build_corpus
 
 
 def test_valid_case_and_recorded_verdict(tmp_path: Path) -> None:
     corpus, _, _ = build_corpus(tmp_path)
-    report = verify(corpus, VerifyOptions(repeats=2, jobs=2))
+    report = verify(corpus, VerifyOptions(repeats=2, settings=Settings(jobs=2)))
     [verdict] = report.verdicts
     assert (verdict.verdict, verdict.reason) == ("VALID", "")
     assert [(a.side, a.outcome) for a in verdict.attempts] == [("baseline", "fail"), ("oracle", "pass")] * 2
@@ -44,7 +45,7 @@ def test_flaky_grader_is_invalid(tmp_path: Path) -> None:
                f"echo $((n+1)) > {counter}; [ $((n % 2)) = 0 ]")
     corpus, _, _ = build_corpus(tmp_path, grader=Grader(command=command))
     # The counter lives outside the workspace: only a grader on the host (no sandbox) can keep it.
-    [verdict] = verify(corpus, VerifyOptions(repeats=3, sandbox="none")).verdicts
+    [verdict] = verify(corpus, VerifyOptions(repeats=3, settings=Settings(sandbox="none"))).verdicts
     assert verdict.verdict == "INVALID" and verdict.reason == "flaky: oracle outcomes differ across repeats"
 
 
