@@ -20,12 +20,14 @@ from corpus.model import Bait, Case, CorpusConfig, Invariant, Step, Trajectory
 from corpus.reader import Reader
 from corpus.schema import parse_case, parse_config, to_full_mapping
 from corpus.yamlio import parse_yaml
+from runner.behaviour.metrics import trial_metrics
 from runner.behaviour.parse import parse
 from runner.runs.behaviour_record import behaviour_document
 from runner.runs.manifest import RunManifest
 from runner.runs.merge import merge_runs
 from runner.runs.result import TrialResult
 from runner.scorecard.card import Scorecard
+from runner.settings import RecordedSettings, Settings
 from tests.testing.trialkit import FAST_GRADER, agent, graded_quickly, variants
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,6 +100,8 @@ def flatten(value: Any, fmt: str, prefix: str = "") -> set[str]:
 
 def dataclass_keys(cls: type, prefix: str = "") -> set[str]:
     """Every field path a dataclass defines, through its nested dataclasses (optional, tuples of, maps of)."""
+    if cls is RecordedSettings:  # written flat: the settings' fields beside the bubblewrap version
+        return {prefix + item.name for item in dataclasses.fields(Settings)} | {prefix + "bwrap_version"}
     keys: set[str] = set()
     hints = typing.get_type_hints(cls)
     for item in dataclasses.fields(cls):
@@ -229,7 +233,7 @@ def test_behaviour_json_page_documents_what_a_trial_writes(real_run: dict[str, P
     assert written and all(r["record"]["tool_calls"] for r in written)
     stream = '{"tool": "Read", "args": {"path": "a.py"}, "usage": {"input": 5, "output": 2}}\n'
     json_page_matches("behaviour.json", "behaviour-json.md", None,
-                      [*written, behaviour_document(parse(stream, "generic"))])
+                      [*written, behaviour_document(record := parse(stream, "generic"), trial_metrics(record))])
 
 
 def test_scorecard_page_documents_what_a_trial_writes(real_run: dict[str, Path]) -> None:
