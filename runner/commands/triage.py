@@ -21,11 +21,12 @@ from runner.commands.run import print_progress
 from runner.gate.gate import CompareOptions, evaluate
 from runner.gate.pairing import load_trials, only_variant, policy_for
 from runner.gate.quarantine import Quarantine, load_quarantine
-from runner.gate.triage import check_dataset, label_regressions, triage_options
+from runner.gate.triage import check_dataset, label_regressions
 from runner.runs.find import recorded_origin
 from runner.runs.manifest import read_manifest
 from runner.settings import Settings
 from runner.trial.run import run
+from runner.trial.triage import triage_options
 
 
 @click.command("triage", help=(

@@ -1,83 +1,76 @@
-"""The local executor: trials in threads of this process, `--jobs` at a time (the default)."""
+"""The local executor: jobs in threads of this process, `--jobs` at a time (the default); and the executor a
+command's settings choose."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any, Protocol
+from typing import Any, Generic, TypeVar
 
+from runner.executors.jobs import Executor, Job, Node, publish
 from runner.process import kill_running
-from runner.runs.result import TrialResult
-from runner.trial.trial import TrialSpec
+from runner.settings import Settings
+
+T = TypeVar("T")
 
 
-class Executor(Protocol):
-    """What a run hands its trials to: submit, wait for some to end, publish their results, cancel, close."""
+class LocalExecutor(Generic[T]):
+    """Runs each job in a thread on this machine's node; a job's folder is published as soon as it ends."""
 
-    def slots(self, jobs: int) -> int:
-        """How many trials to keep in flight, given --jobs."""
-
-    def submit(self, spec: TrialSpec) -> Any:
-        """Start one trial; a handle for wait and result."""
-
-    def wait(self, pending: set[Any]) -> set[Any]:
-        """The handles among pending whose trials ended for good (blocks until at least one)."""
-
-    def result(self, handle: Any) -> TrialResult | None:
-        """A finished trial's published result; None when it was cancelled."""
-
-    def cancel(self) -> list[TrialResult]:
-        """Stop every trial in flight; the results published meanwhile."""
-
-    def close(self) -> None:
-        """Release what the executor holds."""
-
-
-class LocalExecutor:
-    """Runs each trial with `run_trial` in a thread; a trial publishes its own folder."""
-
-    def __init__(self, one: Callable[[TrialSpec], TrialResult | None], jobs: int, cancel: threading.Event) -> None:
-        self.one, self.cancel_event = one, cancel
+    def __init__(self, node: Node, jobs: int) -> None:
+        self.node = node
         self.pool = ThreadPoolExecutor(max_workers=jobs)
-        self.futures: list[Future[TrialResult | None]] = []
+        self.futures: list[Future[T | None]] = []
 
     def slots(self, jobs: int) -> int:
-        """--jobs trials at once."""
+        """--jobs jobs at once."""
         return jobs
 
-    def submit(self, spec: TrialSpec) -> Future[TrialResult | None]:
-        """Start one trial."""
-        future = self.pool.submit(self.one, spec)
+    def submit(self, job: Job[T]) -> Future[T | None]:
+        """Start one job."""
+        future = self.pool.submit(self._run, job)
         self.futures.append(future)
         return future
 
-    def wait(self, pending: set[Future[TrialResult | None]]) -> set[Future[TrialResult | None]]:
-        """The trials among pending that ended (at least one; blocks until then)."""
+    def _run(self, job: Job[T]) -> T | None:
+        return publish(job.target, lambda out: job.run(self.node, out))
+
+    def wait(self, pending: set[Future[T | None]]) -> set[Future[T | None]]:
+        """The jobs among pending that ended (at least one; blocks until then)."""
         finished, _ = wait(pending, return_when=FIRST_COMPLETED)
         return set(finished)
 
-    def result(self, handle: Future[TrialResult | None]) -> TrialResult | None:
-        """A finished trial's result (published already); None when it was cancelled."""
+    def result(self, handle: Future[T | None]) -> T | None:
+        """A finished job's value (its folder published already); None when it was cancelled."""
         return handle.result()
 
-    def cancel(self) -> list[TrialResult]:
-        """Stop every trial in flight (their processes killed); the results that were published meanwhile."""
-        self.cancel_event.set()
+    def cancel(self) -> list[T]:
+        """Stop every job in flight (their processes killed); the values of those published meanwhile."""
+        self.node.cancel.set()
         for future in self.futures:
             future.cancel()
         while not all(f.done() for f in self.futures):
             kill_running()
             wait(self.futures, timeout=0.2)
-        return list(published(self.futures))
+        return list(_published(self.futures))
 
     def close(self) -> None:
         """Wait for the threads to end."""
         self.pool.shutdown(wait=True)
 
 
-def published(futures: Iterable[Future[TrialResult | None]]) -> Iterable[TrialResult]:
-    """The results of the futures that ran to the end."""
+def _published(futures: Iterable[Future[T | None]]) -> Iterable[T]:
+    """The values of the futures that ran to the end."""
     for future in futures:
-        if not future.cancelled() and future.exception() is None and (result := future.result()) is not None:
-            yield result
+        if not future.cancelled() and future.exception() is None and (value := future.result()) is not None:
+            yield value
+
+
+def executor_for(settings: Settings, node: Node) -> Executor[Any]:
+    """The executor the settings choose: threads here on node (`--jobs` at a time), or tasks on the Ray cluster,
+    each on a node of its worker (Ray is imported only then)."""
+    if settings.executor != "ray":
+        return LocalExecutor(node, settings.jobs)
+    from runner.executors.ray_executor import RayExecutor
+
+    return RayExecutor(settings, node.repo, tuple(str(p) for p in node.confinement.hide))

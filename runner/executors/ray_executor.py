@@ -1,51 +1,44 @@
-"""The Ray executor: each trial a task on a Ray cluster the user already has (`ray start --head`, KubeRay).
+"""The Ray executor: each job a task on a Ray cluster the user already has (`ray start --head`, KubeRay).
 
-The driver (this process) alone writes the run directory. What a trial needs travels with its task: the case's
-pack (its base and fix commits, put in the object store once per case and fetched once per node), the case with
-its hidden files, the prompt and the agent command inside the trial's spec. The worker runs the trial exactly as
-one machine does (runner.executors.remote) and returns its folder, which the driver publishes like a local
-trial's (atomically, digest recorded). A task lost with its worker or node is an infrastructure failure: it is
-submitted again, at most `retries` times, and then recorded as an error naming the cause, never as a fail.
-Ray is imported here only, and only when `--executor ray` is chosen.
+The driver (this process) alone writes the run directory (or verify's logs). What a job needs travels with its
+task: the case's pack (its base and fix commits, put in the object store once per commit pair and fetched once per
+node), the job itself (for a trial: the case with its hidden files, the prompt and the agent command) and the
+command's settings. The worker runs the job on a node of its own (runner.executors.remote) and returns its value
+and its folder, which the driver publishes as a local job's is published (atomically). A task lost with its
+worker or node is an infrastructure failure: it is submitted again, at most `retries` times, and then the job is
+an error naming the cause, never a fail. Ray is imported here only, and only when `--executor ray` is chosen.
 """
 
 from __future__ import annotations
 
-import shutil
 import socket
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, TypeVar
 
-from corpus import StoredCase, case_fingerprint
 from corpus.errors import UsageError
-from corpus.fsutil import replace_directory, staging_directory, writing
 from runner.envs.environment import base_version
+from runner.executors.jobs import Job, publish
 from runner.executors.packs import CasePack, build_pack
-from runner.executors.remote import RemoteContext, VerifyContext, run_remote, unpack_folder, verify_remote
-from runner.runs.result import RESULT_FILE, Durations, TrialResult, parse_trial, trial_path
+from runner.executors.remote import run_remote, unpack_folder
 from runner.settings import Settings
-from runner.trial.trial import TrialSpec
 
-if TYPE_CHECKING:
-    from runner.verify.verify import Attempt
-
+T = TypeVar("T")
 INSTALL = "--executor ray needs Ray on this machine and on the cluster: pip install 'hindcast[ray]'"
 CANCEL_GRACE = 10.0
-"""Seconds cancelled tasks get to kill their trial's processes before their workers are killed."""
+"""Seconds cancelled tasks get to kill their job's processes before their workers are killed."""
 
 
 @dataclass(eq=False)
-class _Task:
-    spec: TrialSpec
+class _Task(Generic[T]):
+    job: Job[T]
     ref: Any
     started: float = field(default_factory=time.monotonic)
     attempts: int = 1
-    outcome: tuple[str | None, bytes] | None = None
+    outcome: tuple[T | None, bytes] | None = None
     failure: str | None = None
 
 
@@ -96,15 +89,13 @@ class _Packs:
 
     def __init__(self, ray: Any, repo: Path) -> None:
         self.ray, self.repo = ray, repo
-        self.made: dict[str, tuple[Any, str | None]] = {}
+        self.made: dict[tuple[str, str], tuple[Any, str | None]] = {}
 
-    def get(self, stored: StoredCase) -> tuple[Any, str | None]:
-        """The case's pack reference and base version."""
-        case = stored.case
-        commits = f"{case.base_commit}..{case.fix_commit}"
+    def get(self, commits: tuple[str, str]) -> tuple[Any, str | None]:
+        """The pack reference and base version of a base and fix commit."""
         if commits not in self.made:
-            pack: CasePack = build_pack(self.repo, (case.base_commit, case.fix_commit))
-            self.made[commits] = (self.ray.put(pack), base_version(self.repo, case.base_commit))
+            pack: CasePack = build_pack(self.repo, commits)
+            self.made[commits] = (self.ray.put(pack), base_version(self.repo, commits[0]))
         return self.made[commits]
 
 
@@ -117,108 +108,86 @@ def _task_options(settings: Settings, name: str) -> dict[str, Any]:
     return options
 
 
-class RayExecutor:
-    """Submits trials as Ray tasks and publishes what they send back."""
+class RayExecutor(Generic[T]):
+    """Submits jobs as Ray tasks, submits a lost one again, and publishes what they send back."""
 
-    def __init__(self, settings: Settings, repo: Path, run_dir: Path, ctx: RemoteContext,
+    def __init__(self, settings: Settings, repo: Path, hide: tuple[str, ...],
                  warn: Callable[[str], None] = lambda line: print(line, file=sys.stderr)) -> None:
-        self.settings, self.repo, self.run_dir, self.ctx, self.warn = settings, repo, run_dir, ctx, warn
+        self.settings, self.hide, self.warn = settings, hide, warn
         self.ray = connect(settings)
         self.remote = self.ray.remote(run_remote)
         self.packs = _Packs(self.ray, repo)
-        self.tasks: dict[Any, _Task] = {}
+        self.tasks: dict[Any, _Task[T]] = {}
 
     def slots(self, jobs: int) -> int:
-        """Twice as many trials as the cluster has CPUs for (at --trial-cpus each), or --jobs when that is more:
-        Ray queues what does not fit, so a worker that frees up starts its next trial at once instead of waiting
+        """Twice as many jobs as the cluster has CPUs for (at --trial-cpus each), or --jobs when that is more:
+        Ray queues what does not fit, so a worker that frees up starts its next job at once instead of waiting
         for the driver to publish the last one and submit another."""
         cpus = float(self.ray.cluster_resources().get("CPU", 0))
         return max(jobs, 2 * int(cpus // max(self.settings.trial_cpus, 0.001)), 1)
 
-    def _submit(self, spec: TrialSpec) -> Any:
-        pack, version = self.packs.get(spec.stored)
-        options = _task_options(self.settings, f"hindcast {spec.variant}::{spec.stored.case.id} #{spec.trial}")
-        return self.remote.options(**options).remote(spec, self.ctx, pack, version)
+    def _start(self, job: Job[T]) -> Any:
+        pack, version = self.packs.get(job.commits)
+        options = _task_options(self.settings, f"hindcast {job.name}")
+        return self.remote.options(**options).remote(job, self.settings, self.hide, pack, version)
 
-    def submit(self, spec: TrialSpec) -> _Task:
-        """Put one trial on the cluster."""
-        task = _Task(spec, self._submit(spec))
+    def submit(self, job: Job[T]) -> _Task[T]:
+        """Put one job on the cluster."""
+        task = _Task(job, self._start(job))
         self.tasks[task.ref] = task
         return task
 
-    def wait(self, pending: set[_Task]) -> set[_Task]:
-        """The trials among pending that ended for good (a lost one is submitted again and stays pending)."""
+    def wait(self, pending: set[_Task[T]]) -> set[_Task[T]]:
+        """The jobs among pending that ended for good. The one retry rule: a job lost with its worker, its node
+        or its object is submitted again, at most `retries` times, and stays pending; then it is an error naming
+        the cause."""
         while True:
-            refs = [t.ref for t in pending]
-            ready, _ = self.ray.wait(refs, num_returns=1, timeout=None)
-            done: set[_Task] = set()
+            ready, _ = self.ray.wait([t.ref for t in pending], num_returns=1, timeout=None)
+            done: set[_Task[T]] = set()
             for ref in ready:
                 task = self.tasks.pop(ref)
                 try:
                     task.outcome = self.ray.get(ref)
-                    done.add(task)
                 except self.ray.exceptions.TaskCancelledError:
                     task.outcome = (None, b"")
-                    done.add(task)
                 except self.ray.exceptions.RayTaskError as exc:  # the harness failed on the worker
                     cause = getattr(exc, "cause", None) or exc
                     task.failure = f"harness on the worker: {type(cause).__name__}: {_first_line(cause)}"
-                    done.add(task)
                 except self.ray.exceptions.RayError as exc:  # the worker, its node or the object was lost
                     cause = _first_line(exc)
                     if task.attempts <= self.settings.retries:
-                        self.warn(f"{task.spec.variant}::{task.spec.stored.case.id} #{task.spec.trial}: lost "
-                                  f"({cause}); submitting it again ({task.attempts}/{self.settings.retries})")
-                        task.ref = self._submit(task.spec)
+                        self.warn(f"{task.job.name}: lost ({cause}); submitting it again "
+                                  f"({task.attempts}/{self.settings.retries})")
+                        task.ref = self._start(task.job)
                         task.attempts += 1
                         self.tasks[task.ref] = task
                         continue
-                    task.failure = (f"infrastructure: the trial could not be run in {task.attempts} attempts on "
-                                    f"the Ray cluster: {cause}")
-                    done.add(task)
+                    task.failure = (f"infrastructure: the {task.job.what} could not be run in {task.attempts} "
+                                    f"attempts on the Ray cluster: {cause}")
+                done.add(task)
             if done:
                 return done
 
-    def result(self, task: _Task) -> TrialResult | None:
-        """Publish a finished trial's folder in the run directory; None when it was cancelled."""
-        spec = task.spec
-        target = trial_path(self.run_dir, spec.variant, spec.stored.case.id, spec.trial)
-        if task.failure is not None:
-            return self._publish_error(task, target)
+    def result(self, task: _Task[T]) -> T | None:
+        """Publish a finished job's folder at its target; its value, None when it was cancelled."""
+        job, failure = task.job, task.failure
+        if failure is not None:
+            seconds = time.monotonic() - task.started
+            return publish(job.target, lambda out: job.failed(failure, seconds, out))
         assert task.outcome is not None
-        text, folder = task.outcome
-        if text is None:
+        value, folder = task.outcome
+        if value is None:
             return None
-        with writing(target):
-            staged = staging_directory(target.parent, str(spec.trial))
-            try:
-                unpack_folder(folder, staged)
-                result = parse_trial(text.encode(), target / RESULT_FILE, spec.variant, spec.stored.case.id,
-                                     spec.trial)
-                (staged / RESULT_FILE).write_text(text, encoding="utf-8")
-                replace_directory(staged, target)
-            except BaseException:
-                shutil.rmtree(staged, ignore_errors=True)
-                raise
-        return result
 
-    def _publish_error(self, task: _Task, target: Path) -> TrialResult:
-        spec = task.spec
-        case = spec.stored.case
-        result = TrialResult(case_id=case.id, variant=spec.variant, trial=spec.trial, outcome="error",
-                             reason=task.failure or "infrastructure", started=_now(),
-                             case_fingerprint=case_fingerprint(case, spec.stored.files),
-                             durations=Durations(total=round(time.monotonic() - task.started, 3)), mode=spec.mode)
-        with writing(target):
-            staged = staging_directory(target.parent, str(spec.trial))
-            (staged / "transcript.log").write_text(f"[hindcast: {result.reason}]\n")
-            (staged / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
-            replace_directory(staged, target)
-        return result
+        def fill(out: Path) -> T:
+            unpack_folder(folder, out)
+            return value
 
-    def cancel(self) -> list[TrialResult]:
-        """Cancel every task in flight: each gets CANCEL_GRACE seconds to kill its trial's processes, then its
-        worker is killed. Nothing of theirs is published; the run stays resumable."""
+        return publish(job.target, fill)
+
+    def cancel(self) -> list[T]:
+        """Cancel every task in flight: each gets CANCEL_GRACE seconds to kill its job's processes, then its worker
+        is killed. Nothing of theirs is published; a run stays resumable."""
         refs = list(self.tasks)
         for ref in refs:
             self.ray.cancel(ref, force=False)
@@ -239,68 +208,3 @@ class RayExecutor:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return (text.splitlines()[0] if text else type(exc).__name__)[:300]
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-class RayAttempts:
-    """runner verify on the cluster: each attempt a task; its logs come back into the driver's verify root."""
-
-    def __init__(self, settings: Settings, repo: Path, root: Path, ctx: VerifyContext) -> None:
-        self.settings, self.repo, self.root, self.ctx = settings, repo, root, ctx
-        self.ray = connect(settings)
-        self.remote = self.ray.remote(verify_remote)
-        self.packs = _Packs(self.ray, repo)
-        self.refs: list[Any] = []
-
-    def submit(self, stored: StoredCase, side: str, repeat: int) -> _AttemptFuture:
-        """Put one attempt on the cluster; its future's result() is the Attempt with its logs here."""
-        return _AttemptFuture(self, stored, side, repeat)
-
-    def _start(self, stored: StoredCase, side: str, repeat: int) -> Any:
-        pack_ref, version = self.packs.get(stored)
-        options = _task_options(self.settings, f"hindcast verify {stored.case.id} {side} #{repeat}")
-        ref = self.remote.options(**options).remote(stored, side, repeat, self.ctx, pack_ref, version)
-        self.refs.append(ref)
-        return ref
-
-    def cancel(self) -> None:
-        """Cancel every attempt still on the cluster."""
-        for ref in self.refs:
-            self.ray.cancel(ref, force=True)
-
-
-class _AttemptFuture:
-    def __init__(self, owner: RayAttempts, stored: StoredCase, side: str, repeat: int) -> None:
-        self.owner, self.stored, self.side, self.repeat = owner, stored, side, repeat
-        self.started = time.monotonic()
-        self.ref = owner._start(stored, side, repeat)
-
-    def result(self) -> Attempt:
-        """The attempt, submitted again while its worker or node is lost (at most the retries)."""
-        from runner.verify.keep import LOGS_DIR
-        from runner.verify.verify import Attempt
-
-        ray, attempts = self.owner.ray, 1
-        while True:
-            try:
-                attempt, logs = ray.get(self.ref)
-                break
-            except ray.exceptions.RayTaskError as exc:
-                cause = getattr(exc, "cause", None) or exc
-                reason = f"harness on the worker: {type(cause).__name__}: {_first_line(cause)}"
-            except ray.exceptions.RayError as exc:
-                if attempts <= self.owner.settings.retries:
-                    attempts += 1
-                    self.ref = self.owner._start(self.stored, self.side, self.repeat)
-                    continue
-                reason = f"infrastructure: the attempt could not be run in {attempts} attempts: {_first_line(exc)}"
-            return Attempt(self.side, self.repeat, "error", reason,  # type: ignore[arg-type]
-                           time.monotonic() - self.started)
-        target = self.owner.root / LOGS_DIR / self.stored.case.id / f"{self.side}-{self.repeat}"
-        target.mkdir(parents=True, exist_ok=True)
-        if logs:
-            unpack_folder(logs, target)
-        return replace(attempt, logs=str(target))

@@ -1,5 +1,6 @@
 """Triage of a comparison's regressions: rerun each regressed case N more times with the candidate's configuration
-(a new run beside the candidate, linked from it by run.json's ``triage`` record) and label each regression
+(a new run beside the candidate, made with ``runner.trial.triage.triage_options`` and linked from it by run.json's
+``triage`` record) and label each regression
 ``reproduced`` (no rerun passed), ``flaky`` (some did) or ``not reproduced`` (every scored rerun passed).
 
 ``runner compare`` finds the newest triage of its candidate (and baseline) among the candidate's sibling runs and
@@ -8,20 +9,18 @@ shows the labels, so a person starts from the regressions that are real.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from corpus import Corpus, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
 from runner.gate.gate import CompareReport
-from runner.gate.pairing import Row, RunTrials
+from runner.gate.pairing import Row
 from runner.runs.find import runs_in
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.manifest import RunManifest
-from runner.settings import Settings
-from runner.trial.plan import RunOptions
 
 Label = Literal["reproduced", "flaky", "not reproduced", "unknown"]
 
@@ -60,47 +59,9 @@ class Triage:
     """One label per regression the triage reran, by key."""
 
 
-def _side(run: RunTrials) -> dict[str, Any]:
-    return {"run_id": run.run_id, "directory": str(run.directory.absolute()) if run.directory else None,
-            "variant": run.selected}
-
-
 def regressed(report: CompareReport) -> list[Row]:
     """The regressions a triage reruns (quarantined rows are not regressions)."""
     return report.regressions()
-
-
-def triage_options(report: CompareReport, candidate: RunManifest, reruns: int, corpus_root: Path | None = None,
-                   settings: Settings | None = None, given: Iterable[str] = (), repo: Path | None = None,
-                   scratch_root: Path | None = None) -> RunOptions:
-    """The options of the triage run: the regressed cases, reruns trials each, the candidate's mode, agent
-    commands (the regressed variants only), agent timeout and settings, in the candidate's results directory.
-
-    The settings are those the candidate was started with but the ones given names, taken from settings (all of
-    settings for a candidate that recorded none). UsageError when there is nothing to rerun or the candidate's
-    mode has no rerun (regrade).
-    """
-    rows = regressed(report)
-    if not rows:
-        raise UsageError("no regression to triage")
-    if reruns < 1:
-        raise UsageError(f"--reruns must be at least 1, got {reruns}")
-    config = candidate.config
-    if config.mode == "regrade":
-        raise UsageError(f"run {candidate.run_id} regraded saved patches: rerunning it cannot tell anything new")
-    names = {row.candidate.variant for row in rows if row.candidate is not None}
-    variants = tuple(v for v in config.variants if v.name in names) if config.mode == "agent" else ()
-    chosen = (settings or Settings()).absolute()
-    if candidate.settings is not None:
-        chosen = candidate.settings.settings.over(chosen, given)
-    assert report.candidate.directory is not None
-    record = {"baseline": _side(report.baseline), "candidate": _side(report.candidate),
-              "regressions": [row.key for row in rows], "reruns": reruns,
-              "corpus": str(corpus_root) if corpus_root else None}
-    return RunOptions(case_ids=tuple(dict.fromkeys(row.case_id for row in rows)), trials=reruns,
-                      mode=config.mode, variants=variants, settings=chosen, repo=repo, scratch_root=scratch_root,
-                      results_dir=report.candidate.directory.parent, agent_timeout=config.agent_timeout,
-                      triage=record)
 
 
 def check_dataset(corpus: Corpus, candidate: RunManifest) -> None:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from corpus import Corpus, corpus_fingerprint
 from corpus.errors import UsageError
@@ -20,8 +18,9 @@ from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
 from runner.behaviour.prices import load_prices
 from runner.envs.cache import EnvCache, open_env_cache
-from runner.executors.local import Executor, LocalExecutor
-from runner.executors.remote import RemoteContext
+from runner.executors.jobs import Node, run_jobs
+from runner.executors.local import executor_for
+from runner.grading.assets import AssetCache
 from runner.runs.digests import DigestLedger, forget_trials
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.manifest import (
@@ -32,7 +31,7 @@ from runner.runs.manifest import (
     read_manifest,
     write_manifest,
 )
-from runner.runs.result import TrialResult
+from runner.runs.result import TrialResult, trial_path
 from runner.runs.runtime import runtime_info
 from runner.sandbox.bwrap import WORKSPACE
 from runner.sandbox.confine import (
@@ -45,7 +44,6 @@ from runner.sandbox.confine import (
 )
 from runner.settings import Change, RecordedSettings, Settings
 from runner.trial.agent import render_command
-from runner.trial.assets import AssetCache
 from runner.trial.plan import (
     RunOptions,
     case_meta,
@@ -56,12 +54,7 @@ from runner.trial.plan import (
     run_settings,
     source_trials,
 )
-from runner.trial.trial import (
-    TASK_DIR_NAME,
-    TrialContext,
-    TrialSpec,
-    run_trial,
-)
+from runner.trial.trial import TASK_DIR_NAME, TrialContext, TrialJob, TrialSpec
 from runner.workspace.prepare import WORKSPACE_DIR
 
 Progress = Callable[[int, int, TrialResult], None]
@@ -245,80 +238,57 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
              settings: Settings, hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None,
              confinement: Confinement, env_cache: EnvCache | None = None,
              stopped: Callable[[str], None] | None = None) -> None:
-    """Run the planned trials, jobs at a time; on any interruption every running command is killed; when
-    stop_reason says so, trials not yet started are dropped and running ones finish."""
+    """Run the planned trials as jobs of the executor the settings choose, jobs at a time; on any interruption
+    every running command is killed; when stop_reason says so, trials not yet started are dropped and running
+    ones finish."""
     if not plan:
         return
     if options.scratch_root is not None:
         options.scratch_root.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="hindcast-run-", dir=options.scratch_root))
     janitor = ThreadPoolExecutor(max_workers=1)
-    cancel = threading.Event()
 
     def discard(path: Path) -> None:
         janitor.submit(shutil.rmtree, path, True)
 
-    ctx = TrialContext(repo=repo, run_dir=run_dir, agent_timeout=config.agent_timeout, hidden=hidden,
-                       test_globs=test_globs, scratch_root=options.scratch_root, keep=settings.keep,
-                       transcript_limit=options.transcript_limit, cancel=cancel,
-                       discard=discard, confinement=confinement, env_cache=env_cache,
+    ctx = TrialContext(agent_timeout=config.agent_timeout, hidden=hidden, test_globs=test_globs,
+                       keep=settings.keep, transcript_limit=options.transcript_limit,
                        prices=load_prices(settings.prices) if settings.prices is not None else None)
-    executor = _executor(settings, ctx, AssetCache(repo, root), run_dir, repo)
+    node = Node(repo, AssetCache(repo, root), confinement, env_cache, scratch=options.scratch_root,
+                discard=discard)
+    jobs = (TrialJob(spec, ctx, trial_path(run_dir, spec.variant, spec.stored.case.id, spec.trial))
+            for spec in plan)
     ledger = DigestLedger(run_dir)
-    # Trials are handed to the executor only as slots free up, so a run that stops starts nothing more.
-    queue = iter(plan)
-    pending: set[Any] = set()
-
-    def start() -> None:
-        spec = next(queue, None)
-        if spec is not None:
-            pending.add(executor.submit(spec))
-
-    done = 0
+    finished = 0
     errors: list[str] = []
     why: str | None = None
+
+    def done(job: TrialJob, result: TrialResult | None) -> bool:
+        nonlocal finished, why
+        finished += 1
+        if result is None:
+            return why is None
+        ledger.record(result)
+        if progress:
+            progress(finished, len(plan), result)
+        if why is None:
+            if result.outcome == "error":
+                errors.append(result.reason)
+            why = stop_reason(errors, finished, settings.max_errors)
+            if why is not None and stopped:
+                stopped(why)
+        return why is None
+
     try:
-        for _ in range(executor.slots(settings.jobs)):
-            start()
-        while pending:
-            finished = executor.wait(pending)
-            pending.difference_update(finished)
-            for handle in finished:
-                result = executor.result(handle)
-                done += 1
-                if result is not None:
-                    ledger.record(result)
-                if progress and result is not None:
-                    progress(done, len(plan), result)
-                if result is not None and why is None:
-                    if result.outcome == "error":
-                        errors.append(result.reason)
-                    why = stop_reason(errors, done, settings.max_errors)
-                    if why is not None and stopped:
-                        stopped(why)
-                if why is None:
-                    start()
-    except BaseException:
-        for result in executor.cancel():  # published while the run stopped (recording one twice changes nothing)
-            ledger.record(result)
-        raise
+        executor = executor_for(settings, node)
+        try:  # published while the run stopped are recorded too (recording one twice changes nothing)
+            run_jobs(executor, jobs, settings.jobs, done, rescued=ledger.record)
+        finally:
+            executor.close()
     finally:
-        executor.close()
         janitor.shutdown(wait=True)
         shutil.rmtree(root, ignore_errors=True)
         ledger.flush()
-
-
-def _executor(settings: Settings, ctx: TrialContext, assets: AssetCache, run_dir: Path,
-              repo: Path) -> Executor:
-    """Where the trials run: threads here, or tasks on the Ray cluster (imported only then)."""
-    if settings.executor != "ray":
-        return LocalExecutor(lambda spec: run_trial(spec, ctx, assets.get(spec.stored)), settings.jobs, ctx.cancel)
-    from runner.executors.ray_executor import RayExecutor
-
-    remote = RemoteContext(ctx.agent_timeout, ctx.hidden, ctx.test_globs, ctx.transcript_limit, settings,
-                           tuple(str(p) for p in ctx.confinement.hide), ctx.prices)
-    return RayExecutor(settings, repo, run_dir, remote)
 
 
 def _now() -> str:

@@ -1,4 +1,5 @@
-"""One trial: a fresh workspace, its candidate (per mode), fail-closed grading, the evidence published as one folder."""
+"""One trial as a job: a fresh workspace, its candidate (per mode), fail-closed grading, the evidence in one folder
+that the executor publishes."""
 
 from __future__ import annotations
 
@@ -6,35 +7,34 @@ import os
 import secrets
 import shutil
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import GitError, HindcastError
-from corpus.fsutil import replace_directory, staging_directory, writing
+from corpus.fsutil import writing
 from runner.behaviour.prices import PriceTable
 from runner.behaviour.sources import TRAJECTORY_FILE, copy_trajectory
 from runner.behaviour.trial import record_behaviour
-from runner.envs.cache import EnvCache
+from runner.executors.jobs import Node
 from runner.fixture.server import HTTP_LOG, FixtureServer, http_fixture, in_phase
+from runner.grading.assets import CaseAssets
 from runner.grading.failclosed import RestoreAction, edited_test_files
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import GradeResult
 from runner.grading.invariants import outcome_with_invariants
 from runner.process import run_command
-from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult, trial_path
+from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult
 from runner.sandbox.bwrap import TASK_DIR, WORKSPACE, Bind
-from runner.sandbox.confine import PROMPT_FILE, Confinement, phase_sandbox
+from runner.sandbox.confine import PROMPT_FILE, phase_sandbox
 from runner.scorecard.card import score_trial
 from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
-from runner.trial.assets import CaseAssets
 from runner.workspace.prepare import Prepared, prepare
 from runner.workspace.snapshots import Snapshots, flatten, is_cache
 from runner.workspace.workspace import copy_workspace
@@ -91,67 +91,88 @@ class TrialSpec:
 
 @dataclass(frozen=True)
 class TrialContext:
-    """Run-wide settings every trial shares."""
+    """Run-wide values every trial shares, plain enough to travel to a Ray worker; where a trial runs (the
+    repository, the sandbox, the environment cache, cancellation) is its node's."""
 
-    repo: Path
-    """The source repository (only read)."""
-    run_dir: Path
-    """Where trial folders are published."""
     agent_timeout: float
     """Seconds before the agent's process group is killed."""
     hidden: tuple[str, ...]
     """Paths no variable of the agent's environment may contain (corpus, source repository, results)."""
     test_globs: tuple[str, ...] = ()
     """The corpus's test-file globs (built-in rules when empty)."""
-    scratch_root: Path | None = None
-    """Where per-trial scratch directories are made (the system temp dir when None)."""
     keep: bool = False
     """Keep the scratch directory (workspace included) after the trial."""
     transcript_limit: int = DEFAULT_TRANSCRIPT_LIMIT
     """Bytes of agent output kept in transcript.log."""
-    cancel: threading.Event = field(default_factory=threading.Event)
-    """Set when the run is interrupted."""
-    discard: Callable[[Path], None] = lambda path: shutil.rmtree(path, ignore_errors=True)
-    """Removes a scratch directory (the run hands this to a background thread)."""
-    confinement: Confinement = field(default_factory=Confinement)
-    """Where setup, agent and grader run (bubblewrap by default)."""
-    env_cache: EnvCache | None = None
-    """Where environments and workspace overlays are shared between trials (None: each trial runs setup)."""
     prices: PriceTable | None = None
     """The user's price table, for agents that report tokens but no cost (--prices)."""
 
 
-def run_trial(spec: TrialSpec, ctx: TrialContext, assets: CaseAssets | HindcastError) -> TrialResult | None:
-    """Run one trial and publish its folder atomically; None when the run was cancelled meanwhile."""
-    case_dir = ctx.run_dir / spec.variant / spec.stored.case.id
-    target = trial_path(ctx.run_dir, spec.variant, spec.stored.case.id, spec.trial)
-    with writing(target):  # a full disk: the run stops with one error naming the trial's folder
-        staging = staging_directory(case_dir, str(spec.trial))
-    scratch = Path(tempfile.mkdtemp(prefix=f"hindcast-{spec.stored.case.id}-", dir=ctx.scratch_root))
-    try:
-        with writing(target):
-            trial = _Trial(spec, ctx, staging, scratch)
-        result = trial.run(assets)
-        if ctx.cancel.is_set():
-            raise Cancelled
-        with writing(target):
-            result = record_behaviour(staging, result, spec.transcript_format, spec.stored.case, ctx.prices)
-            (staging / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
-            replace_directory(staging, target)
+@dataclass(frozen=True)
+class TrialJob:
+    """One trial as a job for an executor: run on a node (this machine or a Ray worker) into a folder, which the
+    executor publishes as the trial's folder in the run directory."""
+
+    spec: TrialSpec
+    """Which trial and how its candidate is produced."""
+    ctx: TrialContext
+    """What every trial of the run shares."""
+    target: Path
+    """The trial's folder in the run directory."""
+
+    @property
+    def name(self) -> str:
+        """`variant::case #trial`."""
+        return f"{self.spec.variant}::{self.spec.stored.case.id} #{self.spec.trial}"
+
+    @property
+    def what(self) -> str:
+        """A trial."""
+        return "trial"
+
+    @property
+    def commits(self) -> tuple[str, str]:
+        """The case's base and fix commits."""
+        return self.spec.stored.case.base_commit, self.spec.stored.case.fix_commit
+
+    def run(self, node: Node, out: Path) -> TrialResult | None:
+        """Run the trial on node, its evidence and result.json written into out; None when the run was cancelled
+        meanwhile."""
+        spec, ctx, target = self.spec, self.ctx, self.target
+        scratch = Path(tempfile.mkdtemp(prefix=f"hindcast-{spec.stored.case.id}-", dir=node.scratch))
+        try:
+            with writing(target):  # a full disk: the run stops with one error naming the trial's folder
+                trial = _Trial(spec, ctx, node, out, scratch)
+            result = trial.run(node.assets.get(spec.stored))
+            if node.cancel.is_set():
+                raise Cancelled
+            with writing(target):
+                result = record_behaviour(out, result, spec.transcript_format, spec.stored.case, ctx.prices)
+                (out / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
+            return result
+        except Cancelled:
+            return None
+        finally:
+            if not ctx.keep:
+                node.discard(scratch)
+
+    def failed(self, reason: str, seconds: float, out: Path) -> TrialResult:
+        """A trial that could not be run (its worker lost too often, the harness broken there): an error."""
+        spec, case = self.spec, self.spec.stored.case
+        result = TrialResult(case_id=case.id, variant=spec.variant, trial=spec.trial, outcome="error",
+                             reason=reason, started=datetime.now(UTC).isoformat(timespec="seconds"),
+                             case_fingerprint=case_fingerprint(case, spec.stored.files),
+                             durations=Durations(total=round(seconds, 3)), mode=spec.mode)
+        (out / "transcript.log").write_text(f"[hindcast: {reason}]\n")
+        (out / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
         return result
-    except Cancelled:
-        return None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        if not ctx.keep:
-            ctx.discard(scratch)
 
 
 class _Trial:
     """The steps of one trial, collecting facts for result.json as they are established."""
 
-    def __init__(self, spec: TrialSpec, ctx: TrialContext, staging: Path, scratch: Path) -> None:
-        self.spec, self.ctx, self.staging, self.scratch = spec, ctx, staging, scratch
+    def __init__(self, spec: TrialSpec, ctx: TrialContext, node: Node, staging: Path, scratch: Path) -> None:
+        self.spec, self.ctx, self.node, self.staging, self.scratch = spec, ctx, node, staging, scratch
         self.case = spec.stored.case
         self.facts: dict[str, Any] = {}
         self.durations: dict[str, float] = {}
@@ -192,18 +213,18 @@ class _Trial:
         return self.fixture.substitute(self.case.prompt) if self.fixture else self.case.prompt
 
     def _check(self) -> None:
-        if self.ctx.cancel.is_set():
+        if self.node.cancel.is_set():
             raise Cancelled
 
     def _steps(self, assets: CaseAssets | HindcastError) -> tuple[Outcome, str]:
-        spec, ctx = self.spec, self.ctx
+        spec, ctx, node = self.spec, self.ctx, self.node
         self._write_prompt()
         if isinstance(assets, HindcastError):
             raise assets
         clock = time.monotonic()
         try:
-            prepared = prepare(self.case, ctx.repo, self.scratch, pristine=assets.pristine,
-                               confinement=ctx.confinement, env_cache=ctx.env_cache)
+            prepared = prepare(self.case, node.repo, self.scratch, pristine=assets.pristine,
+                               confinement=node.confinement, env_cache=node.env_cache)
         finally:
             self.durations["setup"] = round(time.monotonic() - clock, 3)
         self.facts["env_cache"] = prepared.env_cache
@@ -229,7 +250,7 @@ class _Trial:
             setup = GradingSetup(self.case, spec.stored.files, assets.fix_config, assets.base_config,
                                  ctx.test_globs)
             env, loopback = in_phase(self.fixture, prepared.env, "grader")
-            graded = grade_patch(setup, prepared.workspace, patch, env, ctx.confinement, self.scratch,
+            graded = grade_patch(setup, prepared.workspace, patch, env, node.confinement, self.scratch,
                                  self.staging / "grader.log", env_binds=prepared.env_binds(),
                                  candidate=spec.mode in ("agent", "regrade"),
                                  what="oracle patch" if spec.mode == "oracle" else "candidate patch",
@@ -344,13 +365,13 @@ class _Trial:
         return patch, None
 
     def _run_agent(self, prepared: Prepared) -> str | None:
-        spec, ctx, conf = self.spec, self.ctx, self.ctx.confinement
+        spec, ctx, conf = self.spec, self.ctx, self.node.confinement
         assert spec.command is not None
         task = self.scratch / TASK_DIR_NAME
         task.mkdir()
         (task / "prompt.md").write_text(self._prompt(), encoding="utf-8")
         marker = f"{MARKER_VAR}={secrets.token_hex(8)}"
-        env, loopback = in_phase(self.fixture, agent_environment(prepared.env, ctx.hidden, marker), "agent")
+        env, loopback = in_phase(self.fixture, agent_environment(prepared.env, (*ctx.hidden, *self.node.hide), marker), "agent")
         sandbox = phase_sandbox(conf, "agent", self.scratch, workspace=prepared.workspace, env=env,
                                 extra=(*prepared.env_binds(), Bind(task, TASK_DIR)), loopback=loopback)
         if sandbox is not None:

@@ -13,7 +13,7 @@ from runner.workspace.inside import read_inside
 from runner.workspace.prepare import WORKSPACE_DIR
 
 if TYPE_CHECKING:
-    from runner.verify.verify import Attempt
+    from runner.verify.attempt import Attempt
 
 LOGS_DIR = "logs"
 """The staging directory under a verify call's scratch root."""

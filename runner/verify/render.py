@@ -7,7 +7,8 @@ from collections import Counter
 from dataclasses import asdict
 from typing import Any
 
-from runner.verify.verify import Attempt, CaseVerdict, VerifyReport
+from runner.verify.attempt import Attempt
+from runner.verify.verify import CaseVerdict, VerifyReport
 
 
 def attempt_json(attempt: Attempt) -> dict[str, Any]:

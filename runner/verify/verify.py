@@ -5,36 +5,29 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
 from corpus.gitutil import open_repository
 from corpus.model import Grader
 from corpus.store import Kind
-from runner.envs.cache import EnvCache, open_env_cache
-from runner.executors.remote import VerifyContext
-from runner.fixture.server import HTTP_LOG, http_fixture, in_phase
-from runner.grading.frompatch import GradingSetup, grade_patch
-from runner.grading.grader import TestOutcome, judge_tests
-from runner.sandbox.confine import Confinement, confine, harness_dirs, hidden_paths
+from runner.envs.cache import open_env_cache
+from runner.executors.jobs import Node, run_jobs
+from runner.executors.local import executor_for
+from runner.grading.assets import AssetCache
+from runner.grading.grader import judge_tests
+from runner.sandbox.confine import confine, harness_dirs, hidden_paths
 from runner.settings import Settings
-from runner.trial.assets import AssetCache
-from runner.verify.keep import LOGS_DIR, keep_attempt, publish_logs, stage_logs
+from runner.verify.attempt import SIDES, Attempt, AttemptJob
+from runner.verify.keep import LOGS_DIR, keep_attempt, publish_logs
 from runner.verify.measure import Measured, collection_failures, measure, measuring_case, missing_collection
 from runner.verify.record import record_candidate_verdict, record_verdicts
-from runner.workspace.prepare import prepare
-
-if TYPE_CHECKING:
-    from runner.executors.ray_executor import RayAttempts
 
 Verdict = Literal["VALID", "INVALID", "ERROR"]
-Side = Literal["baseline", "oracle"]
 FEATURE_REASON = "feature: the base lacks the names or signatures the tests use; the prompt must specify them"
 
 
@@ -59,34 +52,6 @@ class VerifyOptions:
     """Every active case, or every candidate (`--all`)."""
     update: bool = False
     """Write the measured grader into approved cases too (candidates always get it)."""
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One baseline or oracle grading of a case."""
-
-    side: Side
-    """baseline (base + grader) or oracle (base + oracle patch + grader)."""
-    repeat: int
-    """1-based repeat number."""
-    outcome: str
-    """pass, fail or error (judged by the grader the verdict is about)."""
-    reason: str
-    """Why."""
-    duration: float
-    """Seconds for the whole attempt: workspace, setup and grading."""
-    setup_duration: float = 0.0
-    """Seconds of it spent preparing the workspace (interpreter environment and setup command)."""
-    exit_code: int | None = None
-    """The grader's exit code, when it ran."""
-    logs: str | None = None
-    """Where its setup log, grader log and JUnit report (and with --keep its workspace) were kept."""
-    tests: tuple[TestOutcome, ...] = field(default=(), repr=False)
-    """Per-test outcomes of its JUnit report."""
-    env_cache: str = "off"
-    """Whether its environment came from the cache: hit, miss (built now) or off."""
-    invariants: tuple[tuple[str, str, int | None], ...] = ()
-    """The oracle side: each of the case's invariants run after the grader, as (name, pass/fail/error, exit)."""
 
 
 @dataclass(frozen=True)
@@ -153,8 +118,9 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     """Verify the selected cases; record the verdicts (verification.json for cases, each candidate its own) and
     write the measured grader into candidates (and cases with update).
 
-    on_start gets the number of attempts about to run, progress a line per finished attempt, on_verdict each
-    case's verdict as soon as it is known."""
+    The attempts are jobs of the executor the settings choose (threads here, or a Ray cluster), whose logs are
+    published under this call's scratch root. on_start gets the number of attempts about to run, progress a line
+    per finished attempt, on_verdict each case's verdict as soon as it is known (both in case order)."""
     settings = options.settings.absolute()
     if options.repeats < 1 or settings.jobs < 1:
         raise UsageError("--repeats and --jobs must be at least 1")
@@ -169,41 +135,39 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     env_cache = open_env_cache(settings.env_cache)
     scratch_root.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="hindcast-verify-", dir=scratch_root))
-    verdicts = []
+    verdicts: list[CaseVerdict] = []
     if on_start:
         on_start(len(cases) * options.repeats * 2)
+    jobs = {stored.case.id: [AttemptJob(stored, side, r, corpus.config.test_globs, settings.keep,
+                                        root / LOGS_DIR / stored.case.id / f"{side}-{r}")
+                             for r in range(1, options.repeats + 1) for side in SIDES]
+            for stored in cases}
+    ended: dict[AttemptJob, Attempt] = {}
+
+    def done(job: AttemptJob, attempt: Attempt | None) -> bool:
+        if attempt is not None:
+            ended[job] = replace(attempt, logs=str(job.target))
+        while len(verdicts) < len(cases) and all(j in ended for j in jobs[cases[len(verdicts)].case.id]):
+            stored = cases[len(verdicts)]
+            attempts = [ended.pop(j) for j in jobs[stored.case.id]]
+            for one in attempts:
+                if progress:
+                    progress(f"{stored.case.id}: {one.side} #{one.repeat}: {one.outcome}")
+            verdict = conclude(corpus, stored, attempts, options)
+            verdicts.append(verdict)
+            if options.kind == "candidates":
+                record_candidate_verdict(corpus, verdict)
+            if on_verdict:
+                on_verdict(verdict)
+        return True
+
     try:
-        assets = AssetCache(repo, root / "templates")
-        context = _Context(repo, assets, conf, root, corpus.config.test_globs, settings.keep, env_cache)
-        with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
-            cluster = _ray_attempts(settings, context) if settings.executor == "ray" else None
-            work: list[tuple[StoredCase, list[Any]]]
-            if cluster is not None:
-                work = [(stored, [cluster.submit(stored, side, r)
-                                  for r in range(1, options.repeats + 1) for side in ("baseline", "oracle")])
-                        for stored in cases]
-            else:
-                work = [(stored, [pool.submit(run_attempt, stored, side, r, context)
-                                  for r in range(1, options.repeats + 1) for side in ("baseline", "oracle")])
-                        for stored in cases]
-            try:
-                for stored, futures in work:
-                    attempts = []
-                    for future in futures:
-                        attempt = future.result()
-                        attempts.append(attempt)
-                        if progress:
-                            progress(f"{stored.case.id}: {attempt.side} #{attempt.repeat}: {attempt.outcome}")
-                    verdict = conclude(corpus, stored, attempts, options)
-                    verdicts.append(verdict)
-                    if options.kind == "candidates":
-                        record_candidate_verdict(corpus, verdict)
-                    if on_verdict:
-                        on_verdict(verdict)
-            except BaseException:
-                if cluster is not None:  # Ctrl-C: nothing of this verify stays on the cluster
-                    cluster.cancel()
-                raise
+        node = Node(repo, AssetCache(repo, root / "templates"), conf, env_cache, scratch=root)
+        executor = executor_for(settings, node)
+        try:  # Ctrl-C: every attempt is stopped, nothing of this verify stays on a cluster
+            run_jobs(executor, (job for case_jobs in jobs.values() for job in case_jobs), settings.jobs, done)
+        finally:
+            executor.close()
     finally:
         if env_cache is not None:
             env_cache.close()
@@ -213,71 +177,6 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     if options.kind == "cases":
         record_verdicts(corpus, report)
     return report
-
-
-def _ray_attempts(settings: Settings, context: _Context) -> RayAttempts:
-    """The cluster's attempts, with what a worker needs of this verify's context."""
-    from runner.executors.ray_executor import RayAttempts
-
-    hide = tuple(str(p) for p in context.confinement.hide)
-    return RayAttempts(settings, context.repo, context.root, VerifyContext(settings, hide, context.test_globs))
-
-
-@dataclass(frozen=True)
-class _Context:
-    """What every attempt of one verify call shares."""
-
-    repo: Path
-    assets: AssetCache
-    confinement: Confinement
-    root: Path
-    test_globs: tuple[str, ...]
-    keep: bool = False
-    env_cache: EnvCache | None = None
-
-
-def run_attempt(stored: StoredCase, side: Side, repeat: int, context: _Context) -> Attempt:
-    """One fresh workspace, setup, and the side's patch graded exactly as a trial grades a patch (sandboxed,
-    restored, grader files written), by the grader running its test files whole; harness failures become an
-    error attempt. Its logs are staged for `conclude` to keep or drop."""
-    started = time.monotonic()
-    scratch = Path(tempfile.mkdtemp(prefix=f"{stored.case.id}-", dir=context.root))
-    case = measuring_case(stored.case)
-    setup_duration, exit_code, env_state = 0.0, None, "off"
-    tests: tuple[TestOutcome, ...] = ()
-    invariants: tuple[tuple[str, str, int | None], ...] = ()
-    try:
-        assets = context.assets.get(stored)
-        if isinstance(assets, HindcastError):
-            raise assets
-        setup_started = time.monotonic()
-        try:
-            prepared = prepare(stored.case, context.repo, scratch, pristine=assets.pristine,
-                               confinement=context.confinement, env_cache=context.env_cache)
-            env_state = prepared.env_cache
-        finally:
-            setup_duration = time.monotonic() - setup_started
-        setup = GradingSetup(case, stored.files, assets.fix_config, assets.base_config, context.test_globs)
-        patch = stored.files.oracle_patch if side == "oracle" else b""
-        with http_fixture(stored.case, stored.files, scratch / HTTP_LOG) as fixture:
-            env, loopback = in_phase(fixture, prepared.env, "grader")
-            graded = grade_patch(setup, prepared.workspace, patch, env, context.confinement, scratch,
-                                 scratch / "grader.log", env_binds=prepared.env_binds(), candidate=False,
-                                 what=f"{side} patch", loopback=loopback, invariants=side == "oracle")
-        invariants = tuple((i.name, i.status, i.exit_code) for i in graded.invariants)
-        result = graded.result
-        outcome, reason, exit_code, tests = result.outcome, result.reason, result.exit_code, result.tests
-    except HindcastError as exc:
-        outcome, reason = "error", exc.message
-    except OSError as exc:
-        outcome, reason = "error", f"harness: {exc.strerror or exc}"
-    try:
-        logs = stage_logs(scratch, context.root / LOGS_DIR / stored.case.id / f"{side}-{repeat}",
-                          case.grader.junit, context.keep)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return Attempt(side, repeat, outcome, reason, time.monotonic() - started, setup_duration, exit_code,
-                   str(logs), tests, env_state, invariants)
 
 
 def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], options: VerifyOptions) -> CaseVerdict:

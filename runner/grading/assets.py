@@ -1,4 +1,5 @@
-"""What every trial (and every verify attempt) of a case shares: its template and test configuration, built once."""
+"""What every trial and verify attempt of a case shares: its template, pristine checkout and test configuration,
+built once per node."""
 
 from __future__ import annotations
 
