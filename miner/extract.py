@@ -105,8 +105,8 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
         return "bulk-binary"
     if not any(section.binary or section.added_lines or section.deleted_lines for section in oracle):
         return "mode-only"  # permissions or empty files changed, no source line did
-    if all(section.deleted for section in tests):
-        return "test-deletions-only"
+    if not any(section.added_lines or (section.binary and not section.deleted) for section in tests):
+        return "test-deletions-only"  # removing tests (files or lines) is not a grader
     if _lines(oracle) + _lines(tests) > limits.max_lines:
         return "too-many-lines"
     return _Split(survivor, oracle, tests, omitted)
