@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -352,8 +353,10 @@ def _extract_kept(repo: Path, classifier: PathClassifier, limits: SizeLimits, pr
 
 
 def environment_of(inference: Inference, extraction: Extraction) -> Environment:
-    """The inferred setup of an extraction's candidate: its base's files, for the languages of its tests."""
-    return inference.environment(extraction.base, languages_of(extraction.grader_files))
+    """The inferred setup of an extraction's candidate: its base's files, for the languages of its tests, on
+    the day (UTC) its fix was committed."""
+    committed = datetime.datetime.fromtimestamp(extraction.commit.commit_time, datetime.UTC).date()
+    return inference.environment(extraction.base, languages_of(extraction.grader_files), committed)
 
 
 def _proposer(stager: Stager | None, options: ScanOptions, initial: set[str], defaults: Defaults | None,

@@ -28,6 +28,8 @@ from corpus.languages.python.environment import (
 from corpus.languages.python.finder import tests as tests
 
 if TYPE_CHECKING:
+    import datetime
+
     from corpus.interpreters import Installed
 
 NAME = "python"
@@ -66,11 +68,13 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
     return Command(line, tuple(ids), JUNIT_PATH)
 
 
-def interpreter(files: BaseFiles, installed: Installed) -> tuple[str | None, str]:
-    """The newest installed interpreter the base declares support for, and why."""
-    return choose_python(declared(files), installed)
+def interpreter(files: BaseFiles, installed: Installed, committed: datetime.date | None) -> tuple[str | None, str]:
+    """The newest installed interpreter the base declares support for (of the fix's date when it declares
+    none), and why."""
+    return choose_python(declared(files), installed, committed)
 
 
-def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
     """The install of the base and its test dependencies into the case's interpreter."""
-    return python_command(files, python)
+    command, why = python_command(files, python)
+    return command, (why,)
