@@ -147,6 +147,14 @@ def _ini(files: BaseFiles, path: str) -> configparser.ConfigParser | None:
     return parsed
 
 
+def tox_testenv(files: BaseFiles, option: str) -> str:
+    """An option of tox.ini's [testenv], as written ("" when there is none)."""
+    tox = _ini(files, "tox.ini")
+    if tox is None or not tox.has_section("testenv"):
+        return ""
+    return tox.get("testenv", option, fallback="") or ""
+
+
 def _expand(text: str) -> list[str]:
     """tox's brace expansion: `py3{8,9}` -> py38, py39."""
     match = BRACES.search(text)
