@@ -22,12 +22,21 @@ GENERATED_GLOBS: tuple[str, ...] = (
 )
 OTHER_LOCKFILES: frozenset[str] = frozenset({"composer.lock", "mix.lock", "flake.lock"})
 """Lock files of ecosystems no language module covers (PHP, Elixir, Nix); every language names its own."""
+TOWNCRIER_TYPES: tuple[str, ...] = (
+    "feature", "bugfix", "doc", "removal", "misc", "trivial", "deprecation", "breaking", "vendor", "process",
+)
+"""The fragment types of towncrier's default configuration and of common ones (`news/1234.bugfix`)."""
 DOCS_GLOBS: tuple[str, ...] = (
     "docs/", "doc/", "documentation/", "*.md", "*.rst", "*.adoc", "*.txt", "*.markdown",
     "CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "AUTHORS*", "CONTRIBUTORS*", "LICENSE*", "COPYING*",
     "README*", "CONTRIBUTING*", "changelog.d/", "changes/", "newsfragments/", "man/",
+    "releasenotes/", ".changes/", ".changeset/",
+    *(f"/{folder}/*.{kind}" for folder in ("changelog", "news") for kind in TOWNCRIER_TYPES),
     "!requirements*.txt", "!CMakeLists.txt",
 )
+"""Documentation, and release notes and changelog fragments: reno's releasenotes/, towncrier's fragment folders
+and the fragment names of its `changelog/` and `news/` at the top (a folder of those names elsewhere may be code),
+changie's .changes/, changesets' .changeset/."""
 OTHER_BUILD_GLOBS: tuple[str, ...] = (
     "Makefile", "makefile", "GNUmakefile", "*.mk", "CMakeLists.txt", "*.cmake", "meson.build",
     "Dockerfile", "*.dockerfile", "docker-compose*.yml", ".dockerignore", ".gitignore", ".gitattributes",

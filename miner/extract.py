@@ -10,11 +10,12 @@ from pathlib import Path
 from corpus.languages import language_of, tests_changed
 from corpus.languages.base import RepoHints, TestRef
 from miner.classify import PathClassifier
+from miner.diffsignals import assertion_lines, behaviour_lines
 from miner.gitbatch import CatFile, DiffTree, FileDiff, only_blobs
 from miner.gitlog import LogCommit, decode_path, is_utf8
 from miner.grader_command import Suggestion, suggest
 from miner.groups import Foresight
-from miner.score import SizeLimits, Survivor, score_commit
+from miner.score import SizeLimits, SubjectWords, Survivor, score_commit
 
 OMITTED_CATEGORIES = ("docs",)
 GROUP = 8
@@ -74,15 +75,20 @@ class _Split:
     oracle: list[FileDiff]
     tests: list[FileDiff]
     omitted: list[str]
+    behaviour_lines: int
+    """Condition and return lines the source sections changed (`miner.diffsignals`)."""
+    words: SubjectWords | None
+    """How common each fix word is in the history scanned."""
 
 
 def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassifier,
-           limits: SizeLimits) -> _Split | str:
+           limits: SizeLimits, words: SubjectWords | None = None) -> _Split | str:
     oracle: list[FileDiff] = []
     tests: list[FileDiff] = []
     omitted: list[str] = []
     submodules = 0
     source = False
+    sources: list[bytes] = []
     for section in sections:
         path = decode_path(section.path)
         category = classifier.category(path)
@@ -96,7 +102,9 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
         if not is_utf8(path):
             return "non-utf8-path"
         (tests if category == "test" else oracle).append(section)
-        source = source or category == "source"
+        if category == "source":
+            source = True
+            sources.append(section.text)
     if not source:
         return "submodule-only" if submodules else "no-source-change"
     if not tests:
@@ -105,11 +113,11 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
         return "bulk-binary"
     if not any(section.binary or section.added_lines or section.deleted_lines for section in oracle):
         return "mode-only"  # permissions or empty files changed, no source line did
-    if all(section.deleted for section in tests):
-        return "test-deletions-only"
+    if not any(section.added_lines or (section.binary and not section.deleted) for section in tests):
+        return "test-deletions-only"  # removing tests (files or lines) is not a grader
     if _lines(oracle) + _lines(tests) > limits.max_lines:
         return "too-many-lines"
-    return _Split(survivor, oracle, tests, omitted)
+    return _Split(survivor, oracle, tests, omitted, behaviour_lines(sources), words)
 
 
 def _lines(sections: list[FileDiff]) -> int:
@@ -144,7 +152,9 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
     sources = split.survivor.paths("source")
     suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, blobs, grader_files, sources))
     score, evidence = score_commit(commit, oracle_lines=_lines(split.oracle), test_lines=_lines(split.tests),
-                                   test_functions=len(refs))
+                                   test_functions=len(refs), behaviour_lines=split.behaviour_lines,
+                                   assertion_lines=assertion_lines(s.text for s in split.tests if s.deleted_lines),
+                                   words=split.words)
     if not suggestion.inferred:
         evidence += ("grader command not inferred: set one by hand",)
     oracle_paths = tuple(decode_path(s.path) for s in split.oracle)
@@ -193,9 +203,10 @@ class Extractor:
     """
 
     def __init__(self, repo: Path, classifier: PathClassifier, limits: SizeLimits,
-                 on_extraction: Callable[[Extraction], None]) -> None:
+                 on_extraction: Callable[[Extraction], None], words: SubjectWords | None = None) -> None:
         self.classifier = classifier  # the first pass's, with every path it has seen already classified
         self.limits = limits
+        self.words = words  # filled by the first pass, which has ended before the first score is taken
         self.on_extraction = on_extraction
         self.pending: dict[str, Survivor] = {}
         """Fix sha -> survivor, for those added whose diff has not been read yet."""
@@ -269,7 +280,8 @@ class Extractor:
         try:
             for sha, sections in self.diffs.results():
                 survivor = self.pending.pop(sha)
-                outcome = _split(survivor, sections, self.classifier, self.limits) if sections else "empty-diff"
+                outcome = (_split(survivor, sections, self.classifier, self.limits, self.words) if sections
+                           else "empty-diff")
                 if sha in held:  # the merge some survivors wait for: they are deferred, or their diffs asked for
                     for waiting_survivor in held.pop(sha):
                         if isinstance(outcome, str) or on_deferred is None:

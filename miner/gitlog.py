@@ -20,8 +20,8 @@ HEX_START = frozenset(bytes([c]) for c in b"0123456789abcdef")
 RENAME_OR_COPY = frozenset(b"RC")
 MAX_PENDING = 1 << 26
 """An incomplete commit longer than this (64 MiB) is not git log output."""
-# %H, %P, author time (epoch), author date (ISO), raw message; each field NUL-terminated by -z/%x00.
-LOG_FORMAT = "%H%x00%P%x00%at%x00%aI%x00%B"
+# %H, %P, author and committer time (epoch), author date (ISO), raw message; each field NUL-terminated by -z/%x00.
+LOG_FORMAT = "%H%x00%P%x00%at%x00%ct%x00%aI%x00%B"
 
 
 # The records of the first pass are NamedTuples: immutable and typed like the frozen dataclasses elsewhere,
@@ -44,6 +44,8 @@ class LogCommit(NamedTuple):
     """Parent shas; merges report their diff against the first."""
     author_time: int
     """Author date, seconds since the epoch."""
+    commit_time: int
+    """Committer date (when it landed), seconds since the epoch."""
     authored: str
     """Author date, ISO 8601."""
     message: str
@@ -96,9 +98,9 @@ def log_command(revs: list[str], *, merges: bool, since: str | None, until: str 
 
 
 COMMIT = re.compile(
-    rb"([0-9a-f]{40}(?:[0-9a-f]{24})?)\0([0-9a-f ]*)\0(-?[0-9]*)\0([^\0]*)\0"
+    rb"([0-9a-f]{40}(?:[0-9a-f]{24})?)\0([0-9a-f ]*)\0(-?[0-9]*)\0(-?[0-9]*)\0([^\0]*)\0"
     rb"([^\0]*)\0((?:\n?:[0-7]+ [0-7]+ [0-9a-f]+ [0-9a-f]+ (?:[RC][0-9]*\0[^\0]*\0|[ADMTUXB][0-9]*\0)[^\0]*\0)*)")
-"""One commit of `log_command`'s output: sha, parents, author time and date, message (each NUL-ended), then
+"""One commit of `log_command`'s output: sha, parents, author and committer time, author date, message (each NUL-ended), then
 its raw entries, `:MODE MODE OLD NEW STATUS\\0PATH\\0` (a rename or copy has two paths; the list starts on a
 newline). An entry starts with a colon and a sha does not, so a commit's entries end where the next sha starts."""
 
@@ -123,7 +125,7 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
                 if found is None and (final or len(buffer) - position > MAX_PENDING):
                     raise GitError(f"unexpected git log output near {buffer[position:position + 60]!r}")
                 break
-            sha, parents, when, iso, message, raw = found.groups()
+            sha, parents, when, landed, iso, message, raw = found.groups()
             tokens = raw.split(b"\0")
             changes = []
             index, last = 0, len(tokens) - 1
@@ -135,7 +137,7 @@ def parse_log(stream: Iterator[bytes]) -> Iterator[LogCommit]:
                 changes.append(Change(chr(status), decode_path(tokens[index + 1])))
                 index += 2
             yield LogCommit(sha.decode(), tuple(parents.decode().split()), int(when or b"0"),
-                            iso.decode(), message.decode("utf-8", "replace"), tuple(changes),
+                            int(landed or b"0"), iso.decode(), message.decode("utf-8", "replace"), tuple(changes),
                             hashlib.blake2b(raw, digest_size=16).digest())
             position = found.end()
         buffer = buffer[position:]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from miner.gitlog import History, iter_log
 from miner.groups import Branches, covered_by_known, foresee
 from miner.hygiene import Known, known_commits
 from miner.propose import Ending, Grouping, Progress, Proposal, deferred_kept, original_first, rank_and_write
-from miner.score import SizeLimits, Survivor, prefilter
+from miner.score import SizeLimits, SubjectWords, Survivor, prefilter
 from miner.stage import Stager
 
 __all__ = ["Progress", "ScanOptions", "ScanResult", "ScanStats", "scan"]
@@ -141,19 +142,20 @@ def _repository(path: Path) -> tuple[Path, bool, str | None]:
 
 def _first_pass(repo: Path, walk: Walk, options: ScanOptions, classifier: PathClassifier, known: Known,
                 stats: ScanStats, progress: Progress | None, history: History,
-                known_merges: list[tuple[str, str]]) -> list[Survivor]:
+                known_merges: list[tuple[str, str]], words: SubjectWords) -> list[Survivor]:
     """The survivors of the prefilter for the second pass, in the order of history (newest first, so a merge
     comes before the commits it brought in), once all of history is read: only then is it known which merges
     repeat another survivor's diff (`drop_same_diffs`). Every commit's parents are kept (history, for merge
     groups); nothing else of a commit outlives its classification here but its survivor, if it is one, and
     that only until its diff has been read. The merges the corpus already holds go, with where, to
     known_merges. Commits earlier scans covered (walk.skip) are not read; stats.span gets the first and last
-    one read."""
+    one read; words counts the fix words of every subject read."""
     survivors: list[Survivor] = []
     merges: list[Survivor] = []
     commit_keys: set[bytes] = set()
     parents = history.parents
     skip = walk.skip
+    observe = words.observe
     newest = oldest = None
     commits = iter_log(repo, walk.revs, merges=options.merges, since=options.since, until=options.until)
     for commit in commits:
@@ -163,6 +165,7 @@ def _first_pass(repo: Path, walk: Walk, options: ScanOptions, classifier: PathCl
         oldest = commit.sha
         stats.commits_scanned += 1
         parents[commit.sha] = commit.parents
+        observe(commit)
         if progress and stats.commits_scanned % 500 == 0:
             progress("history", stats.commits_scanned, None)
         where = known.by_sha.get(commit.sha)
@@ -247,8 +250,9 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
     inference = Inference(repo, defaults.setup if defaults else None, options.pythons)
     proposals: list[Proposal] = []
     propose = _proposer(stager, options, initial, defaults, branches, inference, proposals)
+    words = SubjectWords()
     try:
-        extractor = Extractor(repo, classifier, options.limits, propose)
+        extractor = Extractor(repo, classifier, options.limits, propose, words)
     except BaseException:
         try:
             inference.close()
@@ -258,7 +262,8 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
         raise
     done = False
     try:
-        survivors = _first_pass(repo, walk, options, classifier, known, stats, progress, history, known_merges)
+        survivors = _first_pass(repo, walk, options, classifier, known, stats, progress, history, known_merges,
+                                words)
         stats.prefiltered = len(survivors)
         early = min(EARLY, len(survivors) // 20)
         for survivor in survivors[:early]:  # git diffs these while the foresight is worked out
@@ -288,7 +293,7 @@ def scan(options: ScanOptions, progress: Progress | None = None) -> ScanResult:
         batch = extractor.finish(foresight, defer)
         ending = Ending(repo, options.corpus, options.write, options.min_score, options.max_candidates,
                         options.szz, initial, defaults)
-        _extract_kept(repo, classifier, options.limits, propose, ending, known, proposals, batch, grouping)
+        _extract_kept(repo, classifier, options.limits, propose, ending, known, proposals, batch, grouping, words)
         corpus, candidates = rank_and_write(ending, corpus, known, proposals, batch, stats.skipped, stager,
                                             progress, grouping)
         if options.write and corpus is not None:
@@ -330,13 +335,13 @@ REREAD = 1000
 
 def _extract_kept(repo: Path, classifier: PathClassifier, limits: SizeLimits, propose: Callable[[Extraction], None],
                   ending: Ending, known: Known, proposals: list[Proposal], batch: BatchResult,
-                  grouping: Grouping) -> None:
+                  grouping: Grouping, words: SubjectWords) -> None:
     """Extract the deferred commits the end keeps after all (`deferred_kept`), until none is left: their
     proposals are replaced by what extraction makes of them, as if they had never been deferred."""
     while kept := deferred_kept(proposals, batch, known, ending, grouping):
         wanted = set(kept)
         proposals[:] = [p for p in proposals if p.sha not in wanted]
-        extractor = Extractor(repo, classifier, limits, propose)
+        extractor = Extractor(repo, classifier, limits, propose, words)
         try:
             for start in range(0, len(kept), REREAD):
                 for commit in iter_log(repo, kept[start:start + REREAD], walk=False):
@@ -352,8 +357,10 @@ def _extract_kept(repo: Path, classifier: PathClassifier, limits: SizeLimits, pr
 
 
 def environment_of(inference: Inference, extraction: Extraction) -> Environment:
-    """The inferred setup of an extraction's candidate: its base's files, for the languages of its tests."""
-    return inference.environment(extraction.base, languages_of(extraction.grader_files))
+    """The inferred setup of an extraction's candidate: its base's files, for the languages of its tests, on
+    the day (UTC) its fix was committed."""
+    committed = datetime.datetime.fromtimestamp(extraction.commit.commit_time, datetime.UTC).date()
+    return inference.environment(extraction.base, languages_of(extraction.grader_files), committed)
 
 
 def _proposer(stager: Stager | None, options: ScanOptions, initial: set[str], defaults: Defaults | None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from corpus.references import find_references
@@ -10,11 +11,13 @@ from miner.classify import Category, PathClassifier, is_binary_name, is_formatti
 from miner.gitlog import LogCommit
 
 FIX_WORDS = re.compile(
-    r"\b(fix(es|ed|ing)?|bug(s|fix)?|hotfix|regress(ion|ions|ed)?|crash(es|ed|ing)?|error(s)?|incorrect(ly)?|"
-    r"broken|break(s|ing)?|wrong(ly)?|fail(s|ed|ing|ure)?|exception|invalid|leak(s|ed)?|race|deadlock|hang(s)?|"
-    r"overflow|underflow|panic(s|ked)?|segfault|typo|mistake|issue|defect|resolve[sd]?|prevent(s)?|handle)\b",
+    r"\b(?:fix(?:es|ed|ing)?|bug(?:s|fix)?|hotfix|regress(?:ion|ions|ed)?|crash(?:es|ed|ing)?|errors?|"
+    r"incorrect(?:ly)?|broken|break(?:s|ing)?|wrong(?:ly)?|fail(?:s|ed|ing|ure)?|exception|invalid|leak(?:s|ed)?|"
+    r"race|deadlock|hangs?|overflow|underflow|panic(?:s|ked)?|segfault|typo|mistake|issue|defect|resolve[sd]?|"
+    r"prevents?|handle)\b",
 )
-"""Fix words, matched in the lower-cased message (several times faster than an IGNORECASE search)."""
+"""Fix words, matched in the lower-cased message (several times faster than an IGNORECASE search); no group
+captures, so findall gives the words."""
 STRONG_FIX_WORDS = frozenset({"fix", "fixes", "fixed", "fixing", "bug", "bugfix", "hotfix", "regression",
                               "regressed", "crash", "crashes", "crashed", "broken", "incorrect", "incorrectly"})
 FEATURE_WORDS = re.compile(
@@ -46,6 +49,10 @@ MAINTENANCE: tuple[tuple[str, re.Pattern[str]], ...] = tuple((label, re.compile(
 ))
 """(label, pattern) of maintenance subjects, matched in the lower-cased subject (a merge's: its description's)."""
 MERGE_SUBJECT = re.compile(r"^Merge (pull request|branch|remote-tracking branch|.* into )", re.IGNORECASE)
+MIN_SUBJECTS = 20
+"""Below this many subjects scanned, how common a word is says nothing: every fix word keeps its weight."""
+DIFF_SIGNAL = 1.0
+"""Added for a changed condition or return in the source, and again for a test that asserts a changed value."""
 
 
 @dataclass(frozen=True)
@@ -124,16 +131,56 @@ def maintenance(subject: str) -> list[str]:
     return [label for label, pattern in MAINTENANCE if pattern.search(lowered)]
 
 
-def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_functions: int) -> tuple[float, tuple[str, ...]]:
-    """Score a candidate and say why; higher is more likely a real, well-tested fix."""
+class SubjectWords:
+    """How many of the subjects the first pass read carry each fix word: a word most subjects of a history carry
+    ("Fix #N: ..." on every commit) says little there."""
+
+    def __init__(self) -> None:
+        self.subjects = 0
+        """Subjects read."""
+        self.counts: Counter[str] = Counter()
+        """Fix word -> subjects carrying it."""
+
+    def observe(self, commit: LogCommit) -> None:
+        """Count one commit's subject (a merge of a pull request: its title)."""
+        self.subjects += 1
+        message = message_text(commit) if len(commit.parents) > 1 else commit.message
+        end = message.find("\n")
+        found = FIX_WORDS.findall((message if end < 0 else message[:end]).lower())
+        if found:
+            self.counts.update(set(found))
+
+    def share(self, word: str) -> float:
+        """The part of the subjects that carry word (0 below MIN_SUBJECTS)."""
+        return self.counts[word] / self.subjects if self.subjects >= MIN_SUBJECTS else 0.0
+
+    def weight(self, word: str) -> float:
+        """What the word counts for: all of it in at most half the subjects, nothing in all of them, linearly
+        between."""
+        return min(1.0, 2.0 * (1.0 - self.share(word)))
+
+
+def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_functions: int,
+                 behaviour_lines: int = 0, assertion_lines: int = 0,
+                 words: SubjectWords | None = None) -> tuple[float, tuple[str, ...]]:
+    """Score a candidate and say why; higher is more likely a real, well-tested fix. The fix words count for
+    the most telling of them (words: how common each is in the history scanned); behaviour_lines are the
+    condition and return lines the source change changed, assertion_lines the assertions the tests changed
+    (`miner.diffsignals`)."""
     text = message_text(commit)
     evidence: list[str] = []
     score = 0.0
-    words = sorted({match.group(0) for match in FIX_WORDS.finditer(text.lower())})
-    if words:
-        strong = [word for word in words if word in STRONG_FIX_WORDS]
-        score += 2.0 if strong else 1.0
-        evidence.append(f"fix words in message: {', '.join(words)}")
+    found = sorted({match.group(0) for match in FIX_WORDS.finditer(text.lower())})
+    if found:
+        weights = {word: words.weight(word) if words is not None else 1.0 for word in found}
+        value = max((2.0 if word in STRONG_FIX_WORDS else 1.0) * weights[word] for word in found)
+        score += value
+        line = f"fix words in message: {', '.join(found)}"
+        common = [word for word in found if weights[word] < 1.0]
+        if common and words is not None:
+            shares = ", ".join(f"{word} in {words.share(word):.0%}" for word in common)
+            line += f" (common in this history's subjects: {shares}; +{round(value, 2):g})"
+        evidence.append(line)
     refs = sorted({ref.text.strip() for ref in find_references(text) if ref.kind != "change-id"})
     if refs:
         score += 1.0
@@ -158,12 +205,20 @@ def score_commit(commit: LogCommit, *, oracle_lines: int, test_lines: int, test_
     else:
         score -= 0.5
         evidence.append(f"large change: {oracle_lines} changed source lines")
+    if behaviour_lines:
+        score += DIFF_SIGNAL
+        evidence.append(f"behaviour change in source: {behaviour_lines} condition or return "
+                        f"line{'s' if behaviour_lines != 1 else ''} changed")
     if test_functions:
         score += min(2.0, 0.75 * test_functions)
         evidence.append(f"{test_functions} test function{'s' if test_functions != 1 else ''} added or changed")
     else:
         score -= 0.5
         evidence.append(f"no test function added or changed ({test_lines} test lines changed)")
+    if assertion_lines:
+        score += DIFF_SIGNAL
+        evidence.append(f"test asserts a changed value: {assertion_lines} assertion "
+                        f"line{'s' if assertion_lines != 1 else ''} changed")
     if commit.is_merge:
         evidence.append("landed as a merge (diff against the first parent)")
     return round(score, 2), tuple(evidence)

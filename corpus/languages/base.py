@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    import datetime
+
     from corpus.interpreters import Installed
 
 
@@ -107,13 +109,14 @@ class Language(Protocol):
     def command(self, files: list[str], refs: list[TestRef], hints: RepoHints, /) -> Command:
         """Its grader command for these test files and the tests they changed."""
 
-    def interpreter(self, files: BaseFiles, installed: Installed, /) -> tuple[str | None, str] | None:
-        """The Python version its tests run on, from what the base declares, and the origin line saying why;
-        None when they need no Python."""
+    def interpreter(self, files: BaseFiles, installed: Installed, committed: datetime.date | None, /
+                    ) -> tuple[str | None, str] | None:
+        """The Python version its tests run on, from what the base declares (committed: the fix's commit date,
+        when known), and the origin line saying why; None when they need no Python."""
 
-    def setup(self, files: BaseFiles, python: str | None, /) -> tuple[str | None, str]:
-        """Its setup command for the base (None for none), for the case's Python, and the origin line
-        (`command: ...`) saying why."""
+    def setup(self, files: BaseFiles, python: str | None, /) -> tuple[str | None, tuple[str, ...]]:
+        """Its setup command for the base (None for none), for the case's Python, and the origin lines saying
+        why (`command: ...`, then one `setup: ...` line per step of test preparation it added)."""
 
 
 def owns_nothing(path: str, hints: RepoHints) -> bool:
@@ -121,7 +124,7 @@ def owns_nothing(path: str, hints: RepoHints) -> bool:
     return False
 
 
-def no_interpreter(files: BaseFiles, installed: Installed) -> None:
+def no_interpreter(files: BaseFiles, installed: Installed, committed: datetime.date | None) -> None:
     """`Language.interpreter` of a language whose tests need no Python."""
     return
 

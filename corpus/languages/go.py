@@ -67,8 +67,8 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
                    tuple(ref_id(ref) for ref in refs))
 
 
-def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
     """`go mod download` for a module."""
     if files.has("go.mod"):
-        return "go mod download", "command: go mod download (go.mod)"
-    return None, "command: none (no go.mod)"
+        return "go mod download", ("command: go mod download (go.mod)",)
+    return None, ("command: none (no go.mod)",)

@@ -74,10 +74,10 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
     return Command(f"mvn -q test -Dtest={quote(spec)} -DfailIfNoTests=false", ids)
 
 
-def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
     """Maven's offline resolution; nothing for Gradle, whose test run resolves its own."""
     if files.has("pom.xml"):
-        return "mvn -q dependency:go-offline", "command: mvn dependency:go-offline (pom.xml)"
+        return "mvn -q dependency:go-offline", ("command: mvn dependency:go-offline (pom.xml)",)
     if files.has("build.gradle") or files.has("build.gradle.kts"):
-        return None, "command: none (gradle resolves dependencies in the grader's run)"
-    return None, "command: none (no pom.xml or build.gradle)"
+        return None, ("command: none (gradle resolves dependencies in the grader's run)",)
+    return None, ("command: none (no pom.xml or build.gradle)",)

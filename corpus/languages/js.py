@@ -87,11 +87,11 @@ def _has_test_script(package: bytes) -> bool:
     return isinstance(scripts, dict) and isinstance(scripts.get("test"), str) and bool(scripts["test"].strip())
 
 
-def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
     """The package manager its lockfile names; `npm install` without one."""
     if not files.has("package.json"):
-        return None, "command: none (no package.json)"
+        return None, ("command: none (no package.json)",)
     for lockfile, command in INSTALLS:
         if files.has(lockfile):
-            return command, f"command: {command.split()[0]}, from {lockfile}"
-    return "npm install", "command: npm install (package.json without a lockfile)"
+            return command, (f"command: {command.split()[0]}, from {lockfile}",)
+    return "npm install", ("command: npm install (package.json without a lockfile)",)

@@ -75,8 +75,8 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
     return Command(" && ".join(commands), tuple(ref_id(ref) for ref in refs))
 
 
-def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
     """`bundle install` for a Gemfile."""
     if files.has("Gemfile"):
-        return "bundle install", "command: bundle install (Gemfile)"
-    return None, "command: none (no Gemfile)"
+        return "bundle install", ("command: bundle install (Gemfile)",)
+    return None, ("command: none (no Gemfile)",)

@@ -51,8 +51,8 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
                    tuple(ref_id(ref) for ref in refs))
 
 
-def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
     """`cargo fetch` for a crate or workspace."""
     if files.has("Cargo.toml"):
-        return "cargo fetch", "command: cargo fetch (Cargo.toml)"
-    return None, "command: none (no Cargo.toml)"
+        return "cargo fetch", ("command: cargo fetch (Cargo.toml)",)
+    return None, ("command: none (no Cargo.toml)",)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -33,24 +34,26 @@ def languages_of(test_paths: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted({language.NAME for path in test_paths if (language := language_of(path)) is not None}))
 
 
-def infer(files: BaseFiles, languages: tuple[str, ...], installed: Installed,
-          python: str | None = None) -> Environment:
+def infer(files: BaseFiles, languages: tuple[str, ...], installed: Installed, python: str | None = None,
+          committed: datetime.date | None = None) -> Environment:
     """The setup the base's files declare for tests in these languages: the interpreter the first of them whose
     tests run on Python chooses, and each one's setup command, joined in the registry's order. python, when
-    given, is the interpreter already chosen (a corpus default), which the commands are then made for."""
+    given, is the interpreter already chosen (a corpus default), which the commands are then made for;
+    committed is the day the fix was committed (the interpreter of a base that declares none)."""
     chosen = [language for name, language in LANGUAGES.items() if name in languages]
     origin: list[str] = []
     if python is None:
         for language in chosen:
-            found = language.interpreter(files, installed)
+            found = language.interpreter(files, installed, committed)
             if found is not None:
                 python, why = found
                 origin.append(why)
                 break
     commands = [language.setup(files, python) for language in chosen]
     several = len(commands) > 1
-    for language, (_, why) in zip(chosen, commands, strict=True):
-        origin.append(why.replace("command: ", f"command ({language.NAME}): ", 1) if several else why)
+    for language, (_, lines) in zip(chosen, commands, strict=True):
+        origin += [line.replace("command: ", f"command ({language.NAME}): ", 1) if several else line
+                   for line in lines]
     command = " && ".join(text for text, _ in commands if text) or None
     return Environment(python, command, tuple(origin))
 
@@ -70,8 +73,8 @@ class Inference:
                                             name="interpreters")
             self.finding.start()
         self.reader: BaseReader | None = None
-        self.by_base: dict[tuple[str, tuple[str, ...]], Environment] = {}
-        self.by_key: dict[tuple[Key, tuple[str, ...]], Environment] = {}
+        self.by_base: dict[tuple[str, tuple[str, ...], datetime.date | None], Environment] = {}
+        self.by_key: dict[tuple[Key, tuple[str, ...], datetime.date | None], Environment] = {}
 
     def expect(self, bases: Iterable[str]) -> None:
         """Bases whose environments will be asked for, in that order (their files are then read ahead)."""
@@ -80,20 +83,22 @@ class Inference:
                 self.reader = BaseReader(self.repo)
             self.reader.expect(bases)
 
-    def environment(self, base: str, languages: tuple[str, ...]) -> Environment:
-        """The setup of a candidate whose base is base and whose tests are in these languages."""
-        memo = (base, languages)
+    def environment(self, base: str, languages: tuple[str, ...],
+                    committed: datetime.date | None = None) -> Environment:
+        """The setup of a candidate whose base is base, whose tests are in these languages and whose fix was
+        committed that day."""
+        memo = (base, languages, committed)
         if memo not in self.by_base:
-            self.by_base[memo] = self._resolve(base, languages)
+            self.by_base[memo] = self._resolve(base, languages, committed)
         return self.by_base[memo]
 
-    def _resolve(self, base: str, languages: tuple[str, ...]) -> Environment:
+    def _resolve(self, base: str, languages: tuple[str, ...], committed: datetime.date | None) -> Environment:
         wanted = self.defaults
         python_default = wanted.python
         command_default = wanted.command
         inferred = Environment()
         if command_default is None or python_default is None:
-            inferred = self._infer(base, languages, python_default)
+            inferred = self._infer(base, languages, python_default, committed)
         origin: list[str] = []
         python = inferred.python
         if python_default is not None:
@@ -105,18 +110,19 @@ class Inference:
             origin.append(f"command: {DEFAULTS_ORIGIN}" if command else f"command: none, {DEFAULTS_ORIGIN}")
         origin = [line for line in inferred.origin if not (
             (python_default is not None and line.startswith("python"))
-            or (command_default is not None and line.startswith("command")))] + origin
+            or (command_default is not None and line.startswith(("command", "setup"))))] + origin
         return Environment(python, command, tuple(sorted(origin, key=lambda line: not line.startswith("python"))))
 
-    def _infer(self, base: str, languages: tuple[str, ...], python: str | None) -> Environment:
+    def _infer(self, base: str, languages: tuple[str, ...], python: str | None,
+               committed: datetime.date | None) -> Environment:
         if not languages:
             return Environment()
         if self.reader is None:
             self.reader = BaseReader(self.repo)
         key, read = self.reader.files(base)
-        memo = (key, languages)
+        memo = (key, languages, committed)
         if memo not in self.by_key:
-            self.by_key[memo] = infer(read(), languages, self._installed(), python)
+            self.by_key[memo] = infer(read(), languages, self._installed(), python, committed)
         return self.by_key[memo]
 
     def _installed(self) -> Installed:

@@ -61,7 +61,7 @@ def test_summary_output(tmp_path: Path) -> None:
         "    no-test-change  1",
         "    root-commit     1",
         "top 1:",
-        f"   4.75  fix-f-for-negative-numbers-3-{fix[:7]}",
+        f"   5.75  fix-f-for-negative-numbers-3-{fix[:7]}",  # its return line changed
     ]
 
 

@@ -61,7 +61,7 @@ def test_a_fix_with_python_and_javascript_tests_sets_up_both(tmp_path: Path) -> 
     assert candidate.case.setup.python == "3.11"
     assert candidate.case.setup.command == "uv pip install -e . pytest && yarn install --frozen-lockfile"
     assert candidate.case.mined is not None and candidate.case.mined.setup_origin == (
-        "python 3.11: newest installed; the project declares no version",
+        "python 3.11: from the commit date (2024-01-03)",
         "command (python): the project alone (it declares no test dependencies), plus pytest",
         "command (js): yarn, from yarn.lock")
 

@@ -157,9 +157,9 @@ def test_a_requirements_only_project(tmp_path: Path, pythons: Installed) -> None
     files = {"requirements.txt": "requests\n", "requirements-test.txt": "responses\n",
              "requirements-docs.txt": "sphinx\n"}
     python, command, origin = setup_of(tmp_path, files, pythons)
-    assert python == "3.13"
+    assert python == "3.12"  # the newest installed released before the fix (2024-01-03; 3.13 came in October)
     assert command == "uv pip install -r requirements.txt -r requirements-test.txt pytest"
-    assert origin == ("python 3.13: newest installed; the project declares no version",
+    assert origin == ("python 3.12: from the commit date (2024-01-03)",
                       ("command: requirements.txt and requirements-test.txt (no pyproject.toml or setup.py), "
                       "plus pytest"))
 
@@ -208,12 +208,13 @@ def test_a_python_case_gets_python_setup_in_a_repository_with_a_package_json(tmp
                                                                               pythons: Installed) -> None:
     files = {"package.json": '{"name": "web"}\n', "package-lock.json": "{}\n", "pyproject.toml": pyproject()}
     python, command, origin = setup_of(tmp_path, files, pythons)
-    assert (python, command) == ("3.13", "uv pip install -e . pytest")
+    assert (python, command) == ("3.12", "uv pip install -e . pytest")
     assert not any("npm" in line for line in origin)
 
 
 def test_unreadable_declarations_are_ignored(tmp_path: Path, pythons: Installed) -> None:
     files = {"pyproject.toml": "[project\nrequires-python = '>=3.9'\n", "tox.ini": "envlist = [py38\n",
              "setup.cfg": "not = a section\n", "setup.py": "setup(python_requires='>=nonsense')\n"}
-    python, command, _ = setup_of(tmp_path, files, pythons)
-    assert (python, command) == ("3.13", "uv pip install -e . pytest")
+    python, command, origin = setup_of(tmp_path, files, pythons)
+    assert (python, command) == ("3.12", "uv pip install -e . pytest")
+    assert origin[0] == "python 3.12: from the commit date (2024-01-03)"

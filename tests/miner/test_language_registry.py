@@ -3,6 +3,7 @@ and set up by the scan."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from pathlib import Path
 
@@ -52,16 +53,16 @@ class Toy:
         names = ",".join(sorted(ref.name for ref in refs))
         return Command(f"{runner} check {' '.join(sorted(files))} --only {names}", tuple(map(ref_id, refs)))
 
-    def interpreter(self, files: BaseFiles, installed: Installed) -> None:
+    def interpreter(self, files: BaseFiles, installed: Installed, committed: datetime.date | None) -> None:
         return None
 
-    def setup(self, files: BaseFiles, python: str | None) -> tuple[str | None, str]:
+    def setup(self, files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
         if not files.has("toy.lock"):
-            return None, "command: none (no toy.lock)"
+            return None, ("command: none (no toy.lock)",)
         mirror = (files.text("toy.conf") or "").split("mirror=")[-1].strip()
         profiles = [(files.text(path) or "").strip() for path in files.paths() if path.startswith("toys/")]
         command = f"toy fetch --locked --mirror {mirror}" + "".join(f" --profile {p}" for p in profiles)
-        return command, "command: toy fetch (toy.lock; the mirror of toy.conf; the profiles of toys/)"
+        return command, ("command: toy fetch (toy.lock; the mirror of toy.conf; the profiles of toys/)",)
 
 
 @pytest.fixture

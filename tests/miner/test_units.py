@@ -63,10 +63,10 @@ def test_log_parser_handles_odd_paths_and_empty_commits() -> None:
     entries = (f"\n:100644 100644 {one} {two} M\0src/x y.py\0:000000 100644 {zero} {two} A\0".encode()
                + b"tests/t\xe9st.py\0")
     stream = (
-        f"{a}\0{b} {c}\0001700000000\0002024-01-01T00:00:00+00:00\0Merge\n\nbody\n\0".encode() + entries
-        + f"{b}\0{c}\0001700000000\0002024-01-01T00:00:00+00:00\0empty\n\0".encode()
-        + f"{d}\0{c}\0001700000000\0002024-01-01T00:00:00+00:00\0same diff\n\0".encode() + entries
-        + f"{c}\0\0001700000000\0002024-01-01T00:00:00+00:00\0root\n\0".encode()
+        f"{a}\0{b} {c}\0001700000000\0001700000100\0002024-01-01T00:00:00+00:00\0Merge\n\nbody\n\0".encode() + entries
+        + f"{b}\0{c}\0001700000000\0001700000100\0002024-01-01T00:00:00+00:00\0empty\n\0".encode()
+        + f"{d}\0{c}\0001700000000\0001700000100\0002024-01-01T00:00:00+00:00\0same diff\n\0".encode() + entries
+        + f"{c}\0\0001700000000\0001700000100\0002024-01-01T00:00:00+00:00\0root\n\0".encode()
         + f"\n:000000 100644 {zero} {one} A\0R100\0".encode()
     )
     # Feed it in awkward chunks: the parser must not care where reads end.
@@ -74,6 +74,7 @@ def test_log_parser_handles_odd_paths_and_empty_commits() -> None:
     commits = list(parse_log(iter(chunks)))
     assert [c.sha for c in commits] == [a, b, d, c]
     assert commits[0].parents == (b, c) and commits[0].is_merge
+    assert (commits[0].author_time, commits[0].commit_time) == (1700000000, 1700000100)
     assert [(ch.status, ch.path) for ch in commits[0].changes] == [("M", "src/x y.py"), ("A", "tests/t\udce9st.py")]
     assert commits[1].changes == ()
     assert commits[3].parents == () and [ch.path for ch in commits[3].changes] == ["R100"]

@@ -1,5 +1,6 @@
 """Python: tests found on the file's bytes (finder.py); pytest as the grader, with JUnit and node ids; the
-interpreter and install command the base declares (environment.py)."""
+interpreter and install command the base declares (environment.py, releases.py), and the steps its CI runs to
+prepare files for the tests (prep.py)."""
 
 from __future__ import annotations
 
@@ -26,8 +27,11 @@ from corpus.languages.python.environment import (
     python_command,
 )
 from corpus.languages.python.finder import tests as tests
+from corpus.languages.python.prep import MAKEFILE, preparation
 
 if TYPE_CHECKING:
+    import datetime
+
     from corpus.interpreters import Installed
 
 NAME = "python"
@@ -40,7 +44,7 @@ BUILD_GLOBS: tuple[str, ...] = (
 LOCK_FILES: tuple[str, ...] = ("poetry.lock", "Pipfile.lock", "uv.lock", "pdm.lock")
 GRADER_FILES: tuple[str, ...] = ()
 SETUP_FILES = SetupFiles(
-    read=("pyproject.toml", "setup.py", "setup.cfg", "tox.ini"),
+    read=("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", MAKEFILE),
     present=("requirements.txt",),
     read_matching=ROOT_REQUIREMENTS.pattern,
     directories=((WORKFLOWS, WORKFLOW.pattern), (REQUIREMENTS_DIR, DIR_REQUIREMENTS.pattern)),
@@ -66,11 +70,15 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
     return Command(line, tuple(ids), JUNIT_PATH)
 
 
-def interpreter(files: BaseFiles, installed: Installed) -> tuple[str | None, str]:
-    """The newest installed interpreter the base declares support for, and why."""
-    return choose_python(declared(files), installed)
+def interpreter(files: BaseFiles, installed: Installed, committed: datetime.date | None) -> tuple[str | None, str]:
+    """The newest installed interpreter the base declares support for (of the fix's date when it declares
+    none), and why."""
+    return choose_python(declared(files), installed, committed)
 
 
-def setup(files: BaseFiles, python: str | None) -> tuple[str | None, str]:
-    """The install of the base and its test dependencies into the case's interpreter."""
-    return python_command(files, python)
+def setup(files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
+    """The install of the base and its test dependencies into the case's interpreter, then the steps its CI
+    runs to prepare files for the tests (prep.py)."""
+    command, why = python_command(files, python)
+    steps = preparation(files)
+    return " && ".join([command, *(step.command for step in steps)]), (why, *(step.origin for step in steps))

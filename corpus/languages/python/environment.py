@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from corpus.languages.base import BaseFiles
+from corpus.languages.python.releases import python_of_date
 
 if TYPE_CHECKING:
     import configparser
+    import datetime
 
     from packaging.specifiers import SpecifierSet
 
@@ -145,6 +147,14 @@ def _ini(files: BaseFiles, path: str) -> configparser.ConfigParser | None:
     return parsed
 
 
+def tox_testenv(files: BaseFiles, option: str) -> str:
+    """An option of tox.ini's [testenv], as written ("" when there is none)."""
+    tox = _ini(files, "tox.ini")
+    if tox is None or not tox.has_section("testenv"):
+        return ""
+    return tox.get("testenv", option, fallback="") or ""
+
+
 def _expand(text: str) -> list[str]:
     """tox's brace expansion: `py3{8,9}` -> py38, py39."""
     match = BRACES.search(text)
@@ -259,9 +269,15 @@ def _dotted(version: Version) -> str:
     return f"{version[0]}.{version[1]}"
 
 
-def choose_python(found: Declared, installed: Installed) -> tuple[str | None, str]:
+def choose_python(found: Declared, installed: Installed,
+                  committed: datetime.date | None = None) -> tuple[str | None, str]:
     """The newest installed interpreter the base declares support for, and why; the newest declared version
-    when none installed fits (verify then says it is missing)."""
+    when none installed fits (verify then says it is missing). A base that declares no version gets the
+    interpreter of the date its fix was committed, when that is known (`releases.python_of_date`)."""
+    if committed is not None and found.spec is None and not found.named:
+        dated = python_of_date(committed, installed)
+        if dated is not None:
+            return dated
     within = f'requires-python "{found.spec_text}" ({found.spec_source})' if found.spec else ""
     named = sorted(v for v in found.named if _allows(found.spec, v)) or sorted(found.named)
     bounds = ""
