@@ -14,11 +14,13 @@ from typing import Any
 
 from tests.testing.gitrepo import GitRepo, git_init
 from tests.testing.model_provider.script import Edit, Finish, Read, Script, Shell, Step, numbered_usage
+from tests.testing.model_provider.server import ScriptedProvider
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
 TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 PROMPT = "The add function in calc.py subtracts instead of adding. Fix it."
+FINAL = "Fixed: add() in calc.py now returns a + b."
 CHECK = "python3 -c 'from calc import add; print(\"add(2, 3) =\", add(2, 3))'"
 RUN_TIMEOUT = 60
 """Seconds one CLI run may take (each takes a few against the scripted server)."""
@@ -42,7 +44,7 @@ def fixing_steps() -> tuple[Step, ...]:
             Read("calc.py", expect="return a - b"),
             Edit("calc.py", "    return a - b\n", "    return a + b\n"),
             Shell(CHECK, expect="add(2, 3) = 5"),
-            Finish("Fixed: add() in calc.py now returns a + b."))
+            Finish(FINAL))
 
 
 def fixing_script(steps: tuple[Step, ...] | None = None) -> Script:
@@ -127,3 +129,19 @@ def save_capture(name: str, files: Mapping[str, str | Path]) -> None:
             shutil.copyfile(content, folder / filename)
         else:
             (folder / filename).write_text(content)
+
+
+def assert_played(provider: ScriptedProvider, script: Script, api: str, tools: list[str | None],
+                  sides: int = 0) -> list[dict[str, Any]]:
+    """The provider's log holds each step played once, in order, over api, with the given tool per step (None:
+    text), and sides side requests; nothing failed, nothing asked for an unknown endpoint. The log is returned."""
+    log = provider.requests()
+    assert provider.errors == []
+    assert [(entry["method"], entry["path"]) for entry in log if entry["kind"] == "unknown"] == []
+    assert [entry["status"] for entry in log] == [200] * len(log)
+    main = [entry for entry in log if entry["kind"] == "main"]
+    assert [entry["step"] for entry in main] == list(range(len(script.steps)))
+    assert {entry["api"] for entry in main} == {api}
+    assert [entry["reply"]["tool"] for entry in main] == tools
+    assert len([entry for entry in log if entry["kind"] == "side"]) == sides
+    return log

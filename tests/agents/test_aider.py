@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.harness import FIXED, PROMPT, agent_env, run_cli, save_capture
+from tests.agents.harness import (
+    FIXED,
+    PROMPT,
+    agent_env,
+    assert_played,
+    run_cli,
+    save_capture,
+)
 from tests.testing.gitrepo import GitRepo
 from tests.testing.model_provider.dialects import AIDER
 from tests.testing.model_provider.script import Edit, Script, numbered_usage
@@ -23,7 +30,7 @@ def aider_command(aider: Path, url: str, state: Path) -> list[str]:
     """aider's non-interactive command line; the files to edit follow. Its history files go to state, not the
     repository."""
     return [str(aider), "--model", MODEL, "--openai-api-base", f"{url}/v1", "--edit-format", "diff",
-            "--yes-always", "--no-check-update", "--analytics-disable", "--no-show-model-warnings", "--no-pretty",
+            "--no-stream", "--yes-always", "--no-check-update", "--analytics-disable", "--no-show-model-warnings", "--no-pretty",
             "--no-fancy-input", "--no-gitignore", "--map-tokens", "0", "--no-detect-urls",
             "--input-history-file", str(state / "input.history"),
             "--chat-history-file", str(state / "chat.history.md"),
@@ -41,19 +48,29 @@ def seed_price_cache(aider: Path, home: Path) -> None:
 
 def test_aider_fixes_the_project(agent_bin: Callable[[str], Path], workspace: GitRepo, home: Path,
                                  tmp_path: Path) -> None:
-    steps = (Edit("calc.py", "    return a - b\n", "    return a + b\n"),)
-    script = Script(steps=steps, usage=numbered_usage(1))
+    aider = agent_bin("aider")
+    script = Script(steps=(Edit("calc.py", "    return a - b\n", "    return a + b\n"),), usage=numbered_usage(1))
     state = tmp_path / "aider-state"
     state.mkdir()
-    seed_price_cache(agent_bin("aider"), home)
+    seed_price_cache(aider, home)
+    env = agent_env(home, {"OPENAI_API_KEY": "sk-scripted", "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
     with ScriptedProvider(script, AIDER, workspace.path, tmp_path / "requests.jsonl") as provider:
-        env = agent_env(home, {"OPENAI_API_KEY": "sk-scripted", "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
-        run = run_cli([*aider_command(agent_bin("aider"), provider.url, state), "calc.py"], workspace.path, env)
-    requests = provider.requests()
-    print(run.explain())
-    for r in requests:
-        print(r["method"], r["path"], r.get("kind"), r.get("step"), r.get("status"), r.get("error"), r.get("offered"), r.get("model"))
-    print(workspace.git("status", "--short"), workspace.git("log", "--oneline"))
+        run = run_cli([*aider_command(aider, provider.url, state), "calc.py"], workspace.path, env)
+    save_capture("aider", {"stdout.txt": run.stdout})
+
     assert run.returncode == 0, run.explain()
-    assert provider.errors == []
     assert (workspace.path / "calc.py").read_text() == FIXED
+    log = assert_played(provider, script, "chat", [None], sides=1)
+    assert {entry["path"] for entry in log} == {"/v1/chat/completions"}
+    assert {entry["body"].get("stream", False) for entry in log} == {False}
+    main, side = log
+    assert main["kind"] == "main" and "<<<<<<< SEARCH" in main["reply"]["text"]
+    assert "commit message" in side["body"]["messages"][0]["content"]
+    assert "Applied edit to calc.py" in run.stdout
+    assert f"Commit {workspace.git('rev-parse', '--short', 'HEAD')} {script.side_text}" in run.stdout
+    assert workspace.git("status", "--short") == ""
+    assert workspace.git("show", "HEAD:calc.py") == FIXED.rstrip("\n")
+    assert not (workspace.path / ".gitignore").exists()
+    assert sorted(path.name for path in workspace.path.iterdir()) == [".git", "calc.py", "test_calc.py"]
+    usage = script.usage[0]
+    assert f"Tokens: {usage.prompt / 1000:.1f}k sent, {usage.output} received." in run.stdout

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.harness import FIXED, PROMPT, agent_env, fixing_script, run_cli, save_capture
+from tests.agents.harness import (
+    FINAL,
+    FIXED,
+    PROMPT,
+    agent_env,
+    assert_played,
+    fixing_script,
+    run_cli,
+    save_capture,
+)
 from tests.testing.gitrepo import GitRepo
 from tests.testing.model_provider.dialects import GEMINI
 from tests.testing.model_provider.server import ScriptedProvider
@@ -39,10 +48,25 @@ def test_gemini_fixes_the_project(agent_bin: Callable[[str], Path], workspace: G
     script = fixing_script()
     with ScriptedProvider(script, GEMINI, workspace.path, tmp_path / "requests.jsonl") as provider:
         run = run_cli([*gemini_command(agent_bin("gemini")), PROMPT], workspace.path, gemini_env(home, provider.url))
-    requests = provider.requests()
-    print(run.explain())
-    for r in requests:
-        print(r["method"], r["path"], r.get("kind"), r.get("step"), r.get("status"), r.get("error"), r.get("offered"), r.get("model"))
+    save_capture("gemini", {"stdout.jsonl": run.stdout})
+
     assert run.returncode == 0, run.explain()
-    assert provider.errors == []
     assert (workspace.path / "calc.py").read_text() == FIXED
+    log = assert_played(provider, script, "gemini",
+                        ["run_shell_command", "read_file", "replace", "run_shell_command", None])
+    assert {entry["path"] for entry in log} == {f"/v1beta/models/{MODEL}:streamGenerateContent"}
+    assert {entry["query"]["alt"][0] for entry in log} == {"sse"}
+    assert {entry["headers"]["x-goog-api-key"] for entry in log} == {"<redacted>"}
+    events = run.jsonl()
+    assert [event["tool_name"] for event in events if event["type"] == "tool_use"] == [
+        "run_shell_command", "read_file", "replace", "run_shell_command"]
+    assert [event["status"] for event in events if event["type"] == "tool_result"] == ["success"] * 4
+    assert "".join(event["content"] for event in events
+                   if event["type"] == "message" and event["role"] == "assistant") == FINAL
+    (result,) = (event for event in events if event["type"] == "result")
+    total = script.total()
+    stats = {key: result["stats"][key] for key in ("input_tokens", "cached", "input", "output_tokens", "total_tokens",
+                                                    "tool_calls")}
+    assert stats == {"input_tokens": total.prompt, "cached": total.cache_read, "input": total.prompt - total.cache_read,
+                     "output_tokens": total.output - total.reasoning, "total_tokens": total.prompt + total.output,
+                     "tool_calls": 4}

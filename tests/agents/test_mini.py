@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.harness import FIXED, PROMPT, agent_env, fixing_script, run_cli, save_capture
+from tests.agents.harness import (
+    FIXED,
+    PROMPT,
+    agent_env,
+    assert_played,
+    fixing_script,
+    run_cli,
+    save_capture,
+)
 from tests.testing.gitrepo import GitRepo
 from tests.testing.model_provider.dialects import MINI
 from tests.testing.model_provider.server import ScriptedProvider
@@ -39,10 +47,21 @@ def test_mini_fixes_the_project(agent_bin: Callable[[str], Path], workspace: Git
     with ScriptedProvider(script, MINI, workspace.path, tmp_path / "requests.jsonl") as provider:
         run = run_cli([*mini_command(agent_bin("mini"), trajectory), PROMPT], workspace.path,
                       mini_env(home, provider.url))
-    requests = provider.requests()
-    print(run.explain())
-    for r in requests:
-        print(r["method"], r["path"], r.get("kind"), r.get("step"), r.get("status"), r.get("error"), r.get("offered"), r.get("model"))
+    save_capture("mini", {"stdout.txt": run.stdout, "trajectory.json": trajectory})
+
     assert run.returncode == 0, run.explain()
-    assert provider.errors == []
     assert (workspace.path / "calc.py").read_text() == FIXED
+    log = assert_played(provider, script, "chat", ["bash"] * 5)
+    assert {entry["path"] for entry in log} == {"/v1/chat/completions"}
+    assert {entry["model"] for entry in log} == {"gpt-4o-mini"}
+    assert log[-1]["reply"]["arguments"] == {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}
+    saved = json.loads(trajectory.read_text())
+    assert saved["trajectory_format"].startswith("mini-swe-agent")
+    assert saved["info"]["model_stats"]["api_calls"] == len(script.steps)
+    assert saved["info"]["model_stats"]["instance_cost"] > 0
+    assert saved["info"]["exit_status"] == "Submitted"
+    usages = [message["extra"]["response"]["usage"] for message in saved["messages"]
+              if message["role"] == "assistant"]
+    assert usages == [{"prompt_tokens": u.prompt, "completion_tokens": u.output, "total_tokens": u.prompt + u.output,
+                       "prompt_tokens_details": {"cached_tokens": u.cache_read},
+                       "completion_tokens_details": {"reasoning_tokens": u.reasoning}} for u in script.usage]

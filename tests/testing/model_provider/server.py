@@ -13,7 +13,7 @@ from dataclasses import asdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from tests.testing.model_provider import anthropic_wire, gemini_wire, openai_wire
@@ -60,7 +60,7 @@ class ScriptedProvider:
         """The server's root URL, http://127.0.0.1:PORT (no trailing slash)."""
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def __enter__(self) -> ScriptedProvider:
+    def __enter__(self) -> Self:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.log_path.write_text("")
         self._thread.start()
