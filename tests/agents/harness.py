@@ -22,7 +22,7 @@ TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 PROMPT = "The add function in calc.py subtracts instead of adding. Fix it."
 FINAL = "Fixed: add() in calc.py now returns a + b."
 CHECK = "python3 -c 'from calc import add; print(\"add(2, 3) =\", add(2, 3))'"
-RUN_TIMEOUT = 60
+RUN_TIMEOUT = 120
 """Seconds one CLI run may take (each takes a few against the scripted server)."""
 CAPTURE_ENV = "HINDCAST_AGENTS_CAPTURE"
 """When set, a directory the tests copy each CLI's stdout (and Codex's rollout) into, as parser fixtures."""

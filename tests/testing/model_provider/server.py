@@ -40,7 +40,7 @@ class ScriptedProvider:
 
     Every request, side requests and unknown paths included, is one line of the JSONL log at log_path: method,
     path, query, the API it spoke, whether it was a main, side, meta or unknown request, the model, the headers
-    (secrets redacted), the body, and for a main request the step played, its reply and usage, and the result of
+    (names lowercased, secrets redacted), the body, and for a main request the step played, its reply and usage, and the result of
     the previous step's tool call."""
 
     def __init__(self, script: Script, dialect: Dialect, workspace: Path, log_path: Path) -> None:
@@ -88,7 +88,7 @@ class ScriptedProvider:
         path, query = split.path.rstrip("/"), parse_qs(split.query)
         entry: dict[str, Any] = {"time": time.time(), "method": method, "path": path,
                                  "query": {k: ("<redacted>" if k == "key" else v) for k, v in query.items()},
-                                 "headers": {k: ("<redacted>" if k.lower() in SECRET_HEADERS else v)
+                                 "headers": {k.lower(): ("<redacted>" if k.lower() in SECRET_HEADERS else v)
                                              for k, v in headers.items()},
                                  "body": body}
         try:
