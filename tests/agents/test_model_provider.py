@@ -145,7 +145,7 @@ def test_chat_completions_plain_and_streamed(serve: Any) -> None:
 
 def test_anthropic_messages_whole_and_the_final_text(serve: Any) -> None:
     provider = serve(CLAUDE)
-    history = [{"role": "user", "content": "fix"}]
+    history: list[dict[str, Any]] = [{"role": "user", "content": "fix"}]
     for index in range(3):
         history += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_hindcast_{index}",
                                                        "name": "Bash", "input": {}}]},
@@ -181,7 +181,7 @@ def test_anthropic_stream_carries_the_tool_input_as_json_deltas(serve: Any) -> N
 def test_gemini_generate_content_and_stream(serve: Any, tmp_path: Path) -> None:
     provider = serve(GEMINI)
     tools = [{"functionDeclarations": [{"name": "run_shell_command"}, {"name": "read_file"}]}]
-    body = {"contents": [{"role": "user", "parts": [{"text": "fix"}]}], "tools": tools}
+    body: dict[str, Any] = {"contents": [{"role": "user", "parts": [{"text": "fix"}]}], "tools": tools}
     status, _, payload = post(f"{provider.url}/v1beta/models/gemini-x:generateContent", body,
                               headers={"x-goog-api-key": "k"})
     whole = json.loads(payload)

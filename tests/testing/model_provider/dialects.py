@@ -57,10 +57,6 @@ class Dialect:
     side: Callable[[Conversation], bool] = lambda conversation: not conversation.offered
     """Whether a request is a side request (a title, router or commit message), not a step of the script."""
 
-    def is_side(self, conversation: Conversation) -> bool:
-        """Whether conversation is a side request."""
-        return self.side(conversation)
-
     def turns(self, conversation: Conversation, script: Script) -> int:
         """The index of the step a main request asks for: the assistant turns already in its history, or for a CLI
         whose prompt holds example turns of its own (aider) the turns that are replies of this script."""

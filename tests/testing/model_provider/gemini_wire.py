@@ -56,12 +56,12 @@ def generate_answer(reply: Reply, call_id: str, usage: Usage, conversation: Conv
         parts.append({"text": reply.text})
     if reply.call:
         parts.append({"functionCall": {"id": call_id, "name": reply.call.name, "args": reply.call.arguments}})
-    head = {"modelVersion": conversation.model, "responseId": f"resp_hindcast_{serial}"}
-    whole = {**head, "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
+    head: dict[str, object] = {"modelVersion": conversation.model, "responseId": f"resp_hindcast_{serial}"}
+    whole: dict[str, object] = {**head, "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
                                      "index": 0}], "usageMetadata": gemini_usage(usage)}
     if not conversation.stream:
         return json_answer(whole)
-    events = [(None, {**head, "candidates": [{"content": {"role": "model", "parts": [part]}, "index": 0}]})
+    events: list[tuple[str | None, object]] = [(None, {**head, "candidates": [{"content": {"role": "model", "parts": [part]}, "index": 0}]})
               for part in parts[:-1]]
     events.append((None, {**whole, "candidates": [{"content": {"role": "model", "parts": parts[-1:]},
                                                     "finishReason": "STOP", "index": 0}]}))

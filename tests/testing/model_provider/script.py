@@ -87,7 +87,7 @@ class Script:
     """What the scripted model answers: step i answers the conversation's i-th model call."""
 
     steps: tuple[Step, ...]
-    """The steps, the last one a Finish."""
+    """The steps, usually ending in a Finish (an aider run ends with its one edit reply)."""
     usage: tuple[Usage, ...]
     """The usage reported for each step's call (as many as steps)."""
     side_usage: Usage = Usage(input=11, cache_read=0, cache_write=0, output=3, reasoning=0)

@@ -41,10 +41,12 @@ class ScriptedProvider:
     Every request, side requests and unknown paths included, is one line of the JSONL log at log_path: method,
     path, query, the API it spoke, whether it was a main, side, meta or unknown request, the model, the headers
     (names lowercased, secrets redacted), the body, and for a main request the step played, its reply and usage, and the result of
-    the previous step's tool call."""
+    the previous step's tool call. Model lists name model alone."""
 
-    def __init__(self, script: Script, dialect: Dialect, workspace: Path, log_path: Path) -> None:
+    def __init__(self, script: Script, dialect: Dialect, workspace: Path, log_path: Path,
+                 model: str = "hindcast-scripted") -> None:
         self.script = script
+        self.model = model
         self.dialect = dialect
         self.workspace = workspace
         self.log_path = log_path
@@ -106,7 +108,7 @@ class ScriptedProvider:
 
     def _route(self, method: str, path: str, query: dict[str, list[str]], body: dict[str, Any],
                entry: dict[str, Any]) -> Answer:
-        model = self._model_name()
+        model = self.model
         gemini = _GEMINI.search(path)
         if method == "GET" and path.endswith("/models"):
             entry.update(api="models", kind="meta")
@@ -138,7 +140,7 @@ class ScriptedProvider:
               entry: dict[str, Any]) -> Answer:
         serial = self._next_serial()
         entry.update(api=api, model=conversation.model, offered=sorted(conversation.offered))
-        if self.dialect.is_side(conversation):
+        if self.dialect.side(conversation):
             entry.update(kind="side", usage=asdict(self.script.side_usage))
             return render(Reply(text=self.script.side_text), f"{id_prefix}side_{serial}", self.script.side_usage,
                           conversation, serial)
@@ -173,9 +175,6 @@ class ScriptedProvider:
             raise ScriptError(f"step {index + 1}: step {index}'s {name} result lacks {previous.expect!r}: "
                               f"{result[:1000]!r}")
         return result
-
-    def _model_name(self) -> str:
-        return "hindcast-scripted"
 
     def _next_serial(self) -> int:
         with self._lock:
