@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from uv import find_uv_bin
+
 from corpus.interpreters import find_python
 
 CACHE_ENV = "HINDCAST_AGENTS_CACHE"
@@ -182,8 +184,6 @@ def _npm_install(pin: Pinned, directory: Path, env: dict[str, str]) -> None:
 
 
 def _venv_install(pin: Pinned, directory: Path, env: dict[str, str]) -> None:
-    from uv import find_uv_bin
-
     uv = find_uv_bin()
     _run([uv, "venv", "--quiet", "--python", str(find_python(pin.python)), str(directory)], env,
          f"uv venv {pin.name}")
