@@ -1,0 +1,1 @@
+"""The real agent CLIs, pinned and cached, run end to end against the scripted model provider."""
