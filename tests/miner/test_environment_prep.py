@@ -3,7 +3,6 @@ the inferred setup after the install: from GitHub workflows, tox's commands_pre 
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -116,8 +115,6 @@ def test_a_workflow_s_steps_that_prepare_files_before_the_tests_are_taken(tmp_pa
 
 
 def test_the_prepared_files_exist_once_the_steps_have_run_on_the_base(tmp_path: Path, pythons: Installed) -> None:
-    if shutil.which("msgfmt") is None:
-        pytest.skip("gettext's msgfmt is not installed")
     files = {".github/workflows/tests.yml": WORKFLOW, f"{CATALOG}.po": PO,
              "app/gen_tables.py": "import sys\nopen(sys.argv[2], 'w').write('TABLES = {}\\n')\n"}
     repo, command, _ = setup_of(tmp_path, files, pythons)
