@@ -129,6 +129,17 @@ def no_interpreter(files: BaseFiles, installed: Installed, committed: datetime.d
     return
 
 
+def setup_when(marker: str, install: str) -> Callable[[BaseFiles, str | None], tuple[str | None, tuple[str, ...]]]:
+    """`Language.setup` of a language whose one install command applies when the base has its marker file."""
+
+    def setup(files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
+        if files.has(marker):
+            return install, (f"command: {install} ({marker})",)
+        return None, (f"command: none (no {marker})",)
+
+    return setup
+
+
 def quote(value: str) -> str:
     """A shell word."""
     return shlex.quote(value)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from corpus.languages.base import (
-    BaseFiles,
     Command,
     RepoHints,
     SetupFiles,
@@ -14,6 +13,7 @@ from corpus.languages.base import (
     no_interpreter,
     quote,
     ref_id,
+    setup_when,
 )
 from corpus.languages.testids import brace_tests
 
@@ -25,6 +25,7 @@ LOCK_FILES: tuple[str, ...] = ("go.sum",)
 GRADER_FILES: tuple[str, ...] = ()
 SETUP_FILES = SetupFiles(present=("go.mod",))
 interpreter = no_interpreter
+setup = setup_when("go.mod", "go mod download")
 TESTDATA = "testdata"
 """The directory Go's tooling ignores as a package and keeps a package's test fixtures in."""
 GO_TEST = re.compile(r"^func\s+(Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\)")
@@ -66,9 +67,3 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
     return Command(" && ".join(part for part in (line, whole) if part) or "go test ./...",
                    tuple(ref_id(ref) for ref in refs))
 
-
-def setup(files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
-    """`go mod download` for a module."""
-    if files.has("go.mod"):
-        return "go mod download", ("command: go mod download (go.mod)",)
-    return None, ("command: none (no go.mod)",)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from corpus.languages.base import (
-    BaseFiles,
     Command,
     RepoHints,
     SetupFiles,
@@ -15,6 +14,7 @@ from corpus.languages.base import (
     owns_nothing,
     quote,
     ref_id,
+    setup_when,
 )
 from corpus.languages.testids import changed_text, indent
 
@@ -27,6 +27,7 @@ GRADER_FILES: tuple[str, ...] = ()
 SETUP_FILES = SetupFiles(present=("Gemfile",))
 owns = owns_nothing
 interpreter = no_interpreter
+setup = setup_when("Gemfile", "bundle install")
 RUBY_EXAMPLE = re.compile(r"""^(\s*)(?:it|specify|scenario|example|test)\b\s*\(?\s*(?:(['"])(.*?)\2)?""")
 RUBY_DEF = re.compile(r"^(\s*)def\s+(test_\w+)")
 
@@ -74,9 +75,3 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
         commands.append(f"bundle exec ruby -Itest {quote(path)}{only}")
     return Command(" && ".join(commands), tuple(ref_id(ref) for ref in refs))
 
-
-def setup(files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
-    """`bundle install` for a Gemfile."""
-    if files.has("Gemfile"):
-        return "bundle install", ("command: bundle install (Gemfile)",)
-    return None, ("command: none (no Gemfile)",)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from corpus.languages.base import (
-    BaseFiles,
     Command,
     RepoHints,
     SetupFiles,
@@ -14,6 +13,7 @@ from corpus.languages.base import (
     owns_nothing,
     quote,
     ref_id,
+    setup_when,
 )
 from corpus.languages.testids import annotated, brace_tests
 
@@ -27,6 +27,7 @@ GRADER_FILES: tuple[str, ...] = ()
 SETUP_FILES = SetupFiles(present=("Cargo.toml",))
 owns = owns_nothing
 interpreter = no_interpreter
+setup = setup_when("Cargo.toml", "cargo fetch")
 RUST_ATTR = re.compile(r"^\s*#\[(?:\w+::)*test\b")
 RUST_FN = re.compile(r"\bfn\s+(\w+)")
 
@@ -50,9 +51,3 @@ def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
     return Command(f"cargo test{targets}" + (f" -- {' '.join(map(quote, names))}" if names else ""),
                    tuple(ref_id(ref) for ref in refs))
 
-
-def setup(files: BaseFiles, python: str | None) -> tuple[str | None, tuple[str, ...]]:
-    """`cargo fetch` for a crate or workspace."""
-    if files.has("Cargo.toml"):
-        return "cargo fetch", ("command: cargo fetch (Cargo.toml)",)
-    return None, ("command: none (no Cargo.toml)",)
