@@ -7,15 +7,19 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, Final, Literal, NamedTuple, cast
 
 from corpus.errors import UsageError
 
 SandboxKind = Literal["bwrap", "none"]
 SANDBOXES: tuple[SandboxKind, ...] = ("bwrap", "none")
+NetworkMode = Literal["model", "none", "host"]
+NETWORKS: tuple[NetworkMode, ...] = ("model", "none", "host")
+"""The agent's network in the sandbox: only the model's hosts (through the harness's egress proxy), none
+(loopback only), or the host's."""
 ExecutorKind = Literal["local", "ray"]
 EXECUTORS: tuple[ExecutorKind, ...] = ("local", "ray")
 """Where trials run: threads of this process, or tasks on a Ray cluster."""
@@ -27,7 +31,7 @@ NEEDS_SANDBOX = ("--env-cache with --sandbox none: a cached environment serves s
 """The one-line refusal of an environment cache without the sandbox."""
 
 FLAGS: Final = {"jobs": "--jobs", "sandbox": "--sandbox", "agent_network": "--agent-network",
-                "agent_binds": "--agent-bind", "agent_home": "--agent-home", "env_cache": "--env-cache",
+                "agent_allow_hosts": "--agent-allow-host", "agent_binds": "--agent-bind", "agent_home": "--agent-home", "env_cache": "--env-cache",
                 "keep": "--keep", "max_errors": "--max-errors", "prices": "--prices", "executor": "--executor",
                 "ray_address": "--ray-address", "retries": "--retries", "trial_cpus": "--trial-cpus",
                 "trial_memory": "--trial-memory"}
@@ -61,8 +65,12 @@ class Settings:
     """Trials (verify: attempts) run at once."""
     sandbox: SandboxKind = "bwrap"
     """bwrap: setup, agent and grader run in bubblewrap; none: on the host."""
-    agent_network: bool = True
-    """Agents keep the host's network (--agent-network none turns it off)."""
+    agent_network: NetworkMode = "model"
+    """model: the agent reaches only its model's hosts, through the egress proxy; none: loopback only; host: the
+    host's network (--agent-network). Unsandboxed, the agent always has the host's."""
+    agent_allow_hosts: tuple[str, ...] = ()
+    """HOST[:PORT] the agent may reach besides its preset's model hosts with network model (--agent-allow-host);
+    a loopback host's port is forwarded onto the sandbox's loopback."""
     agent_binds: tuple[Path, ...] = ()
     """Host paths shown read-only inside the sandbox (--agent-bind)."""
     agent_home: tuple[Path, ...] = ()
@@ -96,6 +104,10 @@ class Settings:
         """These settings, or UsageError naming the flags of a combination that cannot run."""
         if self.sandbox == "none" and self.env_cache is not None:
             raise UsageError(NEEDS_SANDBOX)
+        if self.agent_allow_hosts and (self.agent_network != "model" or self.sandbox != "bwrap"):
+            raise UsageError(f"--agent-allow-host {self.agent_allow_hosts[0]}: only the sandbox's network model "
+                             f"lets chosen hosts through (this run: --sandbox {self.sandbox}, --agent-network "
+                             f"{self.agent_network}); drop one of them")
         return self
 
     def absolute(self) -> Settings:
@@ -117,11 +129,14 @@ class Settings:
         return tuple(Change(FLAGS[f.name], self.text(f.name), new.text(f.name)) for f in fields(self)
                      if getattr(self, f.name) != getattr(new, f.name))
 
+    @property
+    def open_network(self) -> bool:
+        """True when agents have the host's whole network: --agent-network host, or no sandbox."""
+        return self.sandbox != "bwrap" or self.agent_network == "host"
+
     def text(self, name: str) -> str:
         """One setting's value as words: `4`, `none`, `host`, `/a /b`, `off`."""
         value = getattr(self, name)
-        if name == "agent_network":
-            return "host" if value else "none"
         if name == "env_cache":
             return "off" if value is None else str(value)
         if isinstance(value, tuple):
@@ -139,8 +154,10 @@ class Settings:
             words += ["--jobs", str(self.jobs)]
         if self.sandbox != "bwrap":
             words += ["--sandbox", self.sandbox]
-        if not self.agent_network:
-            words += ["--agent-network", "none"]
+        if self.agent_network != "model":
+            words += ["--agent-network", self.agent_network]
+        for host in self.agent_allow_hosts:
+            words += ["--agent-allow-host", host]
         for path in self.agent_binds:
             words += ["--agent-bind", str(path)]
         for path in self.agent_home:
@@ -191,10 +208,12 @@ def _value(name: str, value: Any) -> Any:
     def bad() -> ValueError:
         return ValueError(f"settings: {name}: {value!r} is not a valid value")
 
-    if name in ("agent_binds", "agent_home"):
+    if name in ("agent_binds", "agent_home", "agent_allow_hosts"):
         if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
             raise bad()
-        return tuple(Path(p) for p in value)
+        return tuple(value) if name == "agent_allow_hosts" else tuple(Path(p) for p in value)
+    if name == "agent_network":
+        return network_mode(value, bad)
     if name == "sandbox" and value not in SANDBOXES or name == "executor" and value not in EXECUTORS:
         raise bad()
     if name == "env_cache":
@@ -207,7 +226,7 @@ def _value(name: str, value: Any) -> Any:
         if value is not None and not isinstance(value, str):
             raise bad()
         return Path(value) if value is not None else None
-    if name in ("agent_network", "keep") and not isinstance(value, bool):
+    if name == "keep" and not isinstance(value, bool):
         raise bad()
     if name in ("jobs", "retries") and (not isinstance(value, int) or isinstance(value, bool)):
         raise bad()
@@ -221,6 +240,16 @@ def _value(name: str, value: Any) -> Any:
     if name == "ray_address" and value is not None and not isinstance(value, str):
         raise bad()
     return value
+
+
+def network_mode(value: Any, bad: Callable[[], ValueError]) -> NetworkMode:
+    """--agent-network's value from run.json: a mode, or the bool of runs made before the model mode (true: host,
+    false: none); bad() for anything else."""
+    if isinstance(value, bool):
+        return "host" if value else "none"
+    if value not in NETWORKS:
+        raise bad()
+    return cast(NetworkMode, value)
 
 
 @dataclass(frozen=True)
@@ -239,7 +268,8 @@ class RecordedSettings:
         """What the runtime (and its fingerprint) records of the sandbox."""
         settings = self.settings
         return {"kind": settings.sandbox, "version": self.bwrap_version,
-                "agent_network": settings.agent_network, "binds": [str(p) for p in settings.agent_binds],
+                "agent_network": settings.agent_network, "allow_hosts": list(settings.agent_allow_hosts),
+                "binds": [str(p) for p in settings.agent_binds],
                 "home_copies": [str(p) for p in settings.agent_home]}
 
     def to_json(self) -> dict[str, Any]:
@@ -262,7 +292,8 @@ class RecordedSettings:
         if not isinstance(sandbox, dict) or sandbox.get("kind") not in SANDBOXES:
             return None
         settings = Settings.from_json({"jobs": jobs, "sandbox": sandbox["kind"],
-                                       "agent_network": bool(sandbox.get("agent_network", True)),
+                                       "agent_network": sandbox.get("agent_network", True),
+                                       "agent_allow_hosts": list(sandbox.get("allow_hosts") or ()),
                                        "agent_binds": list(sandbox.get("binds") or ()),
                                        "agent_home": list(sandbox.get("home_copies") or ()),
                                        "env_cache": DEFAULT_ENV_CACHE})

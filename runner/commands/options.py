@@ -15,7 +15,7 @@ from click.core import ParameterSource
 
 from corpus.errors import ExitCode
 from runner.runs.find import default_results, resolve_run
-from runner.settings import DEFAULT_ENV_CACHE, EXECUTORS, SANDBOXES, Settings
+from runner.settings import DEFAULT_ENV_CACHE, EXECUTORS, NETWORKS, SANDBOXES, Settings
 
 GATE_CORPUS_HELP = "Corpus directory (case policy and criticality)."
 """--corpus help of the commands that read case policy and criticality from a corpus (select)."""
@@ -51,8 +51,15 @@ SETTINGS_OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] 
         "--sandbox", type=click.Choice(SANDBOXES), default="bwrap", show_default=True,
         help="Where setup, agent and grader run: a bubblewrap sandbox each, or none (on the host, as you)."),
     "--agent-network": click.option(
-        "--agent-network", type=click.Choice(["host", "none"]), default="host", show_default=True,
-        help="The agent's network inside the sandbox: the host's, or none (loopback only)."),
+        "--agent-network", type=click.Choice(NETWORKS), default="model", show_default=True,
+        help="The agent's network inside the sandbox: model (only its model provider's hosts, through an egress "
+             "proxy that records every connection in network.json), none (loopback only), or host (the host's "
+             "whole network: the agent could fetch the fix upstream; the report marks the run open network)."),
+    "--agent-allow-host": click.option(
+        "--agent-allow-host", "agent_allow_hosts", multiple=True, metavar="HOST[:PORT]",
+        help="With --agent-network model, let the agent reach this host too (port 443 and 80 without a port; "
+             "repeatable). A loopback host with a port (127.0.0.1:8000, localhost:11434) is a local model "
+             "endpoint: that host port is forwarded onto the sandbox's own loopback."),
     "--agent-bind": click.option(
         "--agent-bind", "agent_binds", multiple=True, type=click.Path(path_type=Path), metavar="PATH",
         help="Show this host path read-only at the same path inside the sandbox, e.g. the agent's CLI or a "
@@ -103,6 +110,7 @@ EXECUTOR_FLAGS = ("--executor", "--ray-address", "--retries", "--trial-cpus", "-
 SETTINGS_FLAGS = tuple(SETTINGS_OPTIONS)
 """Every settings option (runner run's)."""
 _PARAMS = {"--jobs": "jobs", "--sandbox": "sandbox", "--agent-network": "agent_network",
+           "--agent-allow-host": "agent_allow_hosts",
            "--agent-bind": "agent_binds", "--agent-home": "agent_home", "--env-cache": "env_cache",
            "--no-env-cache": "no_env_cache", "--keep": "keep", "--max-errors": "max_errors", "--prices": "prices",
            "--executor": "executor", "--ray-address": "ray_address", "--retries": "retries",
@@ -144,9 +152,7 @@ def _settings(values: dict[str, Any]) -> Settings:
     """The Settings of a command's settings options (click.UsageError naming the option on bad input)."""
     fields: dict[str, Any] = {"env_cache": DEFAULT_ENV_CACHE}
     for name, value in values.items():
-        if name == "agent_network":
-            fields[name] = value == "host"
-        elif name == "env_cache" and value is not None:
+        if name == "env_cache" and value is not None:
             fields[name] = value
         elif name == "no_env_cache" and value:
             if values.get("env_cache") is not None:

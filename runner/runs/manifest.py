@@ -51,6 +51,8 @@ class Variant:
     """How the agent's transcript is read into behaviour.json (``runner.behaviour.parse.FORMATS``)."""
     trajectory_file: str | None = None
     """A file the agent leaves in its workspace (a path relative to it) read instead of its stdout."""
+    hosts: tuple[str, ...] = ()
+    """The model provider's hosts its agent may reach with --agent-network model (a preset's, `HOST[:PORT]`)."""
 
 
 @dataclass(frozen=True)
@@ -221,7 +223,7 @@ def read_manifest(run_dir: Path) -> RunManifest:
         raise UsageError(f"{path}: unsupported format {data.get('format')!r} (expected {FORMAT})")
     try:
         raw = dict(data["config"])
-        raw["variants"] = tuple(Variant(**v) for v in raw["variants"])
+        raw["variants"] = tuple(Variant(**{**v, "hosts": tuple(v.get("hosts") or ())}) for v in raw["variants"])
         raw["cases"] = tuple(raw["cases"])
         config = RunConfig(**raw)
         digests = dict(data["digests"])

@@ -68,7 +68,7 @@ class TrialResult:
     """Paths the candidate patch touches."""
     flags: tuple[str, ...] = ()
     """edited_tests, edited_test_config, added_test_config, shadowing_module, package_metadata, ignored_files,
-    transcript_truncated."""
+    transcript_truncated, upstream_lookup."""
     test_edits: tuple[str, ...] = ()
     """Changed paths that are grader or test files."""
     restored: tuple[dict[str, str], ...] = ()
@@ -78,6 +78,9 @@ class TrialResult:
     removed_files: tuple[str, ...] = ()
     """What the agent left that no patch can carry, removed before the snapshot: nested repositories' git data,
     fifos, sockets, devices."""
+    upstream_lookups: tuple[str, ...] = ()
+    """`host:port` of every code host (git forge, package index) the agent tried to reach and was denied
+    (network.json); flagged upstream_lookup."""
     transcript_bytes: int = 0
     """Bytes the agent wrote (before the cap)."""
     cost_usd: float | None = None
@@ -112,7 +115,8 @@ class TrialResult:
         try:
             data.pop("format", None)
             data["durations"] = Durations(**data.get("durations") or {})
-            for key in ("changed_files", "flags", "test_edits", "restored", "ignored_files", "removed_files"):
+            for key in ("changed_files", "flags", "test_edits", "restored", "ignored_files", "removed_files",
+                        "upstream_lookups"):
                 data[key] = tuple(data.get(key) or ())
             result = TrialResult(**data)
         except TypeError as exc:

@@ -26,8 +26,9 @@ from typing import Literal
 
 from corpus.errors import UsageError
 from runner.sandbox.bwrap import SYSTEM_DIRS, TASK_DIR, WORKSPACE, Bind, SandboxSpec, available
+from runner.sandbox.egress import AllowedHost, EgressProxy, allowed_hosts
 from runner.sandbox.loopback import Loopback
-from runner.settings import SANDBOXES, SandboxKind, Settings
+from runner.settings import SANDBOXES, NetworkMode, SandboxKind, Settings
 
 Phase = Literal["setup", "agent", "grader"]
 """The commands of a trial, each in a sandbox of its own."""
@@ -50,9 +51,12 @@ class Confinement:
 
     kind: SandboxKind = "bwrap"
     """bwrap (the default) or none (every command runs on the host as the user)."""
-    agent_network: bool = True
-    """Agents keep the host's network; False gives them loopback only. Graders never have it unless the case
-    asks (grader.network); setup always has it."""
+    agent_network: NetworkMode = "model"
+    """model: agents reach only their model's hosts, through an egress proxy (`runner.sandbox.egress`); none:
+    loopback only; host: the host's network. Graders never have it unless the case asks (grader.network); setup
+    always has it."""
+    allow_hosts: tuple[AllowedHost, ...] = ()
+    """With model: hosts every agent may reach besides its preset's (--agent-allow-host)."""
     binds: tuple[Path, ...] = ()
     """Host paths shown read-only at the same path to setup, agent and grader (an agent CLI, a toolchain)."""
     home_copies: tuple[Path, ...] = ()
@@ -70,8 +74,9 @@ def confine(settings: Settings, hide: Iterable[Path | str]) -> Confinement:
     """The confinement the settings choose, hiding hide, its paths made absolute and checked on this machine
     (bubblewrap, the binds, the home copies); UsageError naming the flag on bad input."""
     settings.check()
-    return _checked(Confinement(settings.sandbox, settings.agent_network, settings.agent_binds, settings.agent_home,
-                                tuple(Path(p) for p in hide)))
+    return _checked(Confinement(settings.sandbox, settings.agent_network,
+                                allowed_hosts(settings.agent_allow_hosts, "--agent-allow-host"),
+                                settings.agent_binds, settings.agent_home, tuple(Path(p) for p in hide)))
 
 
 def _checked(conf: Confinement) -> Confinement:
@@ -93,7 +98,7 @@ def _checked(conf: Confinement) -> Confinement:
             raise UsageError(f"--agent-home {path}: not a file or directory under your home directory {home}")
         if not path.exists():
             raise UsageError(f"--agent-home {path}: no such file or directory")
-    return Confinement(conf.kind, conf.agent_network, binds, copies, conf.hide)
+    return Confinement(conf.kind, conf.agent_network, conf.allow_hosts, binds, copies, conf.hide)
 
 
 @lru_cache(maxsize=1)
@@ -209,9 +214,17 @@ def phase_sandbox(conf: Confinement, phase: Phase, scratch: Path, *, workspace: 
     home.mkdir(exist_ok=True)
     if phase == "agent":
         _copy_home_files(conf, home)
-    network = True if phase == "setup" else conf.agent_network if phase == "agent" else grader_network
+    network = True if phase == "setup" else conf.agent_network == "host" if phase == "agent" else grader_network
     return _sandbox_spec(conf, workspace=workspace, home=home, env=env, network=network, extra=extra,
                          loopback=loopback)
+
+
+def agent_proxy(conf: Confinement, model_hosts: Iterable[str], taken: Iterable[int] = ()) -> EgressProxy | None:
+    """The egress proxy of one agent command with network model (None otherwise): it lets through the model's
+    hosts (a preset's; UsageError naming a bad one) and --agent-allow-host's, and keeps off the ports taken."""
+    if not conf.sandboxed or conf.agent_network != "model":
+        return None
+    return EgressProxy((*allowed_hosts(model_hosts, "preset host"), *conf.allow_hosts), taken)
 
 
 def _sandbox_spec(conf: Confinement, *, workspace: Path, home: Path, env: Mapping[str, str], network: bool,

@@ -56,6 +56,27 @@ class Loopback:
     """Serves the sockets opened on the sandbox's loopback until the returned function is called."""
 
 
+def joined(*loopbacks: Loopback | None) -> Loopback | None:
+    """One loopback serving the ports of every one given (the HTTP fixture's, the egress proxy's); None for none."""
+    present = [lb for lb in loopbacks if lb is not None]
+    if len(present) <= 1:
+        return present[0] if present else None
+
+    def serve(sockets: list[socket.socket]) -> Callable[[], None]:
+        stops, at = [], 0
+        for loopback in present:
+            stops.append(loopback.serve(sockets[at:at + len(loopback.ports)]))
+            at += len(loopback.ports)
+
+        def stop() -> None:
+            for each in stops:
+                each()
+
+        return stop
+
+    return Loopback(tuple(port for lb in present for port in lb.ports), serve)
+
+
 def opener_python() -> str:
     """The harness's base interpreter (a venv's python is a link into it), which runs OPENER inside."""
     return os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)

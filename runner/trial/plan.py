@@ -88,7 +88,8 @@ def parse_agent(spec: str, arguments: Mapping[str, str] | None = None) -> Varian
     if preset is not None:
         name, which = preset
         chosen = PRESETS[which]
-        return check_variant(Variant(name, preset_command(chosen, arguments or {}), chosen.transcript_format))
+        return check_variant(Variant(name, preset_command(chosen, arguments or {}), chosen.transcript_format,
+                                     hosts=chosen.hosts))
     if arguments:
         raise UsageError(f"--agent-arg: {spec!r} is not a preset (--agent NAME=preset:{'|'.join(PRESETS)})")
     name, sep, command = spec.partition("=")
@@ -305,7 +306,7 @@ def plan_trials(config: RunConfig, stored: dict[str, StoredCase], saved: dict[Tr
             continue
         plan.append(TrialSpec(stored[case_id], variant.name, t, config.mode, variant.command,
                               saved.get((variant.name, case_id, t)), variant.transcript_format,
-                              variant.trajectory_file))
+                              variant.trajectory_file, variant.hosts))
     return plan
 
 

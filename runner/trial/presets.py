@@ -28,16 +28,21 @@ class Preset:
     """The rest of the command, after the model flag."""
     transcript_format: str
     """The transcript format the command writes (``runner.behaviour.parse.FORMATS``)."""
+    hosts: tuple[str, ...] = ()
+    """The model provider's hosts (`HOST[:PORT]`) the agent reaches with --agent-network model."""
 
 
 PRESETS: dict[str, Preset] = {
-    "codex": Preset("codex", "codex exec --json --full-auto -C {workspace}", "-m", "- < {prompt_file}", "codex"),
+    "codex": Preset("codex", "codex exec --json --full-auto -C {workspace}", "-m", "- < {prompt_file}", "codex",
+                    ("api.openai.com", "chatgpt.com")),
     "claude": Preset("claude", "cd {workspace} && claude -p --output-format stream-json --verbose "
-                     "--dangerously-skip-permissions", "--model", "< {prompt_file}", "claude"),
+                     "--dangerously-skip-permissions", "--model", "< {prompt_file}", "claude",
+                     ("api.anthropic.com",)),
     "gemini": Preset("gemini", "cd {workspace} && prompt=$(cat {prompt_file}) && gemini --output-format stream-json "
-                     "--yolo", "--model", '--prompt "$prompt"', "gemini"),
+                     "--yolo", "--model", '--prompt "$prompt"', "gemini",
+                     ("generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com", "oauth2.googleapis.com")),
     "opencode": Preset("opencode", "cd {workspace} && prompt=$(cat {prompt_file}) && opencode run --format json",
-                       "--model", '"$prompt"', "opencode"),
+                       "--model", '"$prompt"', "opencode", ("opencode.ai", "api.anthropic.com", "api.openai.com")),
 }
 """The presets by name."""
 ARGUMENTS = ("model",)

@@ -32,7 +32,9 @@ from runner.grading.invariants import outcome_with_invariants
 from runner.process import run_command
 from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult
 from runner.sandbox.bwrap import TASK_DIR, WORKSPACE, Bind
-from runner.sandbox.confine import PROMPT_FILE, phase_sandbox
+from runner.sandbox.confine import PROMPT_FILE, agent_proxy, phase_sandbox
+from runner.sandbox.egress import NETWORK_LOG
+from runner.sandbox.loopback import joined
 from runner.scorecard.card import score_trial
 from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
 from runner.workspace.prepare import Prepared, prepare
@@ -87,6 +89,8 @@ class TrialSpec:
     """How the transcript is read into behaviour.json."""
     trajectory_file: str | None = None
     """A file the agent leaves in its workspace, copied as trajectory.json and read instead of the transcript."""
+    hosts: tuple[str, ...] = ()
+    """The model provider's hosts the agent may reach with --agent-network model (its preset's)."""
 
 
 @dataclass(frozen=True)
@@ -356,8 +360,12 @@ class _Trial:
                                              "reason": source.reason})
             if (saved.directory / "transcript.log").is_file():
                 shutil.copyfile(saved.directory / "transcript.log", transcript)
-            if (saved.directory / TRAJECTORY_FILE).is_file():
-                shutil.copyfile(saved.directory / TRAJECTORY_FILE, self.staging / TRAJECTORY_FILE)
+            for name in (TRAJECTORY_FILE, NETWORK_LOG):
+                if (saved.directory / name).is_file():
+                    shutil.copyfile(saved.directory / name, self.staging / name)
+            if source.upstream_lookups:
+                self.facts["upstream_lookups"] = source.upstream_lookups
+                self.flags.append("upstream_lookup")
             if source.outcome == "error" and source.grader_outcome is None:
                 return b"", f"source trial was an error: {source.reason}"
             patch = (saved.directory / "candidate.patch").read_bytes()
@@ -372,6 +380,9 @@ class _Trial:
         (task / "prompt.md").write_text(self._prompt(), encoding="utf-8")
         marker = f"{MARKER_VAR}={secrets.token_hex(8)}"
         env, loopback = in_phase(self.fixture, agent_environment(prepared.env, (*ctx.hidden, *self.node.hide), marker), "agent")
+        proxy = agent_proxy(conf, spec.hosts, loopback.ports if loopback else ())
+        if proxy is not None:
+            env, loopback = {**env, **proxy.env()}, joined(loopback, proxy.loopback())
         sandbox = phase_sandbox(conf, "agent", self.scratch, workspace=prepared.workspace, env=env,
                                 extra=(*prepared.env_binds(), Bind(task, TASK_DIR)), loopback=loopback)
         if sandbox is not None:
@@ -379,16 +390,29 @@ class _Trial:
         else:
             places = {"workspace": str(prepared.workspace), "prompt_file": str(task / "prompt.md")}
         command = render_command(spec.command, {**places, "case_id": self.case.id, "trial": str(spec.trial)})
-        ran = run_command(command, prepared.workspace, env, ctx.agent_timeout, self.staging / "transcript.log",
-                          max_output_bytes=ctx.transcript_limit, marker=None if sandbox else marker,
-                          sandbox=sandbox)
+        try:
+            ran = run_command(command, prepared.workspace, env, ctx.agent_timeout, self.staging / "transcript.log",
+                              max_output_bytes=ctx.transcript_limit, marker=None if sandbox else marker,
+                              sandbox=sandbox)
+        finally:
+            if proxy is not None:
+                proxy.stop()
+                proxy.write_log(self.staging / NETWORK_LOG, conf.agent_network)
         self.facts.update(agent_exit_code=ran.exit_code, agent_timed_out=ran.timed_out,
                           transcript_bytes=ran.output_bytes)
         if ran.truncated:
             self.flags.append("transcript_truncated")
         if spec.trajectory_file and copy_trajectory(prepared.workspace, spec.trajectory_file, self.staging):
             self.flags.append("trajectory_missing")  # behaviour is then read from the transcript
-        return agent_error(ran)
+        failure = agent_error(ran)
+        if proxy is not None:
+            if lookups := proxy.upstream_lookups():
+                self.flags.append("upstream_lookup")
+                self.facts["upstream_lookups"] = lookups
+            never = proxy.never_reached() if ran.start_error is None else None
+            if never is not None:  # fails closed: nothing was measured, so the workspace is not graded
+                return f"{never} ({failure})" if failure else never
+        return failure
 
     def _decide(self, graded: GradeResult) -> tuple[Outcome, str]:
         if self.facts.get("agent_timed_out"):
