@@ -79,3 +79,71 @@ def test_the_agent_reaches_only_its_model_hosts_and_every_attempt_is_recorded(ca
     assert (network["mode"], network["allowed_hosts"], network["denied"]) == ("model", ["model.test"], 3)
     assert network["upstream_lookups"] == ["github.com:443", "pypi.org:80"]
     assert "upstream_lookup" in result.flags and result.upstream_lookups == ("github.com:443", "pypi.org:80")
+
+
+def test_curl_inside_follows_the_proxy_variables(calc_fast: Bench, model_test: int) -> None:
+    command = ("env | grep -i _proxy | sort; curl -sS http://model.test/v1/models; "
+               "curl -sS -o /dev/null https://github.com/ 2>&1; echo curl exit $?; " + agent("fix"))
+    loaded = calc_fast.run(variants=variants(curl=command), agent_allow_hosts=("model.test",))
+    log, network = trial_files(loaded.directory, "curl")
+    proxy = network["proxy"]
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"):
+        assert f"{name}={proxy}\n" in log
+    assert "NO_PROXY=127.0.0.1,localhost,::1\n" in log
+    assert "hello from model.test/v1/models" in log
+    assert "CONNECT tunnel failed, response 403" in log and "curl exit 56" in log
+    assert [(a["host"], a["allowed"]) for a in network["attempts"]] == [("model.test", True), ("github.com", False)]
+    assert loaded.trials[0].outcome == "pass" and loaded.trials[0].upstream_lookups == ("github.com:443",)
+
+
+def test_a_trial_that_never_reached_its_model_is_an_error(calc_fast: Bench, model_test: int) -> None:
+    loaded = calc_fast.run(variants=variants(
+        lost=agent("egress", "connect:github.com:443"),  # fixes, but never reached the model
+        down=agent("egress", "connect:model.test:444"),  # allowed, but nothing listens there
+        failing=agent("egress", "connect:model.test:443", "nofix"),  # reached it and failed: an honest fail
+        idle=agent("noop")), agent_allow_hosts=("model.test", "model.test:444"))
+    outcomes = {t.variant: (t.outcome, t.reason) for t in loaded.trials}
+    assert outcomes["lost"] == ("error", NEVER_REACHED)
+    assert outcomes["down"] == ("error", NEVER_REACHED)
+    assert outcomes["idle"] == ("error", NEVER_REACHED)
+    assert outcomes["failing"][0] == "fail"
+    down = trial_files(loaded.directory, "down")[1]["attempts"]
+    assert [(a["port"], a["allowed"], a["status"], a["bytes_up"]) for a in down] == [(444, True, 502, 0)]
+    assert down[0]["error"]
+    lost = next(t for t in loaded.trials if t.variant == "lost")
+    assert lost.grader_outcome is None and "upstream_lookup" in lost.flags  # not graded, still flagged
+
+
+def test_with_no_host_allowed_the_network_is_off_and_nothing_is_required(calc_fast: Bench) -> None:
+    loaded = calc_fast.run(variants=variants(script=agent("egress", "connect:api.anthropic.com:443")))
+    (result,) = loaded.trials
+    log, network = trial_files(loaded.directory, "script")
+    assert result.outcome == "pass", result.reason
+    assert "connect:api.anthropic.com:443 -> 403" in log
+    assert (network["allowed_hosts"], network["allowed_bytes"], network["denied"]) == ([], 0, 1)
+
+
+def test_an_allowed_local_endpoint_is_forwarded_onto_the_sandbox_loopback(calc_fast: Bench,
+                                                                          model_server: int) -> None:
+    url = f"http://127.0.0.1:{model_server}/v1/models"
+    other = model_server + 1 if model_server < 65535 else model_server - 1
+    loaded = calc_fast.run(variants=variants(local=agent("egress", f"direct:{url}",
+                                                         f"direct:http://127.0.0.1:{other}/")),
+                           agent_allow_hosts=(f"127.0.0.1:{model_server}",))
+    (result,) = loaded.trials
+    log, network = trial_files(loaded.directory, "local")
+    assert result.outcome == "pass", (result.reason, log)
+    assert f"direct:{url} -> 200 hello from 127.0.0.1:{model_server}/v1/models" in log
+    assert f"direct:http://127.0.0.1:{other}/ -> failed" in log  # only the allowed port is there
+    assert network["forwarded"] == [f"127.0.0.1:{model_server}"]
+    (attempt,) = network["attempts"]
+    assert (attempt["kind"], attempt["port"], attempt["allowed"]) == ("forward", model_server, True)
+    assert attempt["bytes_up"] > 30 and attempt["bytes_down"] > 30
+
+
+def test_the_host_network_has_no_proxy(calc_fast: Bench) -> None:
+    loaded = calc_fast.run(variants=variants(open=f"env | grep -c 127.0.0.1:3128; {agent('fix')}"),
+                           agent_network="host")
+    folder = trial_path(loaded.directory, "open", "calc-add", 1)
+    assert loaded.trials[0].outcome == "pass" and not (folder / "network.json").exists()
+    assert (folder / "transcript.log").read_text().startswith("0\n")

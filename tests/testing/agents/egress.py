@@ -22,7 +22,8 @@ def tunnel(host: str, port: str) -> str:
         if status != "200":  # the proxy closes after its answer
             while chunk := sock.recv(65536):
                 answer += chunk
-            return f"{status} {answer.decode('latin-1').partition(chr(13) + chr(10) * 2)[2].strip()}"
+            body = answer.decode("latin-1").partition("\r\n\r\n")[2]
+            return f"{status} {body.strip()}"
         sock.sendall(f"GET /hello HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
         data = b""
         while chunk := sock.recv(65536):
