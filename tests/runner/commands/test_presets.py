@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from runner.runs.manifest import Variant
 from runner.settings import Settings, resume_command
 from runner.trial.agent import render_command
 from runner.trial.plan import parse_agents, with_trajectory_files, with_transcript_formats
+from runner.trial.presets import PRESETS
 from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent
 
 
@@ -30,8 +32,18 @@ def base(bench: Bench) -> list[str]:
     return ["run", "--corpus", str(bench.corpus.root), "--results-dir", str(bench.results), "--all", *SANDBOX_ARGS]
 
 
+def without_hosts(variants: tuple[Variant, ...]) -> tuple[Variant, ...]:
+    return tuple(replace(v, hosts=()) for v in variants)
+
+
+def test_each_preset_variant_carries_its_model_hosts() -> None:
+    variants = parse_agents(("codex", "c=preset:claude", "mine=true"))
+    assert [v.hosts for v in variants] == [PRESETS["codex"].hosts, PRESETS["claude"].hosts, ()]
+    assert all(PRESETS[name].hosts for name in PRESETS)
+
+
 def test_each_preset_expands_to_its_command_and_format() -> None:
-    assert parse_agents(("codex", "claude", "gemini", "opencode")) == (
+    assert without_hosts(parse_agents(("codex", "claude", "gemini", "opencode"))) == (
         Variant("codex", "codex exec --json --full-auto -C {workspace} - < {prompt_file}", "codex"),
         Variant("claude", "cd {workspace} && claude -p --output-format stream-json --verbose "
                           "--dangerously-skip-permissions < {prompt_file}", "claude"),
@@ -44,7 +56,7 @@ def test_each_preset_expands_to_its_command_and_format() -> None:
 def test_named_presets_and_their_models() -> None:
     variants = parse_agents(("fast=preset:codex", "deep=preset:codex", "c=preset:claude", "mine=true"),
                             ("model=gpt-5-mini", "deep:model=gpt-5 high", "c:model=claude-opus-4-1"))
-    assert variants == (
+    assert without_hosts(variants) == (
         Variant("fast", "codex exec --json --full-auto -C {workspace} -m gpt-5-mini - < {prompt_file}", "codex"),
         Variant("deep", "codex exec --json --full-auto -C {workspace} -m 'gpt-5 high' - < {prompt_file}", "codex"),
         Variant("c", "cd {workspace} && claude -p --output-format stream-json --verbose "
@@ -133,7 +145,7 @@ def test_the_trajectory_file_and_the_presets_format_are_recorded_and_kept_by_a_r
     (run_dir,) = calc_fast.results.iterdir()
     (variant,) = json.loads((run_dir / "run.json").read_text())["config"]["variants"]
     assert variant == {"name": "fixer", "command": agent("fix"), "transcript_format": "auto",
-                       "trajectory_file": "out.traj.json"}
+                       "trajectory_file": "out.traj.json", "hosts": []}
     # a resume given the same option agrees with the recorded run; a different file is refused
     code, _, _ = call([*base(calc_fast), "--resume", str(run_dir), "--agent", f"fixer={agent('fix')}",
                        "--trajectory-file", "out.traj.json"], capsys)

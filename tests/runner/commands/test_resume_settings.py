@@ -72,7 +72,7 @@ def test_an_interrupted_run_resumed_from_elsewhere_keeps_its_binds(calc_fast: Be
                     "--no-env-cache"]
     recorded = read_manifest(run_dir).settings
     assert recorded is not None and recorded.settings == Settings(
-        agent_network=False, agent_binds=(tools, *SANDBOX_BINDS[1:]), env_cache=None)
+        agent_network="none", agent_binds=(tools, *SANDBOX_BINDS[1:]), env_cache=None)
     assert load_run(run_dir).missing == 2
     (tools / "gate").touch()
     elsewhere = tmp_path / "elsewhere"
@@ -122,7 +122,7 @@ def test_the_incomplete_banner_names_the_binds(tmp_path: Path, capsys: pytest.Ca
     data["settings"] = Settings(jobs=2, agent_binds=(Path("/opt/cli"), Path("/usr/lib/py")),
                                 env_cache=DEFAULT_ENV_CACHE).to_json()
     (new / "run.json").write_text(json.dumps(data))
-    for run_dir, words in ((old, "--agent-bind '/opt/agent cli'"),
+    for run_dir, words in ((old, "--agent-network host --agent-bind '/opt/agent cli'"),
                            (new, "--jobs 2 --agent-bind /opt/cli --agent-bind /usr/lib/py")):
         banner = (f"INCOMPLETE: 2 of 3 planned trials missing; complete the run with `runner run --resume "
                   f"{run_dir} {words}`")

@@ -227,7 +227,7 @@ def test_verify_on_the_cluster_proves_the_cases_and_brings_the_logs_back(tmp_pat
                                                                     ("oracle", "pass"), ("oracle", "pass")]
     # With the case's HTTP fixture served on the worker, its grader offline there too.
     run = Bench(tmp_path, corpus).run(variants=variants(fixer=agent("http_agent", "{prompt_file}")), trials=1,
-                                      agent_network=False, executor="ray", ray_address=cluster.address)
+                                      agent_network="none", executor="ray", ray_address=cluster.address)
     [result] = run.trials
     assert (result.outcome, result.reason) == ("pass", "grader exited 0")
     log = json.loads((trial_path(run.directory, "fixer", "http-notify", 1) / "http.json").read_text())

@@ -82,7 +82,7 @@ def test_an_honest_agent_installs_a_tool_into_its_home_and_passes(calc_pytest: B
 
 
 def test_an_agent_without_network_cannot_reach_the_index_and_still_passes(calc_pytest: Bench, index: Index) -> None:
-    loaded = calc_pytest.run(agent_network=False,
+    loaded = calc_pytest.run(agent_network="none",
                              variants=variants(offline=agent("cheats/offline_honest", shlex.quote(index.url))))
     (trial,) = loaded.trials
     transcript = artifact(loaded, "offline", "transcript.log")
