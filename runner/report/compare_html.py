@@ -148,7 +148,7 @@ def _summary_lines(report: CompareReport, triage: Triage | None) -> list[str]:
 
 SCORE_RULES = tuple(rule for rule, _ in RULES.values())
 """The gate's scorecard rules, whose findings the scorecard section repeats."""
-BEHAVIOUR_RULES = ("forbidden-tool", "bait")
+BEHAVIOUR_RULES = ("forbidden-tool", "bait", "upstream-lookup")
 """The gate's behaviour rules, whose findings the behaviour section repeats."""
 
 

@@ -60,6 +60,8 @@ def sandbox_text(recorded: RecordedSettings | None) -> str:
         return settings.sandbox
     text = f"bwrap {recorded.bwrap_version or ''}".rstrip()
     text += f", agent network {settings.text('agent_network')}"
+    if settings.agent_allow_hosts:
+        text += f", allowed hosts {' '.join(settings.agent_allow_hosts)}"
     for label, paths in (("binds", settings.agent_binds), ("home copies", settings.agent_home)):
         if paths:
             text += f", {label} {' '.join(str(p) for p in paths)}"
@@ -73,6 +75,9 @@ MODE_NOTES = {
               "the fix)",
 }
 """What a pass or a fail means in the modes without an agent."""
+OPEN_NETWORK = ("OPEN NETWORK: the agents had the whole host network (--agent-network host or --sandbox none), so "
+                "nothing kept them from fetching the fix from upstream; a pass may be the fix found, not made")
+"""The note of a run whose agents could reach anything (every format shows it first)."""
 
 
 def run_notes(run: LoadedRun) -> list[str]:
@@ -88,7 +93,16 @@ def run_notes(run: LoadedRun) -> list[str]:
                      f"`{line}`")
     if run.manifest.config.mode in MODE_NOTES:
         notes.append(MODE_NOTES[run.manifest.config.mode])
+    recorded = run.manifest.settings
+    if run.manifest.config.mode == "agent" and recorded is not None and recorded.settings.open_network:
+        notes.append(OPEN_NETWORK)
     return notes
+
+
+def upstream_lines(run: LoadedRun) -> list[str]:
+    """One line per trial that tried to reach a code host and was denied (flag upstream_lookup)."""
+    return [f"upstream lookup {t.variant}::{t.case_id} #{t.trial}: denied {', '.join(t.upstream_lookups) or '?'}"
+            for t in run.trials if "upstream_lookup" in t.flags]
 
 
 def case_label(run: LoadedRun, case_id: str) -> str:
@@ -183,6 +197,8 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
     for trial in run.trials:
         if trial.outcome == "error":
             out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
+    for line in upstream_lines(run):
+        out.print(line, markup=False, soft_wrap=True)
     found = run_scores(run)
     if found:
         out.print()
@@ -246,6 +262,7 @@ def report_document(run: LoadedRun) -> dict[str, Any]:
         "run_id": manifest.run_id,
         "name": manifest.name,
         "notes": run_notes(run),
+        "upstream_lookups": upstream_lines(run),
         "origin": asdict(manifest.origin) if manifest.origin else None,
         "cases_meta": {case: asdict(meta) for case, meta in manifest.cases_meta.items()},
         "directory": str(run.directory),
@@ -333,7 +350,7 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
                      "failed": "fail" in outcomes, "errored": "error" in outcomes})
     template = environment().get_template("report.html.j2")
     return template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.settings),
-                           notes=run_notes(run), rows=rows, views=views, k=common_k(run), budget=budget,
+                           notes=run_notes(run), upstream=upstream_lines(run), rows=rows, views=views, k=common_k(run), budget=budget,
                            page_budget=PAGE_BUDGET, errors=[v for v in views if v.result.outcome == "error"],
                            max_k=max((len(v.pass_at_k) for v in run.variants), default=0),
                            behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS,

@@ -134,8 +134,8 @@ def test_runs_without_behaviour_show_only_their_spend(tmp_path: Path, capsys: py
                                    "--html", str(page_file)]) == 0
     assert "Behaviour (" not in capsys.readouterr().out
     page = parse(page_file.read_text(encoding="utf-8"))
-    assert page.ids["behaviour-findings"].text == ("No forbidden tool call in the candidate, and no bait case that "
-                                                   "the baseline stopped reproducing.")
+    assert page.ids["behaviour-findings"].text == ("No forbidden tool call or upstream lookup in the candidate, and "
+                                                   "no bait case that the baseline stopped reproducing.")
     assert table_rows(page, "spend") == [["cost", "$3.0000", "$3.3000", "$0.5000", "$0.5500", "+10.0%", "6/6"],
                                          ["tokens", "6,000", "5,400", "1,000", "900", "-10.0%", "6/6"]]
     assert "behaviour-tally" not in page.ids and "behaviour-changes" not in page.ids
