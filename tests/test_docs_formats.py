@@ -26,8 +26,10 @@ from runner.runs.behaviour_record import behaviour_document
 from runner.runs.manifest import RunManifest
 from runner.runs.merge import merge_runs
 from runner.runs.result import TrialResult
+from runner.sandbox.egress import NETWORK_LOG, Attempt
 from runner.scorecard.card import Scorecard
 from runner.settings import RecordedSettings, Settings
+from tests.testing.helloserver import hello_server, name_host
 from tests.testing.trialkit import FAST_GRADER, agent, graded_quickly, variants
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +43,7 @@ FREE = {
     "result.json": {"scorecard"},
     "behaviour.json": {"calls_by_tool", "record.tool_calls[].arguments"},
     "scorecard": set(),
+    "network.json": set(),
 }
 """Mappings whose keys are the user's or the data's (metric, tool, variant and header names, trial keys): the page
 documents the mapping, not its keys. result.json's scorecard has a page of its own."""
@@ -240,6 +243,23 @@ def test_scorecard_page_documents_what_a_trial_writes(real_run: dict[str, Path])
     written = [r["scorecard"] for r in records([real_run["shard"]], "result.json")]
     assert written and all(card["invariants"] for card in written)
     json_page_matches("scorecard", "scorecard.md", Scorecard, written)
+
+
+def test_network_json_page_documents_what_the_proxy_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with hello_server() as port:
+        name_host(monkeypatch, "model.test", port)
+        command = agent("egress", "connect:model.test:443", "get:http://model.test/", "connect:model.test:444",
+                        "connect:github.com:443", f"direct:http://127.0.0.1:{port}/")
+        run = graded_quickly(tmp_path).run(variants=variants(probe=command), agent_allow_hosts=(
+            "model.test", "model.test:444", f"127.0.0.1:{port}"))
+    (written,) = records([run.directory], NETWORK_LOG)
+    kinds = {a["kind"] for a in written["attempts"]}
+    assert kinds == {"connect", "http", "forward"} and written["forwarded"] and written["upstream_lookups"]
+    assert any(a["error"] for a in written["attempts"]) and any(a["status"] is None for a in written["attempts"])
+    example = json.loads(re.findall(r"```json\n(.*?)```", page("network-json.md"), flags=re.DOTALL)[0])
+    keys = {f"attempts[].{f.name}" for f in dataclasses.fields(Attempt)}
+    json_page_matches("network.json", "network-json.md", None, [written, example, {"attempts": [
+        dict.fromkeys(k.removeprefix("attempts[].") for k in keys)]}])
 
 
 # --- links ----------------------------------------------------------------------------------------------------

@@ -5,48 +5,29 @@ reached its model is an error."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from runner.runs.result import trial_path
-from runner.sandbox import egress
 from runner.sandbox.egress import NEVER_REACHED
+from tests.testing.helloserver import hello_server, name_host
 from tests.testing.trialkit import Bench, agent, variants
-
-
-class _Hello(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = f"hello from {self.headers.get('Host')}{self.path}\n".encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
 
 
 @pytest.fixture
 def model_server() -> Iterator[int]:
-    """A plain HTTP server on the host's 127.0.0.1 standing in for a model provider; its port."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield int(server.server_address[1])
-    server.shutdown()
-    server.server_close()
+    """A stand-in model provider on the host's 127.0.0.1; its port."""
+    with hello_server() as port:
+        yield port
 
 
 @pytest.fixture
 def model_test(model_server: int, monkeypatch: pytest.MonkeyPatch) -> int:
     """model.test (ports 443 and 80) connects to the model server."""
-    for port in (443, 80):
-        monkeypatch.setitem(egress.TEST_ADDRESSES, ("model.test", port), ("127.0.0.1", model_server))
+    name_host(monkeypatch, "model.test", model_server)
     return model_server
 
 
