@@ -11,10 +11,14 @@ from typing import Any
 
 import pytest
 
+from corpus.cli_support import run_cli
+from corpus.errors import ExitCode
+from runner.cli import cli
+from runner.runs.load import load_run
 from runner.runs.result import trial_path
 from runner.sandbox.egress import NEVER_REACHED
 from tests.testing.helloserver import hello_server, name_host
-from tests.testing.trialkit import Bench, agent, variants
+from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, variants
 
 
 @pytest.fixture
@@ -128,3 +132,27 @@ def test_the_host_network_has_no_proxy(calc_fast: Bench) -> None:
     folder = trial_path(loaded.directory, "open", "calc-add", 1)
     assert loaded.trials[0].outcome == "pass" and not (folder / "network.json").exists()
     assert (folder / "transcript.log").read_text().startswith("0\n")
+
+
+def test_a_resume_restores_the_network_and_its_allowed_hosts(calc_fast: Bench, model_test: int, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    command = f"test {{trial}} -eq 1 || test -e {gate}/open && {agent('egress', 'connect:model.test:443')}"
+    argv = ["run", "--corpus", str(calc_fast.corpus.root), "--all", "--trials", "2", "--results-dir",
+            str(calc_fast.results), *SANDBOX_ARGS, "--agent-bind", str(gate), "--agent-allow-host", "model.test",
+            "--agent-command", command]
+    assert run_cli(cli, "runner", argv) == ExitCode.FAILED  # trial 2 exits 1 without the gate open
+    (run_dir,) = [p for p in calc_fast.results.iterdir() if not p.name.startswith(".")]
+    first = load_run(run_dir)
+    assert [t.outcome for t in first.trials] == ["pass", "error"]
+    (gate / "open").touch()
+    capsys.readouterr()
+    assert run_cli(cli, "runner", ["run", "--resume", str(run_dir)]) == ExitCode.OK, capsys.readouterr().err
+    resumed = load_run(run_dir)
+    assert [t.outcome for t in resumed.trials] == ["pass", "pass"]
+    assert resumed.manifest.resumed[-1]["overridden"] == []
+    settings = resumed.manifest.resumed[-1]["settings"]
+    assert (settings["agent_network"], settings["agent_allow_hosts"]) == ("model", ["model.test"])
+    network = json.loads((trial_path(run_dir, "default", "calc-add", 2) / "network.json").read_text())
+    assert network["allowed_hosts"] == ["model.test"] and network["attempts"][0]["allowed"]
