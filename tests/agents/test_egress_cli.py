@@ -1,0 +1,51 @@
+"""A real agent CLI completes a trial through the egress proxy: `runner run` in the default sandbox with
+--agent-network model, the CLI's base URL on a host only the proxy lets through (mapped to the scripted provider
+by the proxy's test-only address table), and every connection in network.json."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from runner.runs.result import trial_path
+from runner.sandbox.bwrap import WORKSPACE
+from tests.agents.harness import assert_played, fixing_script
+from tests.testing.helloserver import name_host
+from tests.testing.model_provider.dialects import CLAUDE
+from tests.testing.model_provider.server import ScriptedProvider
+from tests.testing.trialkit import SANDBOX_BINDS, graded_quickly, variants
+
+pytestmark = pytest.mark.agents
+
+HOST = "api.scripted.test"
+"""The provider's name inside: resolvable by nothing but the proxy's test table."""
+
+
+def test_claude_code_completes_a_trial_through_the_egress_proxy(agent_bin: Callable[[str], Path], tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    claude = agent_bin("claude")
+    install = next(p for p in claude.parents if p.name.startswith("claude-"))  # <cache>/claude-VERSION
+    bench = graded_quickly(tmp_path)
+    script = fixing_script()
+    command = (f"cd {{workspace}} && ANTHROPIC_BASE_URL=http://{HOST} ANTHROPIC_API_KEY=sk-ant-scripted IS_SANDBOX=1 "
+               f"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 {shlex.quote(str(claude))} -p --output-format "
+               "stream-json --verbose --dangerously-skip-permissions --model claude-sonnet-4-5 < {prompt_file}")
+    with ScriptedProvider(script, CLAUDE, Path(WORKSPACE), tmp_path / "requests.jsonl") as provider:
+        name_host(monkeypatch, HOST, int(provider.url.rsplit(":", 1)[1]))
+        loaded = bench.run(variants=variants(claude=command), agent_allow_hosts=(HOST,),
+                           agent_binds=(*SANDBOX_BINDS, install), agent_timeout=120)
+    (result,) = loaded.trials
+    folder = trial_path(loaded.directory, "claude", "calc-add", 1)
+    transcript = (folder / "transcript.log").read_text()
+    assert result.outcome == "pass", (result.reason, transcript[-3000:])
+    assert_played(provider, script, "anthropic", ["Bash", "Read", "Edit", "Bash", None])
+    network = json.loads((folder / "network.json").read_text())
+    to_model = [a for a in network["attempts"] if a["host"] == HOST]
+    assert to_model and all(a["allowed"] and a["kind"] == "http" and a["port"] == 80 for a in to_model)
+    assert sum(a["bytes_up"] for a in to_model) > 1000 and sum(a["bytes_down"] for a in to_model) > 1000
+    assert network["allowed_bytes"] == sum(a["bytes_up"] + a["bytes_down"] for a in to_model)
+    assert [a for a in network["attempts"] if not a["allowed"]] == []  # nonessential traffic off: nothing else
