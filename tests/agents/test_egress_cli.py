@@ -13,6 +13,7 @@ import pytest
 
 from runner.runs.result import trial_path
 from runner.sandbox.bwrap import WORKSPACE
+from runner.sandbox.egress import NEVER_REACHED
 from tests.agents.harness import assert_played, fixing_script
 from tests.testing.helloserver import name_host
 from tests.testing.model_provider.dialects import CLAUDE
@@ -25,15 +26,25 @@ HOST = "api.scripted.test"
 """The provider's name inside: resolvable by nothing but the proxy's test table."""
 
 
+def claude_command(claude: Path) -> str:
+    """Claude Code's preset command line with its base URL on HOST."""
+    return (f"cd {{workspace}} && ANTHROPIC_BASE_URL=http://{HOST} ANTHROPIC_API_KEY=sk-ant-scripted IS_SANDBOX=1 "
+            f"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 {shlex.quote(str(claude))} -p --output-format "
+            "stream-json --verbose --dangerously-skip-permissions --model claude-sonnet-4-5 < {prompt_file}")
+
+
+def installed(claude: Path) -> Path:
+    """The CLI's install directory in the agent cache (<cache>/claude-VERSION), bound into the sandbox."""
+    return next(p for p in claude.parents if p.name.startswith("claude-"))
+
+
 def test_claude_code_completes_a_trial_through_the_egress_proxy(agent_bin: Callable[[str], Path], tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     claude = agent_bin("claude")
-    install = next(p for p in claude.parents if p.name.startswith("claude-"))  # <cache>/claude-VERSION
+    install = installed(claude)
     bench = graded_quickly(tmp_path)
     script = fixing_script()
-    command = (f"cd {{workspace}} && ANTHROPIC_BASE_URL=http://{HOST} ANTHROPIC_API_KEY=sk-ant-scripted IS_SANDBOX=1 "
-               f"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 {shlex.quote(str(claude))} -p --output-format "
-               "stream-json --verbose --dangerously-skip-permissions --model claude-sonnet-4-5 < {prompt_file}")
+    command = claude_command(claude)
     with ScriptedProvider(script, CLAUDE, Path(WORKSPACE), tmp_path / "requests.jsonl") as provider:
         name_host(monkeypatch, HOST, int(provider.url.rsplit(":", 1)[1]))
         loaded = bench.run(variants=variants(claude=command), agent_allow_hosts=(HOST,),
@@ -49,3 +60,20 @@ def test_claude_code_completes_a_trial_through_the_egress_proxy(agent_bin: Calla
     assert sum(a["bytes_up"] for a in to_model) > 1000 and sum(a["bytes_down"] for a in to_model) > 1000
     assert network["allowed_bytes"] == sum(a["bytes_up"] + a["bytes_down"] for a in to_model)
     assert [a for a in network["attempts"] if not a["allowed"]] == []  # nonessential traffic off: nothing else
+
+
+def test_claude_code_whose_provider_is_down_is_an_error_not_a_fail(agent_bin: Callable[[str], Path], tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    claude = agent_bin("claude")
+    with ScriptedProvider(fixing_script(), CLAUDE, Path(WORKSPACE), tmp_path / "requests.jsonl") as provider:
+        port = int(provider.url.rsplit(":", 1)[1])
+    name_host(monkeypatch, HOST, port)  # the provider is gone: nothing listens there now
+    loaded = graded_quickly(tmp_path).run(variants=variants(claude=claude_command(claude)),
+                                          agent_allow_hosts=(HOST,), agent_timeout=20,
+                                          agent_binds=(*SANDBOX_BINDS, installed(claude)))
+    (result,) = loaded.trials
+    assert (result.outcome, result.grader_outcome) == ("error", None)
+    assert result.reason.startswith(NEVER_REACHED), result.reason
+    network = json.loads((trial_path(loaded.directory, "claude", "calc-add", 1) / "network.json").read_text())
+    assert network["allowed_bytes"] == 0 and network["attempts"]
+    assert all(a["host"] == HOST and a["status"] == 502 for a in network["attempts"])
