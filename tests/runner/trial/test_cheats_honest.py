@@ -72,7 +72,9 @@ def index(tmp_path: Path) -> Iterator[Index]:
 
 
 def test_an_honest_agent_installs_a_tool_into_its_home_and_passes(calc_pytest: Bench, index: Index) -> None:
-    loaded = calc_pytest.run(variants=variants(honest=agent("cheats/pip_honest", PACKAGE, shlex.quote(index.url))))
+    # the index is a local endpoint the run allows: its port is forwarded onto the sandbox's loopback
+    loaded = calc_pytest.run(variants=variants(honest=agent("cheats/pip_honest", PACKAGE, shlex.quote(index.url))),
+                             agent_allow_hosts=(index.url.removeprefix("http://").rstrip("/"),))
     (trial,) = loaded.trials
     transcript = artifact(loaded, "honest", "transcript.log")
     assert trial.outcome == "pass", (trial.reason, transcript[-2000:])
