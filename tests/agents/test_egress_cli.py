@@ -13,10 +13,12 @@ import pytest
 
 from runner.runs.result import trial_path
 from runner.sandbox.bwrap import WORKSPACE
+from runner.sandbox.confine import HOME_INSIDE
 from runner.sandbox.egress import NEVER_REACHED
-from tests.agents.harness import assert_played, fixing_script
+from tests.agents.harness import agent_env, assert_played, fixing_script
+from tests.agents.test_codex import codex_config, write_catalog
 from tests.testing.helloserver import name_host
-from tests.testing.model_provider.dialects import CLAUDE
+from tests.testing.model_provider.dialects import CLAUDE, CODEX
 from tests.testing.model_provider.server import ScriptedProvider
 from tests.testing.trialkit import SANDBOX_BINDS, graded_quickly, variants
 
@@ -33,15 +35,15 @@ def claude_command(claude: Path) -> str:
             "stream-json --verbose --dangerously-skip-permissions --model claude-sonnet-4-5 < {prompt_file}")
 
 
-def installed(claude: Path) -> Path:
-    """The CLI's install directory in the agent cache (<cache>/claude-VERSION), bound into the sandbox."""
-    return next(p for p in claude.parents if p.name.startswith("claude-"))
+def installed(cli: Path, name: str) -> Path:
+    """The CLI's install directory in the agent cache (<cache>/NAME-VERSION), bound into the sandbox."""
+    return next(p for p in cli.parents if p.name.startswith(f"{name}-"))
 
 
 def test_claude_code_completes_a_trial_through_the_egress_proxy(agent_bin: Callable[[str], Path], tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     claude = agent_bin("claude")
-    install = installed(claude)
+    install = installed(claude, "claude")
     bench = graded_quickly(tmp_path)
     script = fixing_script()
     command = claude_command(claude)
@@ -70,10 +72,38 @@ def test_claude_code_whose_provider_is_down_is_an_error_not_a_fail(agent_bin: Ca
     name_host(monkeypatch, HOST, port)  # the provider is gone: nothing listens there now
     loaded = graded_quickly(tmp_path).run(variants=variants(claude=claude_command(claude)),
                                           agent_allow_hosts=(HOST,), agent_timeout=20,
-                                          agent_binds=(*SANDBOX_BINDS, installed(claude)))
+                                          agent_binds=(*SANDBOX_BINDS, installed(claude, "claude")))
     (result,) = loaded.trials
     assert (result.outcome, result.grader_outcome) == ("error", None)
     assert result.reason.startswith(NEVER_REACHED), result.reason
     network = json.loads((trial_path(loaded.directory, "claude", "calc-add", 1) / "network.json").read_text())
     assert network["allowed_bytes"] == 0 and network["attempts"]
     assert all(a["host"] == HOST and a["status"] == 502 for a in network["attempts"])
+
+
+def test_codex_completes_a_trial_through_the_egress_proxy(agent_bin: Callable[[str], Path], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    codex = agent_bin("codex")
+    codex_home = Path.home() / ".codex"  # the test's own HOME, copied into the trial's (--agent-home)
+    codex_home.mkdir()
+    write_catalog(codex, agent_env(tmp_path / "host-home", {"CODEX_HOME": str(codex_home)}),
+                  codex_home / "catalog.json")
+    script = fixing_script()
+    command = (f"CODEX_HOME=$HOME/.codex SCRIPTED_API_KEY=sk-scripted {shlex.quote(str(codex))} exec --json "
+               "--dangerously-bypass-approvals-and-sandbox --skip-git-repo-check -C {workspace} - < {prompt_file}")
+    with ScriptedProvider(script, CODEX, Path(WORKSPACE), tmp_path / "requests.jsonl") as provider:
+        name_host(monkeypatch, HOST, int(provider.url.rsplit(":", 1)[1]))
+        (codex_home / "config.toml").write_text(codex_config(
+            f"http://{HOST}", Path(HOME_INSIDE) / ".codex" / "catalog.json", Path(WORKSPACE)))
+        loaded = graded_quickly(tmp_path).run(variants=variants(codex=command), agent_allow_hosts=(HOST,),
+                                              agent_home=(codex_home,), agent_timeout=120,
+                                              agent_binds=(*SANDBOX_BINDS, installed(codex, "codex")))
+    (result,) = loaded.trials
+    folder = trial_path(loaded.directory, "codex", "calc-add", 1)
+    assert result.outcome == "pass", (result.reason, (folder / "transcript.log").read_text()[-3000:])
+    assert_played(provider, script, "responses", ["exec_command", "exec_command", "apply_patch", "exec_command",
+                                                  None])
+    network = json.loads((folder / "network.json").read_text())
+    to_model = [a for a in network["attempts"] if a["host"] == HOST]
+    assert to_model and all(a["allowed"] and a["kind"] == "http" for a in to_model)
+    assert network["allowed_bytes"] > 2000 and network["denied"] == 0
