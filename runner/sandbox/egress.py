@@ -99,8 +99,10 @@ class AllowedHost:
 
 def parse_allowed(text: str) -> AllowedHost:
     """HOST, HOST:PORT or [IPV6]:PORT as an AllowedHost; ValueError saying what is wrong."""
+    if not text.strip() or any(c.isspace() or c in "/@?#" for c in text.strip()):
+        raise ValueError("expected HOST or HOST:PORT, e.g. api.example.com or 127.0.0.1:8000")
     host, port = split_host_port(text.strip(), None)
-    if not host or any(c.isspace() or c in "/@?#" for c in host):
+    if not host:
         raise ValueError("expected HOST or HOST:PORT, e.g. api.example.com or 127.0.0.1:8000")
     if port is None and is_loopback(host):
         raise ValueError("a loopback host needs its port (the local endpoint's, e.g. 127.0.0.1:8000)")
@@ -206,7 +208,8 @@ class EgressProxy:
     def __init__(self, allowed: Iterable[AllowedHost], taken: Iterable[int] = (),
                  connect: Connect = connect_direct) -> None:
         self.allowed = tuple(dict.fromkeys(allowed))
-        self.forwards = tuple(a for a in self.allowed if a.local)
+        by_port = {a.port: a for a in reversed(self.allowed) if a.local}  # the first one per port
+        self.forwards = tuple(a for a in self.allowed if a.local and by_port[a.port] is a)
         used = {*taken, *(a.port for a in self.forwards)}
         self.port = next(p for p in range(PROXY_PORT, 65536) if p not in used)
         self.connect = connect

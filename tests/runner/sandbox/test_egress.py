@@ -12,11 +12,18 @@ from typing import Any
 import pytest
 
 from corpus.cli_support import run_cli
-from corpus.errors import ExitCode
+from corpus.errors import ExitCode, UsageError
 from runner.cli import cli
 from runner.runs.load import load_run
 from runner.runs.result import trial_path
-from runner.sandbox.egress import NEVER_REACHED
+from runner.sandbox.egress import (
+    NEVER_REACHED,
+    AllowedHost,
+    EgressProxy,
+    allowed_hosts,
+    is_code_host,
+    parse_allowed,
+)
 from tests.testing.helloserver import hello_server, name_host
 from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, variants
 
@@ -156,3 +163,37 @@ def test_a_resume_restores_the_network_and_its_allowed_hosts(calc_fast: Bench, m
     assert (settings["agent_network"], settings["agent_allow_hosts"]) == ("model", ["model.test"])
     network = json.loads((trial_path(run_dir, "default", "calc-add", 2) / "network.json").read_text())
     assert network["allowed_hosts"] == ["model.test"] and network["attempts"][0]["allowed"]
+
+
+def test_allowed_hosts_are_checked_and_a_local_port_is_forwarded_once() -> None:
+    assert parse_allowed("API.Example.com.") == AllowedHost("api.example.com")
+    assert parse_allowed("[::1]:8000") == AllowedHost("::1", 8000) and str(AllowedHost("::1", 8000)) == "[::1]:8000"
+    assert parse_allowed("localhost:11434").local and not parse_allowed("llm.lan:8000").local
+    for bad, why in (("localhost", "a loopback host needs its port"), ("x:http", "'http' is not a port"),
+                     ("x:0", "'0' is not a port"), ("https://x", "expected HOST or HOST:PORT"), ("", "expected")):
+        with pytest.raises(UsageError, match=f"^--agent-allow-host {bad!r}: {why}"):
+            allowed_hosts([bad], "--agent-allow-host")
+    assert AllowedHost("api.example.com").allows("API.example.com", 443)
+    assert not AllowedHost("api.example.com").allows("api.example.com", 8443)
+    assert not AllowedHost("example.com").allows("api.example.com", 443)
+    assert is_code_host("codeload.github.com") and is_code_host("files.pythonhosted.org")
+    assert not is_code_host("notgithub.com") and not is_code_host("api.anthropic.com")
+    proxy = EgressProxy(allowed_hosts(["127.0.0.1:3128", "localhost:3128", "127.0.0.1:9000"], "x"), taken=(3129,))
+    assert [str(a) for a in proxy.forwards] == ["127.0.0.1:3128", "127.0.0.1:9000"]
+    assert proxy.port == 3130 and proxy.loopback().ports == (3130, 3128, 9000)
+    assert EgressProxy(()).never_reached() is None and proxy.never_reached() == NEVER_REACHED
+
+
+@pytest.mark.parametrize(("words", "message"), [
+    (["--agent-allow-host", "https://api.x"], "runner: error: --agent-allow-host 'https://api.x': expected HOST"),
+    (["--agent-allow-host", "localhost"], "runner: error: --agent-allow-host 'localhost': a loopback host needs"),
+    (["--agent-network", "host", "--agent-allow-host", "x.lan"], "runner: error: --agent-allow-host x.lan: only "),
+])
+def test_bad_allowed_hosts_are_refused_before_anything_runs(calc_fast: Bench, capsys: pytest.CaptureFixture[str],
+                                                            words: list[str], message: str) -> None:
+    argv = ["run", "--corpus", str(calc_fast.corpus.root), "--all", "--results-dir", str(calc_fast.results),
+            *words, "--agent-command", "true"]
+    assert run_cli(cli, "runner", argv) == ExitCode.BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1
+    assert not calc_fast.results.exists()
