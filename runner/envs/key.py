@@ -14,8 +14,8 @@ from typing import Any
 
 from corpus.errors import WorkspaceError
 from corpus.gitutil import run_git
+from corpus.interpreters import find_python
 from corpus.model import Case
-from runner.envs.environment import find_python
 
 KEY_FORMAT = 1
 """Bumped when what goes into a key (or what an entry holds) changes: old entries are then never matched."""

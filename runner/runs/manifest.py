@@ -13,7 +13,7 @@ from typing import Any
 
 from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_text
-from corpus.model import Bait, Step, Trajectory
+from corpus.model import Bait, Policy, Status, Step, Trajectory
 from runner.settings import RecordedSettings
 
 FORMAT = 2
@@ -106,11 +106,11 @@ class CaseMeta:
     """The case's one-line label."""
     owner: str | None
     """Who answers for the case (the corpus default when the case names nobody)."""
-    policy: str
+    policy: Policy
     """advisory or blocking."""
     critical: bool
     """Blocks on any regression and is never quarantined."""
-    status: str = "active"
+    status: Status = "active"
     """active or deprecated."""
     max_turns: int | None = None
     """The case's turn budget (None: none, or a run made before runs recorded it)."""

@@ -25,7 +25,7 @@ def test_the_protocol_lists_the_facets_this_table_checks() -> None:
 def test_every_language_provides_every_facet(name: str) -> None:
     language = LANGUAGES[name]
     assert isinstance(language, Language)
-    assert language.NAME == name
+    assert name == language.NAME
     for facet in STRINGS:
         value = getattr(language, facet)
         assert isinstance(value, tuple) and all(isinstance(item, str) and item for item in value), facet
