@@ -181,6 +181,16 @@ class RunManifest:
     resume restores; for a run made before runs recorded them, inferred from its runtime; None for a run made
     elsewhere."""
 
+    def resume_overrides(self) -> list[str]:
+        """One line per resume that overrode a recorded setting: when, and each flag's old and new value (a run
+        resumed before runs recorded the values names only the flags)."""
+        lines = []
+        for resumed in self.resumed:
+            changes = resumed.get("changes") or [f"{flag} (overridden)" for flag in resumed.get("overridden") or ()]
+            if changes:
+                lines.append(f"resumed {resumed.get('at', '?')} with {', '.join(str(c) for c in changes)}")
+        return lines
+
     def current_settings(self) -> RecordedSettings | None:
         """The settings the run last ran with: its latest resume's (with what it was given), else its own."""
         for resumed in reversed(self.resumed):
