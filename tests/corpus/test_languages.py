@@ -11,7 +11,7 @@ from corpus.languages import LANGUAGES
 from corpus.languages.base import Language, SetupFiles
 from corpus.testfiles import _simple_regex
 
-STRINGS = ("SUFFIXES", "TEST_GLOBS", "BUILD_GLOBS", "LOCK_FILES", "GRADER_FILES")
+STRINGS = ("SUFFIXES", "TEST_GLOBS", "BUILD_GLOBS", "LOCK_FILES", "DEPENDENCY_GLOBS", "GRADER_FILES")
 FUNCTIONS = {"tests": 3, "owns": 2, "command": 3, "interpreter": 3, "setup": 2}
 """Each function facet and the number of arguments it takes."""
 
