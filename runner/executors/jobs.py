@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,21 @@ from runner.sandbox.confine import Confinement
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
+
+
+HARNESS_ERROR = "harness-error.txt"
+"""A job's folder's record of a failure of the harness itself: the traceback behind an `error: harness: ...`."""
+
+
+def harness_error(exc: BaseException, out: Path) -> str:
+    """The reason of a job the harness failed (`harness: TypeError: ...`), its traceback written to out's
+    HARNESS_ERROR (where out is still there to write to)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / HARNESS_ERROR).write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    except OSError:  # the reason still says what failed; the folder is the job's, a full disk stops elsewhere
+        pass
+    return f"harness: {type(exc).__name__}: {exc}"
 
 
 def _remove(path: Path) -> None:

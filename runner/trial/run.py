@@ -18,6 +18,7 @@ from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
 from runner.behaviour.prices import load_prices
 from runner.envs.cache import EnvCache, open_env_cache
+from runner.envs.environment import uv_binary
 from runner.executors.jobs import Node, run_jobs
 from runner.executors.local import executor_for
 from runner.grading.assets import AssetCache
@@ -118,6 +119,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         from runner.executors.ray_executor import connect
 
         connect(settings)  # before the run directory exists: no cluster, no run
+    uv_binary()  # what the trials' threads need of the interpreter, resolved before they start
     env_cache = open_env_cache(settings.env_cache)
     try:
         saved = source_trials(config) if config.mode == "regrade" else {}

@@ -22,7 +22,7 @@ from corpus.fsutil import writing
 from runner.behaviour.prices import PriceTable
 from runner.behaviour.sources import TRAJECTORY_FILE, copy_trajectory
 from runner.behaviour.trial import record_behaviour
-from runner.executors.jobs import Node
+from runner.executors.jobs import Node, harness_error
 from runner.fixture.server import HTTP_LOG, FixtureServer, http_fixture, in_phase
 from runner.grading.assets import CaseAssets
 from runner.grading.failclosed import RestoreAction, edited_test_files
@@ -190,11 +190,12 @@ class _Trial:
         except HindcastError as exc:
             outcome, reason = "error", exc.message
         except OSError as exc:
+            harness_error(exc, self.staging)
             outcome, reason = "error", f"harness: {exc.strerror or exc}"
         except Cancelled:
             raise
         except Exception as exc:  # noqa: BLE001 - one trial's harness failure must not end the run
-            outcome, reason = "error", f"harness: {type(exc).__name__}: {exc}"
+            outcome, reason = "error", harness_error(exc, self.staging)
         self.durations["total"] = round(time.monotonic() - clock, 3)
         return TrialResult(
             case_id=self.case.id, variant=self.spec.variant, trial=self.spec.trial, outcome=outcome,

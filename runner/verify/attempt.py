@@ -12,7 +12,7 @@ from typing import Literal
 
 from corpus import StoredCase
 from corpus.errors import HindcastError
-from runner.executors.jobs import Node
+from runner.executors.jobs import Node, harness_error
 from runner.fixture.server import HTTP_LOG, http_fixture, in_phase
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import TestOutcome
@@ -120,7 +120,10 @@ class AttemptJob:
         except HindcastError as exc:
             outcome, reason = "error", exc.message
         except OSError as exc:
+            harness_error(exc, out)
             outcome, reason = "error", f"harness: {exc.strerror or exc}"
+        except Exception as exc:  # noqa: BLE001 - one attempt's harness failure is its case's error, not verify's end
+            outcome, reason = "error", harness_error(exc, out)
         try:
             stage_logs(scratch, out, case.grader.junit, self.keep)
         finally:

@@ -16,6 +16,7 @@ from corpus.gitutil import open_repository
 from corpus.model import Grader
 from corpus.store import Kind
 from runner.envs.cache import open_env_cache
+from runner.envs.environment import uv_binary
 from runner.executors.jobs import Node, run_jobs
 from runner.executors.local import executor_for
 from runner.grading.assets import AssetCache
@@ -132,6 +133,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         connect(settings)
     scratch_root = options.scratch_root or Path(tempfile.gettempdir())
     conf = confine(settings, hidden_paths(corpus.root, repo, scratch_root, *harness_dirs()))
+    uv_binary()  # what the trials' threads need of the interpreter, resolved before they start
     env_cache = open_env_cache(settings.env_cache)
     scratch_root.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="hindcast-verify-", dir=scratch_root))
