@@ -7,7 +7,7 @@ import json
 import os
 import re
 import subprocess
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from corpus.gitutil import run_git
 from corpus.model import Case
 from runner.envs.environment import find_python
 
-KEY_FORMAT = 1
+KEY_FORMAT = 2
 """Bumped when what goes into a key (or what an entry holds) changes: old entries are then never matched."""
 DEPENDENCY_NAMES = frozenset({
     "pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "uv.lock", "poetry.lock", "Pipfile", "Pipfile.lock",
@@ -43,18 +43,25 @@ class EnvKey:
     dependency_files: tuple[str, ...]
     """Those paths."""
     base_tree: str
-    """The base commit's tree (not part of the digest: entries are shared across bases)."""
+    """The base commit's tree: part of the digest only when pinned."""
+    pinned: bool = False
+    """The key of an entry that holds files of the project (`runner.envs.project`): its digest names the base
+    tree, so the entry serves that tree alone."""
 
     @property
     def digest(self) -> str:
-        """The entry's name: a hash of every part but the base tree."""
-        parts = {k: v for k, v in asdict(self).items() if k != "base_tree"}
-        text = json.dumps({"format": KEY_FORMAT, **parts}, sort_keys=True, default=list)
+        """The entry's name: a hash of every part but the base tree, and of the base tree too when pinned."""
+        text = json.dumps({"format": KEY_FORMAT, **self.parts()}, sort_keys=True, default=list)
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
     def parts(self) -> dict[str, Any]:
-        """The key as entry.json records it."""
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items() if k != "base_tree"}
+        """The key as entry.json records it (the base tree only when pinned)."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()
+                if k not in ("base_tree", "pinned") or self.pinned}
+
+    def pin(self) -> EnvKey:
+        """This key with the base tree in its digest."""
+        return replace(self, pinned=True)
 
 
 def env_key(case: Case, repo: Path) -> EnvKey:

@@ -29,8 +29,8 @@ def test_a_trial_the_harness_broke_keeps_the_traceback_in_its_folder(calc_fast: 
     monkeypatch.setattr("runner.trial.trial.score_trial", broken)
     loaded = calc_fast.run(variants=variants(fixer=agent("fix")), sandbox="none")
     [trial] = loaded.trials
-    assert (trial.outcome, trial.reason) == ("error", 'harness: TypeError: can only concatenate str (not "NoneType") '
-                                                      "to str")
+    reason = 'harness: TypeError: can only concatenate str (not "NoneType") to str'
+    assert (trial.outcome, trial.reason) == ("error", reason)
     text = (trial_path(loaded.directory, "fixer", "calc-add", 1) / HARNESS_ERROR).read_text()
     assert text.startswith("Traceback (most recent call last):") and "in broken" in text
     assert text.rstrip().endswith('TypeError: can only concatenate str (not "NoneType") to str')
@@ -63,7 +63,7 @@ def test_threads_find_uv_while_the_interpreter_tables_fill(monkeypatch: pytest.M
         monkeypatch.setattr(environment, "_UV", [])
         barrier = threading.Barrier(8)
 
-        def look() -> None:
+        def look(barrier: threading.Barrier = barrier) -> None:
             barrier.wait()
             try:
                 found.append(environment.uv_binary())
