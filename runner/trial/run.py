@@ -42,6 +42,7 @@ from runner.sandbox.confine import (
     confine,
     harness_dirs,
     hidden_paths,
+    isolation,
 )
 from runner.settings import Change, RecordedSettings, Settings
 from runner.trial.agent import render_command
@@ -101,7 +102,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     hidden = hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from)
     unseen = hidden_paths(*hidden, options.scratch_root or tempfile.gettempdir(), *harness_dirs())
     confinement = confine(settings, unseen)
-    record = RecordedSettings(settings, bwrap_version() if confinement.sandboxed else None)
+    record = RecordedSettings(settings, bwrap_version() if confinement.sandboxed else None, isolation(confinement))
     if options.resume is None:
         name = check_run_name(options.name) if options.name is not None else None
         run_id, created = new_run_stamp()
