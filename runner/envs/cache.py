@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus.errors import UsageError
-from corpus.fsutil import atomic_write_text
+from corpus.fsutil import atomic_write_text, tree_bytes
 from runner.envs.key import EnvKey
 from runner.envs.overlay import Overlay
 from runner.settings import DEFAULT_ENV_CACHE, EnvCacheChoice
@@ -276,14 +276,7 @@ def read_entry(directory: Path) -> EnvEntry:
 
 def tree_size(path: Path) -> int:
     """Bytes of the files under path (links not followed)."""
-    total = 0
-    for root, _, files in os.walk(path):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                continue
-    return total
+    return tree_bytes(path)
 
 
 def _close_all(held: dict[str, int]) -> None:

@@ -3,7 +3,6 @@ patch, its logs in one folder that the executor publishes under verify's scratch
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -127,7 +126,7 @@ class AttemptJob:
         try:
             stage_logs(scratch, out, case.grader.junit, self.keep)
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            node.discard(scratch)
         return Attempt(side, self.repeat, outcome, reason, time.monotonic() - started, setup_duration, exit_code,
                        None, tests, env_state, invariants)
 
