@@ -245,8 +245,10 @@ def _sandbox_spec(conf: Confinement, *, workspace: Path, home: Path, env: Mappin
     inside = {k: v for k, v in env.items() if k not in HOST_ONLY}
     inside["TMPDIR"] = "/tmp"
     inside["PWD"] = WORKSPACE
-    if tools.path_prefix:
-        inside["PATH"] = f"{tools.path_prefix}{os.pathsep}{env.get('PATH', '')}"
+    path = f"{tools.path_prefix}{os.pathsep}{env.get('PATH', '')}" if tools.path_prefix else env.get("PATH", "")
+    shown = [b.target for b in binds]  # PATH names no host directory the sandbox does not show
+    inside["PATH"] = os.pathsep.join(dict.fromkeys(d for d in path.split(os.pathsep)
+                                                   if d and os.path.isabs(d) and _visible(d, shown)))
     return SandboxSpec(workspace=workspace, home=home, home_target=HOME_INSIDE, binds=tuple(binds),
                        network=network, env=inside, hide=conf.hide, loopback=loopback, limits=conf.limits)
 
