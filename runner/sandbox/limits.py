@@ -15,7 +15,7 @@ import secrets
 import signal
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -132,17 +132,13 @@ def _write_limits(group: Path, limits: Limits, version: Mechanism) -> None:
 def _remove(group: Path) -> None:
     """Kill what is left in a command's cgroup and remove it (a few tries: the dead leave it asynchronously)."""
     if (group / "cgroup.kill").exists():
-        try:
+        with suppress(OSError):
             (group / "cgroup.kill").write_text("1")
-        except OSError:
-            pass
     for _ in range(100):
         try:
             for pid in (group / "cgroup.procs").read_text().split():
-                try:
+                with suppress(OSError):
                     os.kill(int(pid), signal.SIGKILL)
-                except OSError:
-                    pass
             group.rmdir()
             return
         except FileNotFoundError:
@@ -197,10 +193,8 @@ def _usable(directory: Path, files: tuple[str, ...]) -> bool:
     try:
         return all((probe / name).exists() for name in files)
     finally:
-        try:
+        with suppress(OSError):
             probe.rmdir()
-        except OSError:
-            pass
 
 
 def _cgroup2() -> Path | None:

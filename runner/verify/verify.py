@@ -12,8 +12,8 @@ from typing import Literal
 from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
 from corpus.gitutil import open_repository
+from corpus.layout import Kind
 from corpus.model import Grader
-from corpus.store import Kind
 from runner.envs.cache import open_env_cache
 from runner.envs.environment import uv_binary
 from runner.executors.jobs import Janitor, Node, not_removed, run_jobs
