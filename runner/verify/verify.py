@@ -3,7 +3,6 @@ which tests fail at base and pass with the oracle (`runner.verify.measure`)."""
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -16,7 +15,8 @@ from corpus.gitutil import open_repository
 from corpus.layout import Kind
 from corpus.model import Case, Grader
 from runner.envs.cache import open_env_cache
-from runner.executors.jobs import Node, run_jobs
+from runner.envs.environment import uv_binary
+from runner.executors.jobs import Janitor, Node, not_removed, run_jobs
 from runner.executors.local import executor_for
 from runner.grading.assets import AssetCache
 from runner.grading.grader import judge_tests
@@ -102,6 +102,8 @@ class VerifyReport:
     """One per case, in id order."""
     dataset_fingerprint: str
     """Fingerprint of the corpus's active cases at the time."""
+    warnings: tuple[str, ...] = ()
+    """What the harness could not clean up (a scratch directory not removed)."""
 
     @property
     def all_valid(self) -> bool:
@@ -146,6 +148,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         connect(settings)
     scratch_root = options.scratch_root or Path(tempfile.gettempdir())
     conf = confine(settings, hidden_paths(corpus.root, repo, scratch_root, *harness_dirs()))
+    uv_binary()  # what the trials' threads need of the interpreter, resolved before they start
     env_cache = open_env_cache(settings.env_cache)
     scratch_root.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="hindcast-verify-", dir=scratch_root))
@@ -177,8 +180,10 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
                 on_verdict(verdict)
         return True
 
+    janitor = Janitor()
     try:
-        node = Node(repo, AssetCache(repo, root / "templates"), conf, env_cache, scratch=root)
+        node = Node(repo, AssetCache(repo, root / "templates"), conf, env_cache, scratch=root,
+                    discard=janitor.discard)
         executor = executor_for(settings, node)
         try:  # Ctrl-C: every attempt is stopped, nothing of this verify stays on a cluster
             run_jobs(executor, (job for case_jobs in jobs.values() for job in case_jobs), settings.jobs, done)
@@ -187,9 +192,9 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     finally:
         if env_cache is not None:
             env_cache.close()
-        shutil.rmtree(root, ignore_errors=True)
+        warnings = not_removed(janitor.close(root))
     all_cases = corpus.load_all("cases")
-    report = VerifyReport(verdicts, corpus_fingerprint((s.case, s.files) for s in all_cases))
+    report = VerifyReport(verdicts, corpus_fingerprint((s.case, s.files) for s in all_cases), tuple(warnings))
     if options.kind == "cases":
         record_verdicts(corpus, report)
     return report
