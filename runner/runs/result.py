@@ -68,7 +68,7 @@ class TrialResult:
     """Paths the candidate patch touches."""
     flags: tuple[str, ...] = ()
     """edited_tests, edited_test_config, added_test_config, shadowing_module, package_metadata, ignored_files,
-    transcript_truncated, upstream_lookup."""
+    transcript_truncated, over_limit, upstream_lookup."""
     test_edits: tuple[str, ...] = ()
     """Changed paths that are grader or test files."""
     restored: tuple[dict[str, str], ...] = ()

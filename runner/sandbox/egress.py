@@ -16,6 +16,7 @@ project's future, which a case's one-commit workspace holds back.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import ipaddress
 import json
@@ -313,9 +314,8 @@ class EgressProxy:
         with self._lock:
             self._open.add(client)
         try:
-            handle(client)
-        except OSError:
-            pass
+            with contextlib.suppress(OSError):  # the agent or the host hung up: the attempt is recorded as it got
+                handle(client)
         finally:
             _close(client)
             with self._lock:
@@ -381,17 +381,16 @@ class EgressProxy:
             self._open.add(upstream)
         counts = [0, 0]
         try:
-            if first:
-                upstream.sendall(first)
-                counts[0] += len(first)
-                self._count(len(first))
-            down = threading.Thread(target=self._pump, args=(upstream, client, counts, 1), daemon=True,
-                                    name="hindcast-egress-down")
-            down.start()
-            self._pump(client, upstream, counts, 0)
-            down.join()
-        except OSError:
-            pass
+            with contextlib.suppress(OSError):  # the host hung up before the first bytes: zero bytes relayed
+                if first:
+                    upstream.sendall(first)
+                    counts[0] += len(first)
+                    self._count(len(first))
+                down = threading.Thread(target=self._pump, args=(upstream, client, counts, 1), daemon=True,
+                                        name="hindcast-egress-down")
+                down.start()
+                self._pump(client, upstream, counts, 0)
+                down.join()
         finally:
             _close(upstream)
             with self._lock:
@@ -399,17 +398,13 @@ class EgressProxy:
         return counts[0], counts[1]
 
     def _pump(self, source: socket.socket, sink: socket.socket, counts: list[int], index: int) -> None:
-        try:
+        with contextlib.suppress(OSError):  # one end closed or reset: the relay of this direction ends
             while chunk := source.recv(65536):
                 sink.sendall(chunk)
                 counts[index] += len(chunk)
                 self._count(len(chunk))
-        except OSError:
-            pass
-        try:
+        with contextlib.suppress(OSError):
             sink.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
 
     def _count(self, size: int) -> None:
         with self._lock:
@@ -428,17 +423,15 @@ class EgressProxy:
 
 
 def _read_head(client: socket.socket) -> tuple[bytes, bytes]:
-    """The request head (up to its blank line) and what came after it; ValueError-free: a head cut short or too
-    long is returned as it is (and refused by _parse_head)."""
+    """The request head (up to its blank line) and what came after it; (b"", b"") for a head cut short or too
+    long (refused by _parse_head)."""
     data = b""
-    try:
+    with contextlib.suppress(OSError):  # a client that hung up or timed out sent no complete head: refused below
         while b"\r\n\r\n" not in data and len(data) < HEAD_LIMIT:
             chunk = client.recv(65536)
             if not chunk:
                 break
             data += chunk
-    except OSError:
-        pass
     head, sep, rest = data.partition(b"\r\n\r\n")
     return (head, rest) if sep else (b"", b"")
 
@@ -473,19 +466,13 @@ def _answer(status: int, text: str) -> bytes:
 
 
 def _send(client: socket.socket, data: bytes) -> None:
-    try:
+    with contextlib.suppress(OSError):
         client.sendall(data)
-    except OSError:
-        pass
 
 
 def _close(sock: socket.socket, shutdown: bool = False) -> None:
     if shutdown:
-        try:
+        with contextlib.suppress(OSError):
             sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-    try:
+    with contextlib.suppress(OSError):
         sock.close()
-    except OSError:
-        pass

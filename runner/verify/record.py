@@ -15,8 +15,11 @@ if TYPE_CHECKING:
 
 def recorded(verdict: CaseVerdict, now: str) -> RecordedVerdict:
     """The verdict as recorded."""
+    measured = verdict.measured
     return RecordedVerdict(verdict.verdict, verdict.reason, verdict.case_fingerprint, verdict.feature,
-                           max((a.repeat for a in verdict.attempts), default=0), now, __version__, verdict.logs)
+                           max((a.repeat for a in verdict.attempts if a.side == "oracle"), default=0), now,
+                           __version__, verdict.logs, verdict.mixed, measured.skipped if measured else (),
+                           measured.flaky if measured else ())
 
 
 def now_stamp() -> str:
