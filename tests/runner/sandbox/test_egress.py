@@ -88,6 +88,19 @@ def test_curl_inside_follows_the_proxy_variables(calc_fast: Bench, model_test: i
     assert loaded.trials[0].outcome == "pass" and loaded.trials[0].upstream_lookups == ("github.com:443",)
 
 
+def test_git_and_pip_cannot_fetch_the_future_and_are_flagged(calc_fast: Bench) -> None:
+    command = ("git clone -q --depth 1 https://github.com/example/project /tmp/clone 2>&1 | tail -1; "
+               "python -m pip download -q --no-deps --retries 0 --timeout 5 -d /tmp/dl tinyadd 2>&1 | tail -1; "
+               + agent("fix"))
+    loaded = calc_fast.run(variants=variants(fetcher=command))
+    (result,) = loaded.trials
+    log, network = trial_files(loaded.directory, "fetcher")
+    assert "CONNECT tunnel failed, response 403" in log and not (calc_fast.tmp_path / "clone").exists()
+    assert result.outcome == "pass" and "upstream_lookup" in result.flags
+    assert result.upstream_lookups[0] == "github.com:443" and "pypi.org:443" in result.upstream_lookups
+    assert all(not a["allowed"] and a["code_host"] for a in network["attempts"])
+
+
 def test_a_trial_that_never_reached_its_model_is_an_error(calc_fast: Bench, model_test: int) -> None:
     loaded = calc_fast.run(variants=variants(
         lost=agent("egress", "connect:github.com:443"),  # fixes, but never reached the model
