@@ -162,10 +162,20 @@ def measure(base: Sequence[Sequence[TestOutcome]], oracle: Sequence[Sequence[Tes
         elif at_base == {"passed"}:
             p2p.append(test_id)
     skips = _skipped_everywhere([*base, *oracle], named)
-    ids = {test_id: node_id(test_id, grader_paths) for test_id in [*f2p, *p2p, *flaky, *skips]}
+    paths = [*grader_paths, *_command_paths(command)]  # a helper's users are named by the command only
+    ids = {test_id: node_id(test_id, paths) for test_id in [*f2p, *p2p, *flaky, *skips]}
     return Measured(tuple(sorted(ids[t] for t in f2p)), tuple(sorted(ids[t] for t in p2p)),
                     {ids[t]: kind for t, kind in sorted(f2p.items())}, tuple(sorted(ids[t] for t in flaky)), command,
                     tuple(sorted(ids[t] for t in skips)), next(iter(skips.values()), ""))
+
+
+def _command_paths(command: str) -> list[str]:
+    """The Python files a command names (its words ending in .py, before any ::)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    return [path for word in words if (path := word.partition("::")[0]).endswith(".py")]
 
 
 def _skipped_everywhere(runs: Sequence[Sequence[TestOutcome]], named: Sequence[str]) -> dict[str, str]:

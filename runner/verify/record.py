@@ -29,6 +29,8 @@ def now_stamp() -> str:
 
 def record_verdicts(corpus: Corpus, report: VerifyReport) -> None:
     """Merge the cases' verdicts into verification.json (atomically), with fingerprints for later runs to check."""
+    if report.dataset_fingerprint is None:  # no case: nothing to record
+        return
     now = now_stamp()
     write_case_verdicts(corpus.root, {v.case_id: recorded(v, now) for v in report.verdicts},
                         report.dataset_fingerprint, now)

@@ -87,5 +87,6 @@ def render_verdicts(report: VerifyReport) -> list[str]:
                  f"{counts['INVALID']} invalid, {counts['ERROR']} errors" if features else
                  f"{len(report.verdicts)} cases: {counts['VALID']} valid, {counts['INVALID']} invalid, "
                  f"{counts['ERROR']} errors")
-    lines.append(f"dataset fingerprint: {report.dataset_fingerprint}")
+    if report.dataset_fingerprint is not None:
+        lines.append(f"dataset fingerprint: {report.dataset_fingerprint}")
     return lines

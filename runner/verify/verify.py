@@ -100,8 +100,9 @@ class VerifyReport:
 
     verdicts: list[CaseVerdict]
     """One per case, in id order."""
-    dataset_fingerprint: str
-    """Fingerprint of the corpus's active cases at the time."""
+    dataset_fingerprint: str | None
+    """Fingerprint of the corpus's active cases at the time; None when candidates were verified (they are no
+    dataset) or the corpus has no case (a fingerprint of nothing is no dataset either)."""
     warnings: tuple[str, ...] = ()
     """What the harness could not clean up (a scratch directory not removed)."""
 
@@ -193,8 +194,9 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         if env_cache is not None:
             env_cache.close()
         warnings = not_removed(janitor.close(root))
-    all_cases = corpus.load_all("cases")
-    report = VerifyReport(verdicts, corpus_fingerprint((s.case, s.files) for s in all_cases), tuple(warnings))
+    all_cases = corpus.load_all("cases") if options.kind == "cases" else []
+    fingerprint = corpus_fingerprint((s.case, s.files) for s in all_cases) if all_cases else None
+    report = VerifyReport(verdicts, fingerprint, tuple(warnings))
     if options.kind == "cases":
         record_verdicts(corpus, report)
     return report
