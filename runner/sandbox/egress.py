@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 from urllib.parse import SplitResult, urlsplit
 
 from corpus.errors import UsageError
@@ -71,6 +72,9 @@ CODE_HOSTS = (
 """Domains (and their subdomains) where a project's later history or releases live."""
 LOOPBACK_NAMES = ("localhost", "localhost.localdomain")
 
+AttemptKind = Literal["connect", "http", "forward", "bad"]
+"""How an attempt came: a CONNECT tunnel, a forwarded http:// request, a forwarded local port, or not a proxy
+request."""
 Connect = Callable[[str, int], socket.socket]
 """Opens a connection to an allowed host: (host, port) -> a connected socket; OSError when it cannot."""
 
@@ -181,7 +185,7 @@ class Attempt:
     """The host it asked for (as asked, normalised)."""
     port: int
     """The port."""
-    kind: str
+    kind: AttemptKind
     """connect (HTTPS by CONNECT), http (a plain http:// request forwarded), forward (a local endpoint's port on
     the sandbox's loopback) or bad (not a proxy request: no host)."""
     allowed: bool
@@ -329,6 +333,7 @@ class EgressProxy:
         client.settimeout(None)
         try:
             method, target, version, lines = _parse_head(head)
+            kind: AttemptKind
             if method == "CONNECT":
                 host, port = split_host_port(target, 443)
                 kind, forwarded = "connect", b""
@@ -410,7 +415,7 @@ class EgressProxy:
         with self._lock:
             self._allowed_bytes += size
 
-    def _record(self, host: str, port: int, kind: str, allowed: bool, status: int | None, up: int, down: int,
+    def _record(self, host: str, port: int, kind: AttemptKind, allowed: bool, status: int | None, up: int, down: int,
                 start: float, error: str | None = None) -> None:
         now = time.monotonic()
         attempt = Attempt(host, port, kind, allowed, status, up, down, round(start - self._started, 3),
