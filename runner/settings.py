@@ -31,7 +31,8 @@ NEEDS_SANDBOX = ("--env-cache with --sandbox none: a cached environment serves s
 """The one-line refusal of an environment cache without the sandbox."""
 
 FLAGS: Final = {"jobs": "--jobs", "sandbox": "--sandbox", "agent_network": "--agent-network",
-                "agent_allow_hosts": "--agent-allow-host", "agent_binds": "--agent-bind", "agent_home": "--agent-home", "env_cache": "--env-cache",
+                "agent_allow_hosts": "--agent-allow-host", "agent_binds": "--agent-bind",
+                "agent_home": "--agent-home", "env_cache": "--env-cache",
                 "keep": "--keep", "max_errors": "--max-errors", "prices": "--prices", "executor": "--executor",
                 "ray_address": "--ray-address", "retries": "--retries", "trial_cpus": "--trial-cpus",
                 "trial_memory": "--trial-memory", "memory_limit": "--memory-limit", "process_limit": "--process-limit",

@@ -353,7 +353,8 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
                      "failed": "fail" in outcomes, "errored": "error" in outcomes})
     template = environment().get_template("report.html.j2")
     return template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.settings),
-                           notes=run_notes(run), upstream=upstream_lines(run), rows=rows, views=views, k=common_k(run), budget=budget,
+                           notes=run_notes(run), upstream=upstream_lines(run), rows=rows, views=views,
+                           k=common_k(run), budget=budget,
                            page_budget=PAGE_BUDGET, errors=[v for v in views if v.result.outcome == "error"],
                            max_k=max((len(v.pass_at_k) for v in run.variants), default=0),
                            behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS,
