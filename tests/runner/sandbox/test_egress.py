@@ -25,6 +25,7 @@ from runner.sandbox.egress import (
     parse_allowed,
 )
 from tests.testing.helloserver import hello_server, name_host
+from tests.testing.httpcase import build_http_corpus
 from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, variants
 
 
@@ -210,3 +211,19 @@ def test_bad_allowed_hosts_are_refused_before_anything_runs(calc_fast: Bench, ca
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1
     assert not calc_fast.results.exists()
+
+
+def test_the_http_fixture_and_the_proxy_share_the_sandbox_loopback(tmp_path: Path, model_test: int) -> None:
+    corpus, _ = build_http_corpus(tmp_path)
+    command = f"{agent('egress', 'connect:model.test:443', 'nofix')} && {agent('http_agent', '{prompt_file}')}"
+    loaded = Bench(tmp_path, corpus).run(variants=variants(both=command), trials=1,
+                                         agent_allow_hosts=("model.test",))
+    (result,) = loaded.trials
+    folder = trial_path(loaded.directory, "both", result.case_id, 1)
+    log = (folder / "transcript.log").read_text()
+    assert result.outcome == "pass", (result.reason, log)
+    assert "connect:model.test:443 -> 200 hello from model.test/hello" in log and "user: {" in log
+    fixture = json.loads((folder / "http.json").read_text())
+    assert [r["path"] for r in fixture["requests"] if r["phase"] == "agent"] == ["/v1/users/42"]
+    network = json.loads((folder / "network.json").read_text())
+    assert [a["host"] for a in network["attempts"]] == ["model.test"]  # the fixture is reached directly
