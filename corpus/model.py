@@ -10,6 +10,9 @@ Policy = Literal["advisory", "blocking"]
 Status = Literal["active", "deprecated"]
 
 POLICIES: tuple[str, ...] = ("advisory", "blocking")
+TamperingPolicy = Literal["fail", "flag"]
+"""What tampering with the grader, seen while it ran, does to a trial: fail it (the default), or only flag it."""
+TAMPERING_POLICIES: tuple[str, ...] = ("fail", "flag")
 STATUSES: tuple[str, ...] = ("active", "deprecated")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
@@ -289,6 +292,8 @@ class CorpusConfig:
     """Gitignore-style globs marking test files; replace the built-in rules when given."""
     behaviour_directions: tuple[tuple[str, str], ...] = ()
     """corpus.yaml's `behaviour.directions`: (metric, lower | higher | neutral) pairs overriding compare's defaults."""
+    grader_tampering: TamperingPolicy = "fail"
+    """What the candidate's code seen tampering with the grader does to its trial: fail, or only flag."""
 
 
 @dataclass(frozen=True)

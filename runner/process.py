@@ -52,6 +52,7 @@ def run_command(
     stdin_path: Path | None = None,
     marker: str | None = None,
     sandbox: SandboxSpec | None = None,
+    inherit_fds: tuple[int, ...] = (),
 ) -> ProcessResult:
     """Run `bash -c command` in cwd with its own session; output goes to log_path (capped), never to memory whole.
 
@@ -62,6 +63,7 @@ def run_command(
     With sandbox, the command runs inside that bubblewrap sandbox instead (cwd and env are then the spec's):
     it is the only child of its own pid namespace, so killing bwrap ends every process it started, and a
     sandbox that could not be set up is a start error, never an exit code of the command.
+    inherit_fds: descriptors the command inherits at the same numbers (the caller's to close).
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -89,7 +91,7 @@ def run_command(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                pass_fds=pass_fds,
+                pass_fds=pass_fds + inherit_fds,
             )
     except OSError as exc:
         if status_read >= 0:
