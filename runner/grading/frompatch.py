@@ -102,7 +102,7 @@ class Graded:
     @property
     def flags(self) -> tuple[str, ...]:
         """The result flags of the static scan and the seal."""
-        flags = sorted({hint.flag for hint in self.static})
+        flags = sorted({hint.flag for hint in self.static if hint.flag != "binary_file"})
         return (*flags, *(self.seal.flags if self.seal else ()))
 
 

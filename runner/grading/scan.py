@@ -28,7 +28,7 @@ DYNAMIC = re.compile(r"(?<![\w.])(exec|compile|eval|__import__)\s*\(|\b(settrace
 JOINED = re.compile(r"""(["'])\s*[+,]?\s*(["'])""")
 """The seam between two adjacent string literals."""
 PLAIN_CODINGS = frozenset({"utf-8", "utf-8-sig", "ascii", "latin-1", "iso-8859-1", "iso-latin-1"})
-Flag = Literal["test_aware_source", "dynamic_source"]
+Flag = Literal["test_aware_source", "dynamic_source", "binary_file"]
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,9 @@ class StaticHint:
     path: str
     """The file (its real name)."""
     flag: Flag
-    """test_aware_source (it names the test framework) or dynamic_source (binary, an unusual coding, code run
-    from data, the interpreter's hooks)."""
+    """test_aware_source (it names the test framework), dynamic_source (an unusual coding, code run from data,
+    the interpreter's hooks) or binary_file (evidence only: it flags nothing alone, a payload needs code to run
+    it)."""
     reason: str
     """What was found."""
 
@@ -56,7 +57,7 @@ def static_hints(workspace: Path, paths: Iterable[str], is_source: Callable[[str
             continue
         text, problem = decode_source(path, data)
         if problem:
-            hints.append(StaticHint(path, "dynamic_source", problem))
+            hints.append(StaticHint(path, "binary_file" if text is None else "dynamic_source", problem))
         if text is None:
             continue
         old = decode_source(path, base.get(path))[0] or ""

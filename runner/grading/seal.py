@@ -136,7 +136,7 @@ class Seal:
             shutil.copyfile(SEALED / name, self.directory / name)
         root = WORKSPACE if sandboxed else str(workspace)
         config = {"root": root, "candidate": sorted(set(candidate) - set(self.protected)),
-                  "hidden": list(self.hidden), "protected": list(self.protected)}
+                  "hidden": list(self.hidden), "protected": [*self.protected, *([junit] if junit else [])]}
         (self.directory / "seal.json").write_text(json.dumps(config), encoding="utf-8")
         self.before = digests(workspace, self.protected)
         self.read_fd, self.write_fd = os.pipe()
