@@ -33,7 +33,6 @@ SEAL_DIR = "seal"
 """The seal's directory under the trial's scratch."""
 SEALED = Path(__file__).with_name("sealed")
 SEALED_FILES = ("sitecustomize.py", "hindcast_seal.py", "hindcast_seal_plugin.py")
-PLUGIN = "hindcast_seal_plugin"
 CHANNEL_LIMIT = 4 * 1024 * 1024
 """Bytes of the channel kept (the candidate's code can write to it too; the rest is drained)."""
 MAX_EVENTS = 200
@@ -150,11 +149,10 @@ class Seal:
         return SEAL_INSIDE if self.sandboxed else str(self.directory)
 
     def env(self, env: Mapping[str, str]) -> dict[str, str]:
-        """The grader's environment with the seal: its directory first on PYTHONPATH, the descriptor, pytest's
-        plugin loaded first and passing comparisons handed to it, no bytecode written or read."""
+        """The grader's environment with the seal: its directory on PYTHONPATH (its sitecustomize has pytest load
+        the plugin first), the descriptor, no bytecode written or read."""
         return {**env, "PYTHONPATH": self.inside, "HINDCAST_SEAL": f"{self.inside}/seal.json",
-                "HINDCAST_SEAL_FD": str(self.write_fd), "PYTHONDONTWRITEBYTECODE": "1",
-                "PYTEST_ADDOPTS": f"-p {PLUGIN} -o enable_assertion_pass_hook=true"}
+                "HINDCAST_SEAL_FD": str(self.write_fd), "PYTHONDONTWRITEBYTECODE": "1"}
 
     def binds(self) -> tuple[Bind, ...]:
         """The seal's directory and the grader's files, read-only."""

@@ -15,6 +15,7 @@ import _thread
 import builtins
 import json
 import os
+import stat
 import sys
 from typing import Any
 
@@ -35,8 +36,9 @@ HERE = os.path.abspath(__file__)
 class Seal:
     """The state of one process's seal: what is the candidate's, what is protected, where to report."""
 
-    def __init__(self, config: dict[str, Any], fd: int) -> None:
+    def __init__(self, config: dict[str, Any], fd: int, pipe: tuple[int, int]) -> None:
         root = config["root"]
+        self.pipe = pipe
         self.root = root
         self.fd = fd
         self.candidate = {os.path.join(root, p) for p in config.get("candidate", ())}
@@ -65,8 +67,12 @@ class Seal:
     # --- reporting ---------------------------------------------------------------------------------------------
 
     def send(self, record: dict[str, Any]) -> None:
-        """One JSON line on the channel (a line under PIPE_BUF bytes is written whole)."""
+        """One JSON line on the channel (a line under PIPE_BUF bytes is written whole), while the descriptor is
+        still the harness's pipe (a process that closed it may have reused its number for a file of its own)."""
         try:
+            found = os.fstat(self.fd)
+            if (found.st_dev, found.st_ino) != self.pipe:
+                return
             os.write(self.fd, (json.dumps(record, default=repr)[:3900] + "\n").encode("utf-8", "replace"))
         except (OSError, ValueError, TypeError):
             pass
@@ -360,6 +366,8 @@ HANDLERS = {
 
 SEAL: Seal | None = None
 """This process's seal (None before install, or when the harness handed down none)."""
+ADDOPTS: str | None = None
+"""PYTEST_ADDOPTS as the process found it."""
 
 
 def install() -> None:
@@ -370,9 +378,20 @@ def install() -> None:
     path, fd = os.environ.get("HINDCAST_SEAL"), os.environ.get("HINDCAST_SEAL_FD")
     if not path or not fd:
         return
+    try:
+        found = os.fstat(int(fd))
+    except (OSError, ValueError):
+        return  # a process started without the descriptor (subprocess closes it): nothing to report on
+    if not stat.S_ISFIFO(found.st_mode):
+        return
     with open(path, encoding="utf-8") as handle:
         config = json.load(handle)
-    seal = Seal(config, int(fd))
+    seal = Seal(config, int(fd), (found.st_dev, found.st_ino))
     sys.addaudithook(seal.hook)
     SEAL = seal
+    # pytest loads the plugin before any conftest; the plugin puts the variable back for the processes it starts
+    global ADDOPTS
+    ADDOPTS = os.environ.get("PYTEST_ADDOPTS")
+    os.environ["PYTEST_ADDOPTS"] = " ".join(
+        ["-p hindcast_seal_plugin -o enable_assertion_pass_hook=true", ADDOPTS or ""]).strip()
     seal.send({"t": "start", "pid": os.getpid(), "ppid": os.getppid(), "argv": list(getattr(sys, "orig_argv", getattr(sys, "argv", [])))[:8]})

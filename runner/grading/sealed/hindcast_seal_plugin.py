@@ -16,6 +16,11 @@ import hindcast_seal
 import pytest
 
 SEAL = hindcast_seal.SEAL
+if SEAL is not None:  # pytest has read it: what this process starts sees the variable as it was
+    if hindcast_seal.ADDOPTS is None:
+        os.environ.pop("PYTEST_ADDOPTS", None)
+    else:
+        os.environ["PYTEST_ADDOPTS"] = hindcast_seal.ADDOPTS
 
 
 class _Unrelated:
@@ -34,9 +39,12 @@ def _framework_state() -> dict[tuple[str, str], Any]:
 
 FRAMEWORK = _framework_state() if SEAL is not None else {}
 SESSIONS: list[Any] = []
-OUTCOMES: dict[str, str] = {}
+"""The sessions running in this process, innermost last (pytester runs sessions inside a test)."""
+OUTCOMES: dict[int, dict[str, str]] = {}
+"""Each session's tests (by id(session)) and the worst of their phases."""
+JUNIT: dict[int, str] = {}
+"""The report path of each configuration (by id(config)), made absolute as pytest's junitxml makes it."""
 CHECKED_IMPLS: set[int] = set()
-JUNIT: list[str] = []
 RANK = {"passed": 0, "skipped": 1, "failed": 2}
 
 
@@ -51,16 +59,18 @@ def pytest_configure(config: Any) -> None:
         return
     xmlpath = getattr(config.option, "xmlpath", None)
     if xmlpath:
-        JUNIT.append(os.path.normpath(os.path.abspath(os.path.expanduser(os.path.expandvars(xmlpath)))))
+        JUNIT[id(config)] = os.path.normpath(os.path.abspath(os.path.expanduser(os.path.expandvars(xmlpath))))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: Any) -> None:
     if SEAL is None:
         return
-    if SESSIONS:
-        _event("reexec_grader", "a second pytest session in the grader's process", True, sys._getframe(1))
+    who = SEAL.on_stack(sys._getframe(1))
+    if who is not None:
+        _event("reexec_grader", "a pytest session started by the candidate's code", True, who)
     SESSIONS.append(session)
+    OUTCOMES[id(session)] = {}
     SEAL.send({"t": "session", "pid": os.getpid()})
 
 
@@ -103,11 +113,12 @@ def pytest_runtest_call(item: Any) -> Any:
 def pytest_runtest_logreport(report: Any) -> None:
     if SEAL is None:
         return
+    outcomes = OUTCOMES.setdefault(id(SESSIONS[-1]) if SESSIONS else 0, {})
     outcome = report.outcome if report.outcome in RANK else "failed"
-    if RANK[outcome] > RANK[OUTCOMES.get(report.nodeid, "passed")] or report.nodeid not in OUTCOMES:
-        OUTCOMES[report.nodeid] = outcome
+    if report.nodeid not in outcomes or RANK[outcome] > RANK[outcomes[report.nodeid]]:
+        outcomes[report.nodeid] = outcome
     if report.when == "teardown" or (report.when == "setup" and outcome != "passed"):
-        SEAL.send({"t": "test", "pid": os.getpid(), "id": report.nodeid, "outcome": OUTCOMES[report.nodeid]})
+        SEAL.send({"t": "test", "pid": os.getpid(), "id": report.nodeid, "outcome": outcomes[report.nodeid]})
     if report.when == "call":
         _check_plugins(None)
 
@@ -129,8 +140,10 @@ def pytest_assertrepr_compare(config: Any, op: str, left: Any, right: Any) -> No
     return
 
 
-def pytest_assertion_pass(item: Any, lineno: int, orig: str, expl: str) -> None:
-    """Present so pytest also hands passing comparisons to pytest_assertrepr_compare."""
+if int(pytest.__version__.split(".")[0]) >= 5:  # the hook is pytest 5's; an older one refuses unknown hooks
+
+    def pytest_assertion_pass(item: Any, lineno: int, orig: str, expl: str) -> None:
+        """Present so pytest also hands passing comparisons to pytest_assertrepr_compare."""
 
 
 @pytest.hookimpl(trylast=True)
@@ -144,14 +157,18 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
         if new is not old and SEAL.foreign(new):
             _event("patched_framework", f"{module_name}.{attribute} replaced by {SEAL.code_origin(new)}")
     report: dict[str, str | None] = {}
-    for path in JUNIT:
+    path = JUNIT.get(id(session.config))
+    if path is not None:
         try:
             with open(path, "rb") as handle:
                 report[path] = hashlib.sha256(handle.read()).hexdigest()
         except OSError:
             report[path] = None
+    outcomes = OUTCOMES.pop(id(session), {})
+    if session in SESSIONS:
+        SESSIONS.remove(session)
     SEAL.send({"t": "finish", "pid": os.getpid(), "exitstatus": int(exitstatus), "junit": report,
-               "failed": sorted(k for k, v in OUTCOMES.items() if v == "failed")[:50]})
+               "failed": sorted(k for k, v in outcomes.items() if v == "failed")[:50]})
 
 
 def _own_eq(kind: type) -> Any:
