@@ -133,14 +133,14 @@ class Seal:
         for candidate in (obj, getattr(obj, "__func__", None), getattr(obj, "__call__", None)):  # noqa: B004 - its code, not callability
             code = getattr(getattr(candidate, "__func__", candidate), "__code__", None)
             if code is not None:
-                return code.co_filename
+                return str(code.co_filename)
         kind = obj if isinstance(obj, type) else type(obj)
         for name in ("find_spec", "find_module", "exec_module", "load_module", "__call__"):
             method = kind.__dict__.get(name) if hasattr(kind, "__dict__") else None
             method = getattr(method, "__func__", method)
             code = getattr(method, "__code__", None)
             if code is not None:
-                return code.co_filename
+                return str(code.co_filename)
         return None
 
     def foreign(self, obj: Any) -> bool:
