@@ -10,11 +10,14 @@ import socket
 import subprocess
 import threading
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 from runner.sandbox.bwrap import SandboxSpec, command_line
+from runner.sandbox.limits import command_cgroup, enforcement
 from runner.sandbox.loopback import Receiver
+from runner.sandbox.seccomp import filter_fd
 
 TAIL_BYTES = 8192
 # Process groups of commands still running, so an interrupted run can stop every one of them.
@@ -68,20 +71,32 @@ def run_command(
     inherit_fds: descriptors the command inherits at the same numbers (the caller's to close).
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    with ExitStack() as stack:
+        cgroup = stack.enter_context(command_cgroup(sandbox.limits, enforcement())) \
+            if sandbox is not None and sandbox.limits is not None else []
+        return _run(command, cwd, env, timeout, log_path, max_output_bytes, stdin_path, marker, sandbox, cgroup,
+                    inherit_fds)
+
+
+def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path: Path, max_output_bytes: int | None,
+         stdin_path: Path | None, marker: str | None, sandbox: SandboxSpec | None,
+         cgroup: list[str], inherit_fds: tuple[int, ...] = ()) -> ProcessResult:
     started = time.monotonic()
     argv, status_read = ["bash", "-c", command], -1
     pass_fds: tuple[int, ...] = ()
     receiver: Receiver | None = None
     if sandbox is not None:
         status_read, status_write = os.pipe()
-        pass_fds = (status_write,)
+        seccomp = filter_fd()
+        pass_fds = (status_write, seccomp)
         loopback_fd = None
         if sandbox.loopback is not None and sandbox.opens_loopback:
             host_end, inside_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             loopback_fd = inside_end.detach()
             pass_fds += (loopback_fd,)
             receiver = Receiver(host_end, sandbox.loopback)
-        argv = command_line(sandbox, argv, status_fd=status_write, loopback_fd=loopback_fd)
+        argv = cgroup + command_line(sandbox, argv, status_fd=status_write, loopback_fd=loopback_fd,
+                                     seccomp_fd=seccomp)
         cwd, env = sandbox.workspace, {"PATH": os.environ.get("PATH", os.defpath)}
     try:
         with open(stdin_path, "rb") if stdin_path else open(os.devnull, "rb") as stdin:

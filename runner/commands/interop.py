@@ -11,6 +11,7 @@ import click
 from corpus import Corpus
 from corpus.errors import ExitCode, HindcastError
 from corpus.fsutil import atomic_write_text
+from corpus.layout import default_corpus
 from corpus.model import POLICIES, one_of
 from runner.behaviour.export import export_rows
 from runner.commands.options import RUN_HELP, run_dir
@@ -94,7 +95,7 @@ def _export_cases(run: Path | None, jsonl_file: Path | None, json_file: Path | N
                                f"{'FILE.jsonl' if export_format == 'swe-bench' else 'DIR'}")
     if repo_name is not None and export_format != "swe-bench":
         raise click.UsageError("--repo-name goes with --format swe-bench")
-    corpus = Corpus.open(corpus_dir or Path("evals"))
+    corpus = Corpus.open(corpus_dir or default_corpus())
     if export_format == "swe-bench":
         from runner.exports.swebench import export_swebench
 

@@ -68,8 +68,8 @@ class TrialResult:
     """Paths the candidate patch touches."""
     flags: tuple[str, ...] = ()
     """edited_tests, edited_test_config, added_test_config, shadowing_module, package_metadata, ignored_files,
-    transcript_truncated, test_aware_source, dynamic_source, grader_tampering, grader_disagreement, unsealed,
-    dynamic_code, frame_access, always_equal, native_code."""
+    transcript_truncated, over_limit, test_aware_source, dynamic_source, grader_tampering, grader_disagreement,
+    unsealed, dynamic_code, frame_access, always_equal, native_code."""
     test_edits: tuple[str, ...] = ()
     """Changed paths that are grader or test files."""
     restored: tuple[dict[str, str], ...] = ()

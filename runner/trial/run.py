@@ -6,7 +6,6 @@ import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +18,8 @@ from corpus.layout import RESULTS_DIR
 from corpus.model import TamperingPolicy
 from runner.behaviour.prices import load_prices
 from runner.envs.cache import EnvCache, open_env_cache
-from runner.executors.jobs import Node, run_jobs
+from runner.envs.environment import uv_binary
+from runner.executors.jobs import Janitor, Node, not_removed, run_jobs
 from runner.executors.local import executor_for
 from runner.grading.assets import AssetCache
 from runner.runs.digests import DigestLedger, forget_trials
@@ -42,6 +42,7 @@ from runner.sandbox.confine import (
     confine,
     harness_dirs,
     hidden_paths,
+    isolation,
 )
 from runner.settings import Change, RecordedSettings, Settings
 from runner.trial.agent import render_command
@@ -66,7 +67,8 @@ DEFAULT_ERROR_STREAK = 5
 def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         announce: Callable[[Path, int], None] | None = None,
         stopped: Callable[[str], None] | None = None,
-        overridden: Callable[[tuple[Change, ...]], None] | None = None) -> LoadedRun:
+        overridden: Callable[[tuple[Change, ...]], None] | None = None,
+        warned: Callable[[str], None] | None = None) -> LoadedRun:
     """Run (or resume) a run and return it as read back from disk.
 
     Bad input raises UsageError before anything is written. A resume restores the settings the run was started
@@ -74,6 +76,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     announce(run_dir, trials to run) is called once the run directory exists; progress(done, total, result)
     after every trial. When too many trials end in error (max_errors, see stop_reason) no new trial starts,
     running ones finish, the run stays resumable like an interrupted one and stopped(why) is called once.
+    warned(line) is called for each scratch directory that could not be removed.
     """
     _check_numbers(options)
     repo = open_repository(corpus.repo_path(options.repo))
@@ -101,7 +104,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     hidden = hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from)
     unseen = hidden_paths(*hidden, options.scratch_root or tempfile.gettempdir(), *harness_dirs())
     confinement = confine(settings, unseen)
-    record = RecordedSettings(settings, bwrap_version() if confinement.sandboxed else None)
+    record = RecordedSettings(settings, bwrap_version() if confinement.sandboxed else None, isolation(confinement))
     if options.resume is None:
         name = check_run_name(options.name) if options.name is not None else None
         run_id, created = new_run_stamp()
@@ -119,6 +122,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         from runner.executors.ray_executor import connect
 
         connect(settings)  # before the run directory exists: no cluster, no run
+    uv_binary()  # what the trials' threads need of the interpreter, resolved before they start
     env_cache = open_env_cache(settings.env_cache)
     try:
         saved = source_trials(config) if config.mode == "regrade" else {}
@@ -139,7 +143,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
             announce(run_dir, len(plan))
         hidden = hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
         _execute(plan, repo, run_dir, config, options, settings, hidden, corpus.config.test_globs, progress,
-                 confinement, env_cache, stopped, tampering=corpus.config.grader_tampering)
+                 confinement, env_cache, stopped, warned, tampering=corpus.config.grader_tampering)
     finally:
         if env_cache is not None:
             env_cache.close()
@@ -239,25 +243,22 @@ def _create_run(results_dir: Path, manifest: RunManifest) -> Path:
 def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,
              settings: Settings, hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None,
              confinement: Confinement, env_cache: EnvCache | None = None,
-             stopped: Callable[[str], None] | None = None, *, tampering: TamperingPolicy = "fail") -> None:
+             stopped: Callable[[str], None] | None = None, warned: Callable[[str], None] | None = None, *,
+             tampering: TamperingPolicy = "fail") -> None:
     """Run the planned trials as jobs of the executor the settings choose, jobs at a time; on any interruption
     every running command is killed; when stop_reason says so, trials not yet started are dropped and running
-    ones finish."""
+    ones finish. warned gets a line per scratch directory that could not be removed."""
     if not plan:
         return
     if options.scratch_root is not None:
         options.scratch_root.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="hindcast-run-", dir=options.scratch_root))
-    janitor = ThreadPoolExecutor(max_workers=1)
-
-    def discard(path: Path) -> None:
-        janitor.submit(shutil.rmtree, path, True)
-
+    janitor = Janitor()
     ctx = TrialContext(agent_timeout=config.agent_timeout, hidden=hidden, test_globs=test_globs,
                        tampering=tampering, keep=settings.keep, transcript_limit=options.transcript_limit,
                        prices=load_prices(settings.prices) if settings.prices is not None else None)
     node = Node(repo, AssetCache(repo, root), confinement, env_cache, scratch=options.scratch_root,
-                discard=discard)
+                discard=janitor.discard)
     jobs = (TrialJob(spec, ctx, trial_path(run_dir, spec.variant, spec.stored.case.id, spec.trial))
             for spec in plan)
     ledger = DigestLedger(run_dir)
@@ -288,8 +289,9 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
         finally:
             executor.close()
     finally:
-        janitor.shutdown(wait=True)
-        shutil.rmtree(root, ignore_errors=True)
+        for warning in not_removed(janitor.close(root)):
+            if warned is not None:
+                warned(warning)
         ledger.flush()
 
 
