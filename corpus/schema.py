@@ -17,6 +17,7 @@ from corpus.model import (
     SHA,
     SLUG,
     STATUSES,
+    TAMPERING_POLICIES,
     Case,
     CorpusConfig,
     Defaults,
@@ -187,7 +188,8 @@ def parse_config(path: Path, data: Any) -> CorpusConfig:
         directions = _parse_directions(behaviour_reader)
         behaviour_reader.finish()
     config = CorpusConfig(name=name, repo=r.text("repo"), defaults=defaults, test_globs=r.strings("test_globs"),
-                          behaviour_directions=directions)
+                          behaviour_directions=directions,
+                          grader_tampering=r.choice("grader_tampering", TAMPERING_POLICIES, default="fail"))
     r.finish()
     return config
 

@@ -57,6 +57,7 @@ def run_command(
     stdin_path: Path | None = None,
     marker: str | None = None,
     sandbox: SandboxSpec | None = None,
+    inherit_fds: tuple[int, ...] = (),
 ) -> ProcessResult:
     """Run `bash -c command` in cwd with its own session; output goes to log_path (capped), never to memory whole.
 
@@ -67,17 +68,19 @@ def run_command(
     With sandbox, the command runs inside that bubblewrap sandbox instead (cwd and env are then the spec's):
     it is the only child of its own pid namespace, so killing bwrap ends every process it started, and a
     sandbox that could not be set up is a start error, never an exit code of the command.
+    inherit_fds: descriptors the command inherits at the same numbers (the caller's to close).
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
         cgroup = stack.enter_context(command_cgroup(sandbox.limits, enforcement())) \
             if sandbox is not None and sandbox.limits is not None else []
-        return _run(command, cwd, env, timeout, log_path, max_output_bytes, stdin_path, marker, sandbox, cgroup)
+        return _run(command, cwd, env, timeout, log_path, max_output_bytes, stdin_path, marker, sandbox, cgroup,
+                    inherit_fds)
 
 
 def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path: Path, max_output_bytes: int | None,
          stdin_path: Path | None, marker: str | None, sandbox: SandboxSpec | None,
-         cgroup: list[str]) -> ProcessResult:
+         cgroup: list[str], inherit_fds: tuple[int, ...] = ()) -> ProcessResult:
     started = time.monotonic()
     argv, status_read = ["bash", "-c", command], -1
     pass_fds: tuple[int, ...] = ()
@@ -105,7 +108,7 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                pass_fds=pass_fds,
+                pass_fds=pass_fds + inherit_fds,
             )
     except OSError as exc:
         if status_read >= 0:

@@ -15,6 +15,7 @@ from corpus.errors import UsageError
 from corpus.fsutil import publish_directory
 from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
+from corpus.model import TamperingPolicy
 from runner.behaviour.prices import load_prices
 from runner.envs.cache import EnvCache, open_env_cache
 from runner.envs.environment import uv_binary
@@ -142,7 +143,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
             announce(run_dir, len(plan))
         hidden = hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
         _execute(plan, repo, run_dir, config, options, settings, hidden, corpus.config.test_globs, progress,
-                 confinement, env_cache, stopped, warned)
+                 confinement, env_cache, stopped, warned, tampering=corpus.config.grader_tampering)
     finally:
         if env_cache is not None:
             env_cache.close()
@@ -242,7 +243,8 @@ def _create_run(results_dir: Path, manifest: RunManifest) -> Path:
 def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,
              settings: Settings, hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None,
              confinement: Confinement, env_cache: EnvCache | None = None,
-             stopped: Callable[[str], None] | None = None, warned: Callable[[str], None] | None = None) -> None:
+             stopped: Callable[[str], None] | None = None, warned: Callable[[str], None] | None = None, *,
+             tampering: TamperingPolicy = "fail") -> None:
     """Run the planned trials as jobs of the executor the settings choose, jobs at a time; on any interruption
     every running command is killed; when stop_reason says so, trials not yet started are dropped and running
     ones finish. warned gets a line per scratch directory that could not be removed."""
@@ -253,7 +255,7 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
     root = Path(tempfile.mkdtemp(prefix="hindcast-run-", dir=options.scratch_root))
     janitor = Janitor()
     ctx = TrialContext(agent_timeout=config.agent_timeout, hidden=hidden, test_globs=test_globs,
-                       keep=settings.keep, transcript_limit=options.transcript_limit,
+                       tampering=tampering, keep=settings.keep, transcript_limit=options.transcript_limit,
                        prices=load_prices(settings.prices) if settings.prices is not None else None)
     node = Node(repo, AssetCache(repo, root), confinement, env_cache, scratch=options.scratch_root,
                 discard=janitor.discard)
