@@ -121,7 +121,7 @@ def test_dry_run_without_sandbox_shows_the_host_paths(calc_fast: Bench,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call([*base(calc_fast), "--sandbox", "none", "--dry-run", "--agent-command", "true {workspace}"],
                         capsys)
-    scratch = Path(tempfile.gettempdir()) / "hindcast-calc-add-XXXXXXXX"
+    scratch = Path(tempfile.gettempdir()) / f"hindcast-{os.getuid()}" / "hindcast-calc-add-XXXXXXXX"
     assert code == ExitCode.OK and out == f"default::calc-add #1: true {shlex.quote(str(scratch / 'workspace'))}\n"
     assert not calc_fast.results.exists()
 
