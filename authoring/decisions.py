@@ -16,7 +16,9 @@ from typing import Literal
 from authoring.draft import Draft, apply_draft
 from authoring.leaks import Finding, InBase, blocking, find_leaks
 from corpus import Case, Corpus, HindcastError, Rejection, StoredCase, UsageError
+from corpus.fingerprint import verified_fingerprint
 from corpus.fsutil import atomic_write_bytes, replace_directory, staging_directory
+from corpus.layout import VERIFICATION_FILE
 from corpus.schema import to_mapping
 from corpus.store import CASE_FILE, REJECTED_FILE
 from corpus.yamlio import load_yaml, write_yaml
@@ -175,10 +177,12 @@ def keep_draft(corpus: Corpus, candidate_id: str, draft: Draft, *, expect_mtime_
 
     The candidate keeps its id (its directory name; the id typed in the form applies on approval only), and
     nothing is linted: a candidate is not shipped. A candidate changed on disk since it was opened is refused.
+    The candidate's verify verdict stays when the draft changes nothing verify measured (a prompt, a title).
     """
     stored = corpus.load(candidate_id, "candidates")
     case = with_setup_origin(stored.case, apply_draft(stored.case, replace(draft, id=candidate_id)))
-    corpus.write(case, stored.files, "candidates",
+    unmeasured = verified_fingerprint(case, stored.files) == verified_fingerprint(stored.case, stored.files)
+    corpus.write(case, stored.files, "candidates", keep=(VERIFICATION_FILE,) if unmeasured else (),
                  expect_mtime_ns=expect_mtime_ns if expect_mtime_ns is not None else stored.mtime_ns)
 
 

@@ -129,11 +129,13 @@ class Corpus:
     # -- writing -----------------------------------------------------------------------------------
 
     def write(self, case: Case, files: CaseFiles, kind: Kind = "cases", *,
-              expect_mtime_ns: int | None = None) -> Path:
+              expect_mtime_ns: int | None = None, keep: tuple[str, ...] = ()) -> Path:
         """Write a case directory whole and atomically.
 
         An existing case.yaml is edited in place (comments and key order survive). With expect_mtime_ns,
-        the write is refused when the file changed on disk since it was loaded.
+        the write is refused when the file changed on disk since it was loaded. The files named in keep (a
+        candidate's verification.json) are carried over from the directory written over; every other file of
+        it goes.
         """
         check_id(case.id, "id")
         target = self.root / kind / case.id
@@ -153,6 +155,9 @@ class Corpus:
         staged = staging_directory(target.parent, case.id)
         try:
             write_case_files(staged, files)
+            for name in keep:
+                if (target / name).is_file():
+                    shutil.copy2(target / name, staged / name)
             write_yaml(staged / CASE_FILE, document)
             # Validate what we are about to publish: a bad write must never land.
             parse_case(staged / CASE_FILE, load_yaml(staged / CASE_FILE), expected_id=case.id)
