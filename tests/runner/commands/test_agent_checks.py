@@ -49,8 +49,8 @@ def not_executable(tmp_path: Path) -> Path:
     (["--agent-command", "cd { workspace }"],
      "agent 'default': { workspace } is not a placeholder: did you mean {workspace}?"),
     (["--agent-command", "cd ${workspace}"],
-     "agent 'default': ${workspace} is not a placeholder (the shell would expand it as a variable): "
-     "did you mean {workspace}?"),
+     ("agent 'default': ${workspace} is not a placeholder (the shell would expand it as a variable): "
+     "did you mean {workspace}?")),
     (["--agent-command", "cd {{workspace}}"],
      "agent 'default': {{workspace}} is not a placeholder: did you mean {workspace}?"),
     (["--agent", "x=cd {workspace} && hindcast-no-such-agent -p < {prompt_file}"],
