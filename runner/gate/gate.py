@@ -41,6 +41,7 @@ from runner.gate.quarantine import Quarantine
 from runner.gate.scorecard_rules import ScoreChange, score_changes, scorecard_findings
 from runner.gate.stats import DropTest, significant_drop
 from runner.gate.summary import Summary, summarize
+from runner.runs.aggregate import Aggregate
 
 Decision = Literal["PASS", "WARN", "BLOCK"]
 """What the gate decides (printed as ``verdict:`` and written as the JSON key ``verdict``)."""
@@ -223,15 +224,22 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
                          scores=scores)
 
 
+def _scored_pairs(rows: Sequence[Row]) -> list[tuple[Aggregate, Aggregate]]:
+    """The two sides of the rows both runs scored (a case whose trials all errored has no rate: the gate refuses
+    it, and the statistics leave it out)."""
+    return [(r.baseline, r.candidate) for r in rows
+            if r.baseline is not None and r.candidate is not None and r.baseline.scored and r.candidate.scored]
+
+
 def _drop_test(rows: Sequence[Row], alpha: float) -> DropTest:
-    pairs = [(r.baseline, r.candidate) for r in rows if r.baseline is not None and r.candidate is not None]
+    pairs = _scored_pairs(rows)
     return significant_drop([b.rate for b, _ in pairs], [c.rate for _, c in pairs],
                             [b.passed for b, _ in pairs], [c.passed for _, c in pairs], alpha=alpha)
 
 
 def power_note(gated: Sequence[Row], test: DropTest, options: CompareOptions) -> PowerNote:
     """Minimum detectable drop for these cases and trials, and the cases needed for the observed drop."""
-    pairs = [(r.baseline, r.candidate) for r in gated if r.baseline is not None and r.candidate is not None]
+    pairs = _scored_pairs(gated)
     trials = min((min(b.scored, c.scored) for b, c in pairs), default=MIN_TRIALS)
     trials = max(trials, 1)
     sd = estimate_sd_of_differences([c.rate - b.rate for b, c in pairs], trials)

@@ -161,6 +161,7 @@ def test_refusals_exit_4_with_the_reason(tmp_path: Path, capsys: pytest.CaptureF
     write_run(tmp_path / "runs", "base", {"a": "ppppp", "b": "ppppp"}, fingerprint="1" * 64)
     write_run(tmp_path / "runs", "short", {"a": "ppe", "b": "ppp"}, fingerprint="1" * 64)
     write_run(tmp_path / "runs", "moved", {"a": "ppppp", "b": "ppppp"}, fingerprint="2" * 64)
+    write_run(tmp_path / "runs", "errored", {"a": "eee", "b": "eee"}, fingerprint="1" * 64)  # a CLI without its key
 
     def gate(candidate: str, *extra: str) -> int:
         return run_cli(cli, "runner", ["compare", "--baseline", str(tmp_path / "runs" / "base"), "--candidate",
@@ -175,6 +176,10 @@ def test_refusals_exit_4_with_the_reason(tmp_path: Path, capsys: pytest.CaptureF
         capsys.readouterr().out)
     assert gate("moved", "--allow-dataset-change") == 0
     capsys.readouterr()
+    for extra in ((), ("--json",), ("--html", str(tmp_path / "errored.html"))):
+        assert gate("errored", *extra) == 4
+        out = capsys.readouterr().out
+        assert "refused: the candidate run has fewer than 3 non-error trials for a (0), b (0)" in out
 
 
 def test_bad_input_exits_3(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
