@@ -33,8 +33,8 @@ from runner.verify.record import unverified_warning
 @click.command("run", help=(
     "Score coding agents: k trials per case in isolated workspaces, graded after the agent stops.\n\n"
     f"Exits {ExitCode.OK:d} when every trial was scored, {ExitCode.FAILED:d} when some ended in error or the run "
-    "stopped early because of errors (resume the run to retry them), {ExitCode.BAD_INPUT:d} on bad input, {ExitCode.INTERRUPTED:d} when interrupted (the run "
-    "stays resumable)."))
+    f"stopped early because of errors (resume the run to retry them), {ExitCode.BAD_INPUT:d} on bad input, "
+    f"{ExitCode.INTERRUPTED:d} when interrupted (the run stays resumable)."))
 @corpus_option()
 @repo_option()
 @click.option("--case", "case_ids", multiple=True, metavar="ID", help="Run this case (repeatable).")
