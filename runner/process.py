@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from corpus.fsutil import write_error
 from runner.sandbox.bwrap import SandboxSpec, command_line
 from runner.sandbox.loopback import Receiver
 
@@ -62,6 +63,9 @@ def run_command(
     With sandbox, the command runs inside that bubblewrap sandbox instead (cwd and env are then the spec's):
     it is the only child of its own pid namespace, so killing bwrap ends every process it started, and a
     sandbox that could not be set up is a start error, never an exit code of the command.
+
+    When the log cannot be written (a full disk) the command is killed at once and WriteError naming log_path
+    is raised once it has ended.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -130,6 +134,8 @@ def run_command(
     unopened = receiver.finish() if receiver is not None else None
     if unopened and not start_error:
         start_error = f"the sandbox's loopback could not be set up: {unopened}"
+    if pump.error is not None:
+        raise write_error(pump.error, log_path)
     return ProcessResult(
         exit_code=None if timed_out or start_error else proc.returncode,
         timed_out=timed_out and not start_error,
@@ -196,7 +202,8 @@ def kill_group(pgid: int) -> None:
 
 
 class _OutputPump(threading.Thread):
-    """Copies the child's output to the log, up to a cap, keeping a tail and draining the rest."""
+    """Copies the child's output to the log, up to a cap, keeping a tail and draining the rest. When the log
+    cannot be written, the error is kept for the caller (error) and the child's process group killed."""
 
     def __init__(self, proc: subprocess.Popen[bytes], log_path: Path, limit: int | None) -> None:
         super().__init__(daemon=True)
@@ -206,8 +213,21 @@ class _OutputPump(threading.Thread):
         self.total = 0
         self.tail = b""
         self.truncated = False
+        self.error: OSError | None = None
 
     def run(self) -> None:
+        assert self.proc.stdout is not None
+        try:
+            self._copy()
+        except OSError as error:
+            self.error = error
+            kill_group(self.proc.pid)  # its output has nowhere to go: the command stops now, not at its timeout
+            while self.proc.stdout.read1(65536):  # type: ignore[attr-defined]
+                pass
+        finally:
+            self.proc.stdout.close()
+
+    def _copy(self) -> None:
         assert self.proc.stdout is not None
         written = 0
         with open(self.log_path, "wb") as log:
@@ -224,4 +244,3 @@ class _OutputPump(threading.Thread):
             if self.truncated:
                 marker = TRUNCATION_MARKER.format(limit=self.limit, dropped=self.total - written)
                 log.write(marker.encode())
-        self.proc.stdout.close()
