@@ -72,6 +72,15 @@ def dataset_fingerprint(pairs: Iterable[tuple[str, str]]) -> str:
     return _sha256(lines.encode("utf-8"))
 
 
+EMPTY_DATASET = hashlib.sha256(b"").hexdigest()
+"""The dataset fingerprint of no active case: nothing to tell two corpora apart by."""
+
+
+def shown_fingerprint(fingerprint: str) -> str:
+    """A dataset fingerprint as printed: the empty dataset's says so instead of passing for a real one."""
+    return "none (no active case)" if fingerprint == EMPTY_DATASET else fingerprint
+
+
 def corpus_fingerprint(stored: Iterable[tuple[Case, CaseFiles]]) -> str:
     """The dataset fingerprint of the active cases among stored."""
     return dataset_fingerprint(

@@ -26,7 +26,7 @@ from corpus.layout import (
 )
 from corpus.model import Case, CaseFiles, CorpusConfig, Rejection
 from corpus.newcase import emit, write_new
-from corpus.schema import parse_case, parse_config, parse_rejections, to_mapping
+from corpus.schema import case_problems, parse_case, parse_config, parse_rejections, to_mapping
 from corpus.yamlio import load_yaml, merge_into, to_yaml_value, write_yaml
 
 
@@ -111,6 +111,22 @@ class Corpus:
             if grader_path in case.grader.deleted:
                 raise CorpusError(path, f"{grader_path} is both a grader file and deleted", field="grader.deleted")
         return StoredCase(case, files, directory, stat.st_mtime_ns)
+
+    def problems(self, case_id: str, kind: Kind = "cases") -> list[str]:
+        """Every problem of a case (or candidate) that does not load, one line each (corpus.schema.case_problems;
+        [] when it loads)."""
+        try:
+            self.load(case_id, kind)
+            return []
+        except UsageError as error:
+            first = error.message
+        directory = self.root / kind / case_id
+        try:
+            found = case_problems(directory / CASE_FILE, load_yaml(directory / CASE_FILE), expected_id=directory.name)
+        except UsageError:
+            found = []
+        lines = [problem.message for problem in found]
+        return lines if first in lines else [first, *lines]
 
     def load_all(self, kind: Kind = "cases", *, active_only: bool = False) -> list[StoredCase]:
         """Every case (or candidate), validated; stops at the first invalid one with its error."""

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import asdict
 from typing import Any
 
+from corpus.fingerprint import shown_fingerprint
 from runner.verify.attempt import Attempt
 from runner.verify.verify import CaseVerdict, VerifyReport
 
@@ -83,5 +84,5 @@ def render_verdicts(report: VerifyReport) -> list[str]:
                  f"{counts['INVALID']} invalid, {counts['ERROR']} errors" if features else
                  f"{len(report.verdicts)} cases: {counts['VALID']} valid, {counts['INVALID']} invalid, "
                  f"{counts['ERROR']} errors")
-    lines.append(f"dataset fingerprint: {report.dataset_fingerprint}")
+    lines.append(f"dataset fingerprint: {shown_fingerprint(report.dataset_fingerprint)}")
     return lines
