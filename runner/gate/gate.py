@@ -151,6 +151,15 @@ class CompareReport:
     scores: tuple[ScoreChange, ...] = ()
     """Each compared variant's scorecard means and counts in both runs (``runner.gate.scorecard_rules``)."""
 
+    @property
+    def cannot_block(self) -> str | None:
+        """What the gate cannot do on these runs, said before anything else: with every case advisory no drop
+        and no regression blocks; None when some case is blocking (or the gate refused)."""
+        if self.refused or not self.rows or any(r.info.blocking for r in self.rows):
+            return None
+        return ("note: every case is advisory, so this gate can warn but never block on a drop or a regression "
+                "(make the cases that must hold blocking: authoring set --policy blocking ID..., or critical)")
+
     def risk_flags(self, case_id: str) -> tuple[str, ...]:
         """The case's risk labels as the candidate (else the baseline) recorded them."""
         for run in (self.candidate, self.baseline):
