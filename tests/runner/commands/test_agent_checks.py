@@ -182,3 +182,12 @@ def test_a_preset_that_starts_with_cd_still_needs_its_program(calc_fast: Bench, 
     assert code == ExitCode.BAD_INPUT and out == "" and err.count("\n") == 1
     assert f"agent '{preset}': '{preset}' is not a program on PATH" in err
     assert not calc_fast.results.exists()
+
+
+def test_a_run_too_short_to_gate_is_warned_up_front(calc_fast: Bench, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = call([*base(calc_fast), "--trials", "2", "--dry-run", "--agent-command", "true"], capsys)
+    assert code == ExitCode.OK
+    assert ("warning: --trials 2: runner compare needs at least 3 non-error trials per case, so this run can be "
+            "reported but not gated") in err.splitlines()
+    code, _, err = call([*base(calc_fast), "--trials", "3", "--dry-run", "--agent-command", "true"], capsys)
+    assert code == ExitCode.OK and "--trials" not in err
