@@ -91,10 +91,18 @@ class Decision:
     draft: Draft | None = None
     """What the author had typed when deciding (undo brings it back as the draft in progress)."""
 
+    def policy_words(self) -> str:
+        """The policy an approved case gets, and what it means for the gate."""
+        if self.draft is not None and self.draft.critical:
+            return "critical: any regression blocks the gate"
+        if self.draft is not None and self.draft.policy == "blocking":
+            return "blocking: a significant drop blocks the gate"
+        return "advisory: the gate warns on it, never blocks"
+
     def describe(self) -> str:
         """A short past-tense sentence for a status line."""
         if self.action == "approve":
-            return f"approved {self.candidate_id} as cases/{self.case_id}"
+            return f"approved {self.candidate_id} as cases/{self.case_id} ({self.policy_words()})"
         if self.action == "reject":
             return f"rejected {self.candidate_id}"
         if self.action == "save":
