@@ -12,10 +12,12 @@ from corpus.behaviourschema import parse_bait, parse_max_turns, parse_trajectory
 from corpus.errors import CorpusError
 from corpus.httpschema import parse_http_fixture
 from corpus.model import (
+    DIRECTIONS,
     POLICIES,
     SHA,
     SLUG,
     STATUSES,
+    TAMPERING_POLICIES,
     Case,
     CorpusConfig,
     Defaults,
@@ -233,12 +235,12 @@ def parse_config(path: Path, data: Any) -> CorpusConfig:
         directions = _parse_directions(behaviour_reader)
         behaviour_reader.finish()
     config = CorpusConfig(name=name, repo=r.text("repo"), defaults=defaults, test_globs=r.strings("test_globs"),
-                          behaviour_directions=directions)
+                          behaviour_directions=directions,
+                          grader_tampering=r.choice("grader_tampering", TAMPERING_POLICIES, default="fail"))
     r.finish()
     return config
 
 
-DIRECTIONS = ("lower", "higher", "neutral")
 """What a behaviour metric's direction can be: lower or higher is better, or neither."""
 METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import socket
 import subprocess
 import threading
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.fsutil import write_error
 from runner.sandbox.bwrap import SandboxSpec, command_line
+from runner.sandbox.limits import command_cgroup, enforcement
 from runner.sandbox.loopback import Receiver
+from runner.sandbox.seccomp import filter_fd
 
 TAIL_BYTES = 8192
 # Process groups of commands still running, so an interrupted run can stop every one of them.
@@ -53,6 +58,7 @@ def run_command(
     stdin_path: Path | None = None,
     marker: str | None = None,
     sandbox: SandboxSpec | None = None,
+    inherit_fds: tuple[int, ...] = (),
 ) -> ProcessResult:
     """Run `bash -c command` in cwd with its own session; output goes to log_path (capped), never to memory whole.
 
@@ -63,25 +69,38 @@ def run_command(
     With sandbox, the command runs inside that bubblewrap sandbox instead (cwd and env are then the spec's):
     it is the only child of its own pid namespace, so killing bwrap ends every process it started, and a
     sandbox that could not be set up is a start error, never an exit code of the command.
+    inherit_fds: descriptors the command inherits at the same numbers (the caller's to close).
 
     When the log cannot be written (a full disk) the command is killed at once and WriteError naming log_path
     is raised once it has ended.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    with ExitStack() as stack:
+        cgroup = stack.enter_context(command_cgroup(sandbox.limits, enforcement())) \
+            if sandbox is not None and sandbox.limits is not None else []
+        return _run(command, cwd, env, timeout, log_path, max_output_bytes, stdin_path, marker, sandbox, cgroup,
+                    inherit_fds)
+
+
+def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path: Path, max_output_bytes: int | None,
+         stdin_path: Path | None, marker: str | None, sandbox: SandboxSpec | None,
+         cgroup: list[str], inherit_fds: tuple[int, ...] = ()) -> ProcessResult:
     started = time.monotonic()
     argv, status_read = ["bash", "-c", command], -1
     pass_fds: tuple[int, ...] = ()
     receiver: Receiver | None = None
     if sandbox is not None:
         status_read, status_write = os.pipe()
-        pass_fds = (status_write,)
+        seccomp = filter_fd()
+        pass_fds = (status_write, seccomp)
         loopback_fd = None
         if sandbox.loopback is not None and sandbox.opens_loopback:
             host_end, inside_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             loopback_fd = inside_end.detach()
             pass_fds += (loopback_fd,)
             receiver = Receiver(host_end, sandbox.loopback)
-        argv = command_line(sandbox, argv, status_fd=status_write, loopback_fd=loopback_fd)
+        argv = cgroup + command_line(sandbox, argv, status_fd=status_write, loopback_fd=loopback_fd,
+                                     seccomp_fd=seccomp)
         cwd, env = sandbox.workspace, {"PATH": os.environ.get("PATH", os.defpath)}
     try:
         with open(stdin_path, "rb") if stdin_path else open(os.devnull, "rb") as stdin:
@@ -93,7 +112,7 @@ def run_command(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                pass_fds=pass_fds,
+                pass_fds=pass_fds + inherit_fds,
             )
     except OSError as exc:
         if status_read >= 0:
@@ -195,10 +214,8 @@ def kill_marked(marker: str, rounds: int = 3) -> int:
 
 def kill_group(pgid: int) -> None:
     """SIGKILL every process in the group; a group that is already gone is fine."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 class _OutputPump(threading.Thread):
@@ -216,22 +233,22 @@ class _OutputPump(threading.Thread):
         self.error: OSError | None = None
 
     def run(self) -> None:
-        assert self.proc.stdout is not None
+        assert isinstance(self.proc.stdout, io.BufferedReader)
         try:
             self._copy()
         except OSError as error:
             self.error = error
             kill_group(self.proc.pid)  # its output has nowhere to go: the command stops now, not at its timeout
-            while self.proc.stdout.read1(65536):  # type: ignore[attr-defined]
+            while self.proc.stdout.read1(65536):
                 pass
         finally:
             self.proc.stdout.close()
 
     def _copy(self) -> None:
-        assert self.proc.stdout is not None
+        assert isinstance(self.proc.stdout, io.BufferedReader)
         written = 0
         with open(self.log_path, "wb") as log:
-            while chunk := self.proc.stdout.read1(65536):  # type: ignore[attr-defined]
+            while chunk := self.proc.stdout.read1(65536):
                 self.total += len(chunk)
                 self.tail = (self.tail + chunk)[-TAIL_BYTES:]
                 if self.limit is None or written + len(chunk) <= self.limit:

@@ -36,6 +36,8 @@ class RepoHints:
     """Fix-version content of a test file, or of a root file a language names (GRADER_FILES); None when absent."""
     source_paths: tuple[str, ...] = ()
     """The source paths the fix changed (a Go package's testdata/ goes with Go sources)."""
+    grep: Callable[[str], tuple[str, ...]] = lambda pattern: ()
+    """The fix revision's files whose content matches an extended regular expression (`git grep -E`), sorted."""
 
 
 class Command(NamedTuple):
@@ -95,6 +97,9 @@ class Language(Protocol):
     """Gitignore-style rules of its build and configuration files (the miner's "build" paths)."""
     LOCK_FILES: tuple[str, ...]
     """Names of its dependency lock files (a commit of only these is bulk)."""
+    DEPENDENCY_GLOBS: tuple[str, ...]
+    """Gitignore-style rules of the files whose content decides what its setup installs: the environment cache
+    keys an environment on them."""
     GRADER_FILES: tuple[str, ...]
     """Root files of the fix its grader command reads (`RepoHints.file_content`)."""
     SETUP_FILES: SetupFiles

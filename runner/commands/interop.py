@@ -11,6 +11,8 @@ import click
 from corpus import Corpus
 from corpus.errors import ExitCode, HindcastError
 from corpus.fsutil import atomic_write_text
+from corpus.layout import default_corpus
+from corpus.model import POLICIES, one_of
 from runner.behaviour.export import export_rows
 from runner.commands.options import RUN_HELP, run_dir
 from runner.runs.frozen import freeze
@@ -32,7 +34,7 @@ def import_command(source: Path, out: Path, variant: str, policy: str, name: str
     """Make a run directory from per-trial JSONL rows (case_id, trial, passed, critical, cost_usd, trajectory), or
     from a Harbor job directory (one result.json per trial, its reward the outcome), so report, compare and flakes
     read results produced by another harness."""
-    made = import_rows(source, out, variant, policy, name)
+    made = import_rows(source, out, variant, one_of(policy, POLICIES, "--policy"), name)
     click.echo(f"imported {source} as run {made}")
 
 
@@ -94,7 +96,7 @@ def _export_cases(run: Path | None, jsonl_file: Path | None, json_file: Path | N
                                f"{'FILE.jsonl' if export_format == 'swe-bench' else 'DIR'}")
     if repo_name is not None and export_format != "swe-bench":
         raise click.UsageError("--repo-name goes with --format swe-bench")
-    corpus = Corpus.open(corpus_dir or Path("evals"))
+    corpus = Corpus.open(corpus_dir or default_corpus())
     if export_format == "swe-bench":
         from runner.exports.swebench import export_swebench
 

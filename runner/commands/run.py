@@ -152,7 +152,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                 click.echo(f"run {run_dir}: {total} trial(s)", err=True)
 
             loaded = run(corpus, options, progress=print_progress, announce=announce, stopped=why.append,
-                         overridden=print_overrides)
+                         overridden=print_overrides, warned=print_warning)
     except KeyboardInterrupt:
         if not made:
             raise
@@ -189,6 +189,11 @@ def print_progress(done: int, total: int, result: TrialResult) -> None:
                f"({result.reason})", err=True)
 
 
+def print_warning(line: str) -> None:
+    """A warning of the run on stderr (a scratch directory it could not remove)."""
+    click.echo(f"runner: warning: {line}", err=True)
+
+
 def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None,
                   stopped: Callable[[str], None], made: Callable[[Path], None]) -> LoadedRun:
     console = Console(highlight=False)
@@ -207,4 +212,5 @@ def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None,
                                                  f"{result.outcome}")
 
         return run(corpus, options, progress=progress, announce=announce, stopped=stopped,
-                   overridden=lambda changes: bar.console.print(overrides_line(changes), markup=False))
+                   overridden=lambda changes: bar.console.print(overrides_line(changes), markup=False),
+                   warned=print_warning)

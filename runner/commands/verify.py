@@ -12,7 +12,7 @@ import click
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
-from runner.commands.options import EXECUTOR_FLAGS, json_option, settings_options
+from runner.commands.options import EXECUTOR_FLAGS, LIMIT_FLAGS, json_option, settings_options
 from runner.settings import Settings
 from runner.verify.render import render_verdicts, report_json, verdict_line
 from runner.verify.verify import CaseVerdict, VerifyOptions, verify
@@ -29,7 +29,7 @@ from runner.verify.verify import CaseVerdict, VerifyOptions, verify
 @click.option("--candidates", is_flag=True,
               help="Verify the miner's candidates (needs --case or --all); the measured tests are written into them.")
 @click.option("--update", is_flag=True, help="Write the measured fail-to-pass and pass-to-pass tests into cases too.")
-@settings_options("--jobs", "--keep", "--sandbox", "--env-cache", "--no-env-cache", *EXECUTOR_FLAGS)
+@settings_options("--jobs", "--keep", "--sandbox", "--env-cache", "--no-env-cache", *EXECUTOR_FLAGS, *LIMIT_FLAGS)
 @json_option
 def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool, repeats: int,
                    candidates: bool, update: bool, settings: Settings, as_json: bool) -> int:
@@ -56,5 +56,7 @@ def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...
                 click.echo(verdict_line(verdict), err=True)
 
             report = verify(corpus, options, on_verdict=line)
+    for warning in report.warnings:
+        click.echo(f"runner: warning: {warning}", err=True)
     click.echo(report_json(report) if as_json else "\n".join(render_verdicts(report)))
     return ExitCode.OK if report.all_valid else ExitCode.FAILED

@@ -5,27 +5,34 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import subprocess
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from corpus.errors import WorkspaceError
 from corpus.gitutil import run_git
+from corpus.interpreters import find_python
+from corpus.languages import dependency_globs
 from corpus.model import Case
-from runner.envs.environment import find_python
+from corpus.testfiles import glob_matcher
 
-KEY_FORMAT = 1
-"""Bumped when what goes into a key (or what an entry holds) changes: old entries are then never matched."""
-DEPENDENCY_NAMES = frozenset({
-    "pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "uv.lock", "poetry.lock", "Pipfile", "Pipfile.lock",
-    "package.json", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "go.mod", "go.sum", "Cargo.toml",
-    "Cargo.lock", "Gemfile", "Gemfile.lock"})
-"""File names (at any depth) whose content decides what setup installs."""
-REQUIREMENTS = re.compile(r"(^|/)(requirements[^/]*\.txt|requirements/.*)$")
-"""requirements*.txt files, and everything under a requirements/ directory."""
+KEY_FORMAT = 3
+"""Bumped when what goes into a key (or what an entry holds) changes: old entries are then never matched (3: an
+entry holding files of the project records its base tree)."""
+
+
+def is_dependency_file(path: str) -> bool:
+    """Whether a repository path is one of the files whose content decides what setup installs (a registered
+    language's DEPENDENCY_GLOBS; the registry is read at the call)."""
+    return _matcher(dependency_globs())(path)
+
+
+@lru_cache(maxsize=8)
+def _matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
+    return glob_matcher(globs)
 
 
 @dataclass(frozen=True)
@@ -43,18 +50,25 @@ class EnvKey:
     dependency_files: tuple[str, ...]
     """Those paths."""
     base_tree: str
-    """The base commit's tree (not part of the digest: entries are shared across bases)."""
+    """The base commit's tree: part of the digest only when pinned."""
+    pinned: bool = False
+    """The key of an entry that holds files of the project (`runner.envs.project`): its digest names the base
+    tree, so the entry serves that tree alone."""
 
     @property
     def digest(self) -> str:
-        """The entry's name: a hash of every part but the base tree."""
-        parts = {k: v for k, v in asdict(self).items() if k != "base_tree"}
-        text = json.dumps({"format": KEY_FORMAT, **parts}, sort_keys=True, default=list)
+        """The entry's name: a hash of every part but the base tree, and of the base tree too when pinned."""
+        text = json.dumps({"format": KEY_FORMAT, **self.parts()}, sort_keys=True, default=list)
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
     def parts(self) -> dict[str, Any]:
-        """The key as entry.json records it."""
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items() if k != "base_tree"}
+        """The key as entry.json records it (the base tree only when pinned)."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()
+                if k not in ("base_tree", "pinned") or self.pinned}
+
+    def pin(self) -> EnvKey:
+        """This key with the base tree in its digest."""
+        return replace(self, pinned=True)
 
 
 def env_key(case: Case, repo: Path) -> EnvKey:
@@ -62,11 +76,6 @@ def env_key(case: Case, repo: Path) -> EnvKey:
     interpreter = interpreter_identity(case.setup.python) if case.setup.python else None
     digest, files, tree = dependency_digest(repo, case.base_commit)
     return EnvKey(case.setup.python, interpreter, case.setup.command, digest, files, tree)
-
-
-def is_dependency_file(path: str) -> bool:
-    """Whether a repository path is one of the files whose content decides what setup installs."""
-    return path.rsplit("/", 1)[-1] in DEPENDENCY_NAMES or REQUIREMENTS.search(path) is not None
 
 
 @lru_cache(maxsize=256)

@@ -155,3 +155,20 @@ def test_python_2_gets_a_private_user_base(tmp_path: Path) -> None:
              "assert site.USER_BASE.endswith(\"/python/user\")' && grep -q 'a + b' calc.py")
     corpus, _, _ = build_corpus(tmp_path, setup=Setup(python="2.7"), grader=Grader(command=check))
     assert verify(corpus, VerifyOptions()).verdicts[0].verdict == "VALID"
+
+
+def test_verify_run_from_inside_the_corpus_needs_no_corpus_option(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    build_corpus(tmp_path)
+    monkeypatch.chdir(tmp_path / "evals")
+    assert run_cli(cli, "runner", ["verify", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdicts"][0]["case_id"] == "calc-add"
+
+
+def test_candidates_are_no_dataset_and_have_no_fingerprint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build_corpus(tmp_path)
+    args = ["verify", "--corpus", str(tmp_path / "evals"), "--candidates", "--all"]
+    assert run_cli(cli, "runner", [*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"dataset_fingerprint": None, "verdicts": []}
+    assert run_cli(cli, "runner", args) == 0
+    assert "fingerprint" not in capsys.readouterr().out
