@@ -14,6 +14,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from corpus.fsutil import write_error
 from runner.sandbox.bwrap import SandboxSpec, command_line
 from runner.sandbox.limits import command_cgroup, enforcement
 from runner.sandbox.loopback import Receiver
@@ -69,6 +70,9 @@ def run_command(
     it is the only child of its own pid namespace, so killing bwrap ends every process it started, and a
     sandbox that could not be set up is a start error, never an exit code of the command.
     inherit_fds: descriptors the command inherits at the same numbers (the caller's to close).
+
+    When the log cannot be written (a full disk) the command is killed at once and WriteError naming log_path
+    is raised once it has ended.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
@@ -149,6 +153,8 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
     unopened = receiver.finish() if receiver is not None else None
     if unopened and not start_error:
         start_error = f"the sandbox's loopback could not be set up: {unopened}"
+    if pump.error is not None:
+        raise write_error(pump.error, log_path)
     return ProcessResult(
         exit_code=None if timed_out or start_error else proc.returncode,
         timed_out=timed_out and not start_error,
@@ -213,7 +219,8 @@ def kill_group(pgid: int) -> None:
 
 
 class _OutputPump(threading.Thread):
-    """Copies the child's output to the log, up to a cap, keeping a tail and draining the rest."""
+    """Copies the child's output to the log, up to a cap, keeping a tail and draining the rest. When the log
+    cannot be written, the error is kept for the caller (error) and the child's process group killed."""
 
     def __init__(self, proc: subprocess.Popen[bytes], log_path: Path, limit: int | None) -> None:
         super().__init__(daemon=True)
@@ -223,8 +230,21 @@ class _OutputPump(threading.Thread):
         self.total = 0
         self.tail = b""
         self.truncated = False
+        self.error: OSError | None = None
 
     def run(self) -> None:
+        assert isinstance(self.proc.stdout, io.BufferedReader)
+        try:
+            self._copy()
+        except OSError as error:
+            self.error = error
+            kill_group(self.proc.pid)  # its output has nowhere to go: the command stops now, not at its timeout
+            while self.proc.stdout.read1(65536):
+                pass
+        finally:
+            self.proc.stdout.close()
+
+    def _copy(self) -> None:
         assert isinstance(self.proc.stdout, io.BufferedReader)
         written = 0
         with open(self.log_path, "wb") as log:
@@ -241,4 +261,3 @@ class _OutputPump(threading.Thread):
             if self.truncated:
                 marker = TRUNCATION_MARKER.format(limit=self.limit, dropped=self.total - written)
                 log.write(marker.encode())
-        self.proc.stdout.close()

@@ -11,6 +11,7 @@ from typing import Literal
 
 from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
+from corpus.fsutil import hindcast_temp
 from corpus.gitutil import open_repository
 from corpus.layout import Kind
 from corpus.model import Case, Grader
@@ -59,7 +60,7 @@ class VerifyOptions:
     kind: Kind = "cases"
     """Verify approved cases or the miner's candidates."""
     scratch_root: Path | None = None
-    """Where scratch directories are made (default: the system temp dir)."""
+    """Where scratch directories are made (default: corpus.fsutil.hindcast_temp, the one the sandbox hides)."""
     all_cases: bool = False
     """Every active case, or every candidate (`--all`)."""
     update: bool = False
@@ -174,7 +175,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         from runner.executors.ray_executor import connect
 
         connect(settings)
-    scratch_root = options.scratch_root or Path(tempfile.gettempdir())
+    scratch_root = options.scratch_root or hindcast_temp()
     conf = confine(settings, hidden_paths(corpus.root, repo, scratch_root, *harness_dirs()))
     uv_binary()  # what the trials' threads need of the interpreter, resolved before they start
     env_cache = open_env_cache(settings.env_cache)
