@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -18,6 +19,23 @@ FILE_MODE = 0o666 & ~_UMASK
 """Mode of a published file: what open() would have given it (mkstemp alone gives 0600)."""
 DIR_MODE = 0o777 & ~_UMASK
 """Mode of a published directory: what mkdir would have given it (mkdtemp alone gives 0700)."""
+
+
+def hindcast_temp() -> Path:
+    """The directory of this user's own under the system temp dir that holds every temporary directory of
+    Hindcast's that a trial must not see (runs' and verify's scratch, exports, thawed runs): a sandbox hides it
+    alone, so the rest of the temp dir can be bound. Made 0700 when missing; WriteError when it is a link, not a
+    directory or another user's."""
+    path = Path(tempfile.gettempdir()) / f"hindcast-{os.getuid()}"
+    with writing(path):
+        with suppress(FileExistsError):
+            path.mkdir(mode=0o700)
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            raise WriteError(path, "exists and is not a directory of this user's own")
+        if stat.S_IMODE(info.st_mode) & 0o077:
+            os.chmod(path, 0o700)
+    return path
 
 
 def write_error(error: OSError, path: Path | str) -> WriteError:

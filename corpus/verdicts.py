@@ -3,7 +3,8 @@
 Approved cases share `verification.json` at the corpus root (`{"format": 1, "dataset_fingerprint", "updated",
 "cases": {id: entry}}`); each candidate keeps its own `candidates/<id>/verification.json` (`{"format": 1, **entry}`),
 so verifying one candidate never rewrites another's record, a re-scan that adds candidates leaves every record as it
-is, and the record goes with its candidate when it is approved, rejected or rewritten. An unreadable record reads
+is, and the record goes with its candidate when it is approved, rejected or rewritten (a draft saved into it
+keeps the record when it changes nothing verify measured: `corpus.fingerprint.verified_fingerprint`). An unreadable record reads
 as none: it is only ever a cache of what verify measured.
 """
 

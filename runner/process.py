@@ -14,6 +14,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from corpus.fsutil import write_error
 from runner.sandbox.bwrap import SandboxSpec, command_line
 from runner.sandbox.limits import command_cgroup, enforcement
 from runner.sandbox.loopback import Receiver
@@ -57,6 +58,7 @@ def run_command(
     stdin_path: Path | None = None,
     marker: str | None = None,
     sandbox: SandboxSpec | None = None,
+    inherit_fds: tuple[int, ...] = (),
 ) -> ProcessResult:
     """Run `bash -c command` in cwd with its own session; output goes to log_path (capped), never to memory whole.
 
@@ -67,17 +69,22 @@ def run_command(
     With sandbox, the command runs inside that bubblewrap sandbox instead (cwd and env are then the spec's):
     it is the only child of its own pid namespace, so killing bwrap ends every process it started, and a
     sandbox that could not be set up is a start error, never an exit code of the command.
+    inherit_fds: descriptors the command inherits at the same numbers (the caller's to close).
+
+    When the log cannot be written (a full disk) the command is killed at once and WriteError naming log_path
+    is raised once it has ended.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
         cgroup = stack.enter_context(command_cgroup(sandbox.limits, enforcement())) \
             if sandbox is not None and sandbox.limits is not None else []
-        return _run(command, cwd, env, timeout, log_path, max_output_bytes, stdin_path, marker, sandbox, cgroup)
+        return _run(command, cwd, env, timeout, log_path, max_output_bytes, stdin_path, marker, sandbox, cgroup,
+                    inherit_fds)
 
 
 def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path: Path, max_output_bytes: int | None,
          stdin_path: Path | None, marker: str | None, sandbox: SandboxSpec | None,
-         cgroup: list[str]) -> ProcessResult:
+         cgroup: list[str], inherit_fds: tuple[int, ...] = ()) -> ProcessResult:
     started = time.monotonic()
     argv, status_read = ["bash", "-c", command], -1
     pass_fds: tuple[int, ...] = ()
@@ -105,7 +112,7 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                pass_fds=pass_fds,
+                pass_fds=pass_fds + inherit_fds,
             )
     except OSError as exc:
         if status_read >= 0:
@@ -146,6 +153,8 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
     unopened = receiver.finish() if receiver is not None else None
     if unopened and not start_error:
         start_error = f"the sandbox's loopback could not be set up: {unopened}"
+    if pump.error is not None:
+        raise write_error(pump.error, log_path)
     return ProcessResult(
         exit_code=None if timed_out or start_error else proc.returncode,
         timed_out=timed_out and not start_error,
@@ -210,7 +219,8 @@ def kill_group(pgid: int) -> None:
 
 
 class _OutputPump(threading.Thread):
-    """Copies the child's output to the log, up to a cap, keeping a tail and draining the rest."""
+    """Copies the child's output to the log, up to a cap, keeping a tail and draining the rest. When the log
+    cannot be written, the error is kept for the caller (error) and the child's process group killed."""
 
     def __init__(self, proc: subprocess.Popen[bytes], log_path: Path, limit: int | None) -> None:
         super().__init__(daemon=True)
@@ -220,8 +230,21 @@ class _OutputPump(threading.Thread):
         self.total = 0
         self.tail = b""
         self.truncated = False
+        self.error: OSError | None = None
 
     def run(self) -> None:
+        assert isinstance(self.proc.stdout, io.BufferedReader)
+        try:
+            self._copy()
+        except OSError as error:
+            self.error = error
+            kill_group(self.proc.pid)  # its output has nowhere to go: the command stops now, not at its timeout
+            while self.proc.stdout.read1(65536):
+                pass
+        finally:
+            self.proc.stdout.close()
+
+    def _copy(self) -> None:
         assert isinstance(self.proc.stdout, io.BufferedReader)
         written = 0
         with open(self.log_path, "wb") as log:
@@ -238,4 +261,3 @@ class _OutputPump(threading.Thread):
             if self.truncated:
                 marker = TRUNCATION_MARKER.format(limit=self.limit, dropped=self.total - written)
                 log.write(marker.encode())
-        self.proc.stdout.close()

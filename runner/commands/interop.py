@@ -27,7 +27,8 @@ from runner.runs.load import load_run
 @click.option("--variant", default="imported", show_default=True, metavar="NAME",
               help="The variant of rows that do not name one.")
 @click.option("--policy", type=click.Choice(["blocking", "advisory"]), default="blocking", show_default=True,
-              help="The policy of the imported cases (a case a row marks critical is blocking and critical).")
+              help="The policy of the imported cases whose rows give none (a case a row marks critical is blocking and "
+                   "critical).")
 @click.option("--name", default=None, metavar="LABEL", help="Name the run, as `runner run --name` does.")
 def import_command(source: Path, out: Path, variant: str, policy: str, name: str | None) -> None:
     """Make a run directory from per-trial JSONL rows (case_id, trial, passed, critical, cost_usd, trajectory), or

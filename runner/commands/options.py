@@ -90,7 +90,7 @@ SETTINGS_OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] 
     "--executor": click.option(
         "--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
         help="Where trials (verify: attempts) run: threads here, or tasks on a Ray cluster "
-             "(pip install 'hindcast[ray]')."),
+             "(needs Ray: uv pip install 'ray>=2.9', or install Hindcast with its ray extra)."),
     "--ray-address": click.option(
         "--ray-address", metavar="ADDR", default=None,
         help="The Ray cluster [default: RAY_ADDRESS, else the cluster started on this machine]."),

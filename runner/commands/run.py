@@ -17,6 +17,7 @@ from corpus.errors import ExitCode, HindcastError
 from runner.behaviour.parse import FORMATS
 from runner.behaviour.prices import load_prices
 from runner.commands.options import SETTINGS_FLAGS, settings_options
+from runner.gate.pairing import MIN_TRIALS
 from runner.gate.select import changed_since, select_cases
 from runner.report.report import print_report
 from runner.runs.find import default_results, recorded_origin, resolve_run
@@ -33,8 +34,8 @@ from runner.verify.record import unverified_warning
 @click.command("run", help=(
     "Score coding agents: k trials per case in isolated workspaces, graded after the agent stops.\n\n"
     f"Exits {ExitCode.OK:d} when every trial was scored, {ExitCode.FAILED:d} when some ended in error or the run "
-    "stopped early because of errors (resume the run to retry them), {ExitCode.BAD_INPUT:d} on bad input, {ExitCode.INTERRUPTED:d} when interrupted (the run "
-    "stays resumable)."))
+    f"stopped early because of errors (resume the run to retry them), {ExitCode.BAD_INPUT:d} on bad input, "
+    f"{ExitCode.INTERRUPTED:d} when interrupted (the run stays resumable)."))
 @corpus_option()
 @repo_option()
 @click.option("--case", "case_ids", multiple=True, metavar="ID", help="Run this case (repeatable).")
@@ -120,6 +121,10 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                        err=True)
             return ExitCode.OK
     warning = unverified_warning(corpus, case_ids, all_cases, mode)
+    if trials is not None and trials < MIN_TRIALS and mode in (None, "agent"):
+        short = (f"warning: --trials {trials}: runner compare needs at least {MIN_TRIALS} non-error trials per "
+                 f"case, so this run can be reported but not gated")
+        warning = f"{warning}\n{short}" if warning else short
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          settings=settings, given=given, results_dir=results_dir, resume=resume,
                          patch_from=patch_from, agent_timeout=agent_timeout, repo=repo, name=name, shard=shard)

@@ -55,7 +55,7 @@ class RunOptions:
     repo: Path | None = None
     """Source repository overriding corpus.yaml's."""
     scratch_root: Path | None = None
-    """Where scratch directories are made (default: the system temp dir)."""
+    """Where scratch directories are made (default: corpus.fsutil.hindcast_temp, the one the sandbox hides)."""
     transcript_limit: int = DEFAULT_TRANSCRIPT_LIMIT
     """Bytes of agent output kept per trial."""
     name: str | None = None

@@ -12,9 +12,10 @@ from pathlib import Path
 
 from corpus import Corpus, corpus_fingerprint
 from corpus.errors import UsageError
-from corpus.fsutil import publish_directory
+from corpus.fsutil import hindcast_temp, publish_directory
 from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
+from corpus.model import TamperingPolicy
 from runner.behaviour.prices import load_prices
 from runner.envs.cache import EnvCache, open_env_cache
 from runner.envs.environment import uv_binary
@@ -99,9 +100,10 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     if missing:
         raise UsageError(f"case {missing[0]!r} is not in the corpus {corpus.root}")
     # No variable of the agent's environment may name these; the sandbox also never shows the scratch root
-    # (templates, other trials) or Hindcast's own packages.
+    # (templates, other trials, other runs) or Hindcast's own packages.
     hidden = hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from)
-    unseen = hidden_paths(*hidden, options.scratch_root or tempfile.gettempdir(), *harness_dirs())
+    scratch = options.scratch_root or hindcast_temp()
+    unseen = hidden_paths(*hidden, scratch, *harness_dirs())
     confinement = confine(settings, unseen)
     record = RecordedSettings(settings, bwrap_version() if confinement.sandboxed else None, isolation(confinement))
     if options.resume is None:
@@ -141,8 +143,9 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         if announce:
             announce(run_dir, len(plan))
         hidden = hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
-        _execute(plan, repo, run_dir, config, options, settings, hidden, corpus.config.test_globs, progress,
-                 confinement, env_cache, stopped, warned)
+        _execute(plan, repo, run_dir, config, replace(options, scratch_root=scratch), settings, hidden,
+                 corpus.config.test_globs, progress, confinement, env_cache, stopped, warned,
+                 tampering=corpus.config.grader_tampering)
     finally:
         if env_cache is not None:
             env_cache.close()
@@ -218,7 +221,7 @@ def preview(corpus: Corpus, options: RunOptions) -> tuple[Preview, ...]:
         if first.command is not None:
             case_id = first.stored.case.id
             if settings.sandbox == "none":
-                scratch = Path(options.scratch_root or tempfile.gettempdir()) / f"hindcast-{case_id}-XXXXXXXX"
+                scratch = (options.scratch_root or hindcast_temp()) / f"hindcast-{case_id}-XXXXXXXX"
                 places = {"workspace": str(scratch / WORKSPACE_DIR),
                           "prompt_file": str(scratch / TASK_DIR_NAME / "prompt.md")}
             else:
@@ -242,7 +245,8 @@ def _create_run(results_dir: Path, manifest: RunManifest) -> Path:
 def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,
              settings: Settings, hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None,
              confinement: Confinement, env_cache: EnvCache | None = None,
-             stopped: Callable[[str], None] | None = None, warned: Callable[[str], None] | None = None) -> None:
+             stopped: Callable[[str], None] | None = None, warned: Callable[[str], None] | None = None, *,
+             tampering: TamperingPolicy = "fail") -> None:
     """Run the planned trials as jobs of the executor the settings choose, jobs at a time; on any interruption
     every running command is killed; when stop_reason says so, trials not yet started are dropped and running
     ones finish. warned gets a line per scratch directory that could not be removed."""
@@ -253,7 +257,7 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
     root = Path(tempfile.mkdtemp(prefix="hindcast-run-", dir=options.scratch_root))
     janitor = Janitor()
     ctx = TrialContext(agent_timeout=config.agent_timeout, hidden=hidden, test_globs=test_globs,
-                       keep=settings.keep, transcript_limit=options.transcript_limit,
+                       tampering=tampering, keep=settings.keep, transcript_limit=options.transcript_limit,
                        prices=load_prices(settings.prices) if settings.prices is not None else None)
     node = Node(repo, AssetCache(repo, root), confinement, env_cache, scratch=options.scratch_root,
                 discard=janitor.discard)

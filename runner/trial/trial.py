@@ -19,6 +19,7 @@ from typing import Any
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import GitError, HindcastError
 from corpus.fsutil import tree_bytes, writing
+from corpus.model import TamperingPolicy
 from runner.behaviour.prices import PriceTable
 from runner.behaviour.sources import TRAJECTORY_FILE, copy_trajectory
 from runner.behaviour.trial import record_behaviour
@@ -109,6 +110,8 @@ class TrialContext:
     """Paths no variable of the agent's environment may contain (corpus, source repository, results)."""
     test_globs: tuple[str, ...] = ()
     """The corpus's test-file globs (built-in rules when empty)."""
+    tampering: TamperingPolicy = "fail"
+    """corpus.yaml's `grader_tampering`: what tampering with the grader seen while it ran does to a trial."""
     keep: bool = False
     """Keep the scratch directory (workspace included) after the trial."""
     transcript_limit: int = DEFAULT_TRANSCRIPT_LIMIT
@@ -271,7 +274,7 @@ class _Trial:
         clock = time.monotonic()
         try:
             setup = GradingSetup(self.case, spec.stored.files, assets.fix_config, assets.base_config,
-                                 ctx.test_globs)
+                                 ctx.test_globs, ctx.tampering)
             env, loopback = in_phase(self.fixture, prepared.env, "grader")
             graded = grade_patch(setup, prepared.workspace, patch, env, node.confinement, self.scratch,
                                  self.staging / "grader.log", env_binds=prepared.env_binds(),
@@ -284,8 +287,11 @@ class _Trial:
         if changed is None:
             self._record_changes(list(graded.touched))
         self._record_restoration(graded.restored)
-        if graded.test_aware:
-            self.flags.append("test_aware_source")
+        self.flags.extend(flag for flag in graded.flags if flag not in self.flags)
+        if graded.seal is not None and (graded.seal.events or graded.static or graded.seal.disagreement):
+            self.facts["seal"] = {**graded.seal.to_dict(),
+                                  "static": [{"path": h.path, "flag": h.flag, "reason": h.reason}
+                                             for h in graded.static]}
         result = graded.result
         self.facts.update(grader_outcome=result.outcome, grader_reason=result.reason,
                           grader_exit_code=result.exit_code)

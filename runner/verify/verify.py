@@ -11,6 +11,7 @@ from typing import Literal
 
 from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
+from corpus.fsutil import hindcast_temp
 from corpus.gitutil import open_repository
 from corpus.layout import Kind
 from corpus.model import Case, Grader
@@ -59,11 +60,22 @@ class VerifyOptions:
     kind: Kind = "cases"
     """Verify approved cases or the miner's candidates."""
     scratch_root: Path | None = None
-    """Where scratch directories are made (default: the system temp dir)."""
+    """Where scratch directories are made (default: corpus.fsutil.hindcast_temp, the one the sandbox hides)."""
     all_cases: bool = False
     """Every active case, or every candidate (`--all`)."""
     update: bool = False
     """Write the measured grader into approved cases too (candidates always get it)."""
+    top: int | None = None
+    """Of the selection, the best-scored this many (mined.score, then id); implies every case or candidate."""
+    min_score: float | None = None
+    """Only those the miner scored at least this; implies every case or candidate."""
+    since: str | None = None
+    """Only fixes authored on or after this ISO date (YYYY-MM-DD); implies every case or candidate."""
+
+    @property
+    def narrowed(self) -> bool:
+        """True when --top, --min-score or --since narrows the selection."""
+        return self.top is not None or self.min_score is not None or self.since is not None
 
 
 @dataclass(frozen=True)
@@ -115,8 +127,8 @@ class VerifyReport:
 def cases_to_verify(corpus: Corpus, options: VerifyOptions) -> list[StoredCase]:
     """The named cases (each must exist), or every one: `--all`, or no `--case` for approved cases."""
     kind, case_ids = options.kind, options.case_ids
-    if case_ids and options.all_cases:
-        raise UsageError("--case and --all exclude each other")
+    if case_ids and (options.all_cases or options.narrowed):
+        raise UsageError("--case excludes --all, --top, --min-score and --since")
     if case_ids:
         known = set(corpus.ids(kind))
         missing = [c for c in case_ids if c not in known]
@@ -124,19 +136,35 @@ def cases_to_verify(corpus: Corpus, options: VerifyOptions) -> list[StoredCase]:
             raise UsageError(f"--case {missing[0]}: no such {'case' if kind == 'cases' else 'candidate'} in "
                              f"{corpus.root}")
         return [corpus.load(c, kind) for c in dict.fromkeys(case_ids)]
-    if kind == "candidates" and not options.all_cases:
-        raise UsageError("--candidates needs --case ID or --all (every candidate)")
-    return corpus.load_all(kind, active_only=True)
+    if kind == "candidates" and not (options.all_cases or options.narrowed):
+        raise UsageError("--candidates needs --case ID, --all (every candidate) or --top N")
+    chosen = corpus.load_all(kind, active_only=True)
+    if not options.narrowed:
+        return chosen
+
+    def score(stored: StoredCase) -> float:
+        return stored.case.mined.score if stored.case.mined else 0.0
+
+    def authored(stored: StoredCase) -> str:
+        return (stored.case.mined.authored or "") if stored.case.mined else ""
+
+    if options.min_score is not None:
+        chosen = [s for s in chosen if score(s) >= options.min_score]
+    if options.since is not None:
+        chosen = [s for s in chosen if authored(s)[:10] >= options.since]
+    if options.top is not None:
+        chosen = sorted(chosen, key=lambda s: (-score(s), s.case.id))[:options.top]
+    return sorted(chosen, key=lambda s: s.case.id)
 
 
 def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], None] | None = None,
            on_verdict: Callable[[CaseVerdict], None] | None = None,
-           on_start: Callable[[int], None] | None = None) -> VerifyReport:
+           on_start: Callable[[int, int], None] | None = None) -> VerifyReport:
     """Verify the selected cases; record the verdicts (verification.json for cases, each candidate its own) and
     write the measured grader into candidates (and cases with update).
 
     The attempts are jobs of the executor the settings choose (threads here, or a Ray cluster), whose logs are
-    published under this call's scratch root. on_start gets the number of attempts about to run, progress a line
+    published under this call's scratch root. on_start gets the numbers of cases and attempts about to run, progress a line
     per finished attempt, on_verdict each case's verdict as soon as it is known (both in case order)."""
     settings = options.settings.absolute()
     if options.repeats < 1 or settings.jobs < 1:
@@ -147,7 +175,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         from runner.executors.ray_executor import connect
 
         connect(settings)
-    scratch_root = options.scratch_root or Path(tempfile.gettempdir())
+    scratch_root = options.scratch_root or hindcast_temp()
     conf = confine(settings, hidden_paths(corpus.root, repo, scratch_root, *harness_dirs()))
     uv_binary()  # what the trials' threads need of the interpreter, resolved before they start
     env_cache = open_env_cache(settings.env_cache)
@@ -156,7 +184,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     verdicts: list[CaseVerdict] = []
     runs = {stored.case.id: side_runs(stored.case, options.repeats) for stored in cases}
     if on_start:
-        on_start(sum(sum(n.values()) for n in runs.values()))
+        on_start(len(cases), sum(sum(n.values()) for n in runs.values()))
     jobs = {stored.case.id: [AttemptJob(stored, side, r, corpus.config.test_globs, settings.keep,
                                         root / LOGS_DIR / stored.case.id / f"{side}-{r}")
                              for r in range(1, max(runs[stored.case.id].values()) + 1) for side in SIDES
