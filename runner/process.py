@@ -10,6 +10,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from runner.sandbox.bwrap import SandboxSpec, command_line
 from runner.sandbox.loopback import Receiver
@@ -32,13 +33,15 @@ class ProcessResult:
     duration: float
     """Wall seconds from start to the end of the process group."""
     tail: str
-    """The last few KiB of combined stdout and stderr."""
+    """The last few KiB of stdout (and stderr, when it goes to the same log)."""
     output_bytes: int
     """Total bytes the command wrote."""
     truncated: bool
     """True when output beyond the cap was discarded."""
     start_error: str | None = None
     """Why the command could not be started, if it could not."""
+    stderr_tail: str = ""
+    """The last few KiB of stderr, when it went to a log of its own (stderr_path)."""
 
 
 def run_command(
@@ -52,6 +55,7 @@ def run_command(
     stdin_path: Path | None = None,
     marker: str | None = None,
     sandbox: SandboxSpec | None = None,
+    stderr_path: Path | None = None,
 ) -> ProcessResult:
     """Run `bash -c command` in cwd with its own session; output goes to log_path (capped), never to memory whole.
 
@@ -62,6 +66,8 @@ def run_command(
     With sandbox, the command runs inside that bubblewrap sandbox instead (cwd and env are then the spec's):
     it is the only child of its own pid namespace, so killing bwrap ends every process it started, and a
     sandbox that could not be set up is a start error, never an exit code of the command.
+
+    With stderr_path, stderr goes to that log (capped alike) instead of being mixed into log_path.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -87,7 +93,7 @@ def run_command(
                 env=env,
                 stdin=stdin,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
+                stderr=subprocess.PIPE if stderr_path is not None else subprocess.STDOUT,
                 start_new_session=True,
                 pass_fds=pass_fds,
             )
@@ -106,8 +112,11 @@ def run_command(
         receiver.start()
     with _RUNNING_LOCK:
         _RUNNING.add(proc.pid)
-    pump = _OutputPump(proc, log_path, max_output_bytes)
+    pump = _OutputPump(proc.stdout, log_path, max_output_bytes)
     pump.start()
+    errors = _OutputPump(proc.stderr, stderr_path, max_output_bytes) if stderr_path is not None else None
+    if errors is not None:
+        errors.start()
     timed_out = False
     try:
         proc.wait(timeout=timeout)
@@ -121,10 +130,13 @@ def run_command(
         with _RUNNING_LOCK:
             _RUNNING.discard(proc.pid)
         pump.join(timeout=5)
+        if errors is not None:
+            errors.join(timeout=5)
     tail = pump.tail.decode("utf-8", "replace")
+    stderr_tail = errors.tail.decode("utf-8", "replace") if errors is not None else ""
     start_error = None
     if status_read >= 0 and not _sandbox_started(status_read):
-        lines = [line for line in tail.splitlines() if line.strip()]
+        lines = [line for line in (tail + stderr_tail).splitlines() if line.strip()]
         start_error = f"the sandbox could not be set up: {lines[-1] if lines else f'bwrap exit {proc.returncode}'}"
     # The loopback's port is opened before the command starts: without it the command never ran.
     unopened = receiver.finish() if receiver is not None else None
@@ -138,6 +150,7 @@ def run_command(
         output_bytes=pump.total,
         truncated=pump.truncated,
         start_error=start_error,
+        stderr_tail=stderr_tail,
     )
 
 
@@ -198,9 +211,10 @@ def kill_group(pgid: int) -> None:
 class _OutputPump(threading.Thread):
     """Copies the child's output to the log, up to a cap, keeping a tail and draining the rest."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], log_path: Path, limit: int | None) -> None:
+    def __init__(self, stream: IO[bytes] | None, log_path: Path, limit: int | None) -> None:
         super().__init__(daemon=True)
-        self.proc = proc
+        assert stream is not None
+        self.stream = stream
         self.log_path = log_path
         self.limit = limit
         self.total = 0
@@ -208,10 +222,9 @@ class _OutputPump(threading.Thread):
         self.truncated = False
 
     def run(self) -> None:
-        assert self.proc.stdout is not None
         written = 0
         with open(self.log_path, "wb") as log:
-            while chunk := self.proc.stdout.read1(65536):  # type: ignore[attr-defined]
+            while chunk := self.stream.read1(65536):  # type: ignore[attr-defined]
                 self.total += len(chunk)
                 self.tail = (self.tail + chunk)[-TAIL_BYTES:]
                 if self.limit is None or written + len(chunk) <= self.limit:
@@ -224,4 +237,4 @@ class _OutputPump(threading.Thread):
             if self.truncated:
                 marker = TRUNCATION_MARKER.format(limit=self.limit, dropped=self.total - written)
                 log.write(marker.encode())
-        self.proc.stdout.close()
+        self.stream.close()

@@ -7,10 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from corpus.model import Case
+from runner.behaviour.formats.registry import REGISTRY
 from runner.behaviour.metrics import trial_metrics
 from runner.behaviour.parse import FORMATS, parse
 from runner.behaviour.prices import PriceTable, priced
-from runner.behaviour.sources import TRAJECTORY_FILE, source_text
+from runner.behaviour.sources import SESSION_FILE, TRAJECTORY_FILE, source_text
 from runner.behaviour.trajectory import budget_problem, check_trajectory
 from runner.runs.behaviour_record import Behaviour, write_behaviour
 from runner.runs.result import TrialResult
@@ -28,6 +29,12 @@ def read_record(folder: Path, result: TrialResult, transcript_format: str = "aut
         raise ValueError(f"unknown transcript format {transcript_format!r}")
     record = parse(source_text(folder), transcript_format)
     from_file = (folder / TRAJECTORY_FILE).is_file()
+    if from_file:  # a file the agent's commands could rewrite never says the model was unreached
+        record = replace(record, unreached=None)
+    session = folder / SESSION_FILE
+    reader = next((known for known in REGISTRY if known.name == record.format), None)
+    if reader is not None and reader.session is not None and session.is_file() and record.status != "unparsed":
+        record = reader.session(record, session.read_text(encoding="utf-8", errors="replace"))
     if "transcript_truncated" in result.flags and record.status == "parsed" and not from_file:
         record = replace(record, status="partial", reason="the transcript was cut at its size limit")
     return priced(record, prices) if prices else record
@@ -60,6 +67,18 @@ def judge_behaviour(case: Case, record: Behaviour, result: TrialResult) -> Trial
     return replace(result, outcome="fail", reason=f"{deciding[0]} (graded {result.outcome}: {result.reason})")
 
 
+def unreached_error(record: Behaviour, result: TrialResult) -> TrialResult:
+    """A trial that is not a pass and whose agent never reached its model is an error, its reason the agent's own
+    error or retry event. The record says so only from the agent's stdout stream (never a file the agent's
+    commands could rewrite), and only when that stream shows no model call answered: a model that answered once
+    has its answer in the stream before any command it asked for ran, so no agent can turn its fail into an
+    error this way."""
+    if record.unreached is None or result.outcome == "pass":
+        return result
+    return replace(result, outcome="error", reason=f"the agent never reached its model: {record.unreached[:300]} "
+                                                  f"(graded {result.outcome}: {result.reason})")
+
+
 def record_behaviour(folder: Path, result: TrialResult, transcript_format: str = "auto",
                      case: Case | None = None, prices: PriceTable | None = None) -> TrialResult:
     """Read folder's trajectory.json or transcript.log, decide the case's behaviour checks (when a case is given),
@@ -67,6 +86,7 @@ def record_behaviour(folder: Path, result: TrialResult, transcript_format: str =
     if result.mode not in AGENT_MODES:
         return result
     record = read_record(folder, result, transcript_format, prices)
+    result = unreached_error(record, result)
     if case is not None:
         result = judge_behaviour(case, record, result)
     return write_behaviour(folder, result, record, trial_metrics(record))

@@ -51,6 +51,10 @@ class Variant:
     """How the agent's transcript is read into behaviour.json (``runner.behaviour.parse.FORMATS``)."""
     trajectory_file: str | None = None
     """A file the agent leaves in its workspace (a path relative to it) read instead of its stdout."""
+    preset: str | None = None
+    """The preset the command is (``runner.trial.presets``): its HOME files, trajectory and session files."""
+    model: str | None = None
+    """The preset's model (--agent-arg model=M), None for the CLI's default."""
 
 
 @dataclass(frozen=True)

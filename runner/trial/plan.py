@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -88,7 +89,9 @@ def parse_agent(spec: str, arguments: Mapping[str, str] | None = None) -> Varian
     if preset is not None:
         name, which = preset
         chosen = PRESETS[which]
-        return check_variant(Variant(name, preset_command(chosen, arguments or {}), chosen.transcript_format))
+        arguments = arguments or {}
+        return check_variant(Variant(name, preset_command(chosen, arguments), chosen.transcript_format,
+                                     preset=which, model=arguments.get("model")))
     if arguments:
         raise UsageError(f"--agent-arg: {spec!r} is not a preset (--agent NAME=preset:{'|'.join(PRESETS)})")
     name, sep, command = spec.partition("=")
@@ -194,6 +197,9 @@ def check_commands(variants: tuple[Variant, ...]) -> None:
     """Refuse (UsageError) the first agent command that could not run, before any trial starts."""
     for variant in variants:
         problem = command_problem(variant.command) if variant.command is not None else None
+        if not problem and variant.preset in PRESETS and not shutil.which(variant.preset):
+            problem = (f"{variant.preset!r} is not a program on PATH (install it, or put its directory on PATH and "
+                       f"show it to the sandbox with --agent-bind)")
         if problem:
             raise UsageError(f"agent {variant.name!r}: {problem}")
 
@@ -305,7 +311,7 @@ def plan_trials(config: RunConfig, stored: dict[str, StoredCase], saved: dict[Tr
             continue
         plan.append(TrialSpec(stored[case_id], variant.name, t, config.mode, variant.command,
                               saved.get((variant.name, case_id, t)), variant.transcript_format,
-                              variant.trajectory_file))
+                              variant.trajectory_file, variant.preset, variant.model))
     return plan
 
 

@@ -89,8 +89,10 @@ def parse_gemini_stream(text: str) -> Behaviour:
     final = "".join(final_parts) if order and order[-1][0] == "text" else None
     if model is None or model.startswith("auto"):
         model = main_model(mapping(stats.get("models")), "total_tokens") or model
+    failure = mapping(result.get("error")).get("message") if result and result.get("status") == "error" else None
     return Behaviour("gemini", status_word, reason, session, calls_made or None, None, tuple(calls),
-                     tokens, None, "none", final, tuple(w for w, _ in order), (), lines.skipped, model)
+                     tokens, None, "none", final, tuple(w for w, _ in order), (), lines.skipped, model,
+                     unreached=str(failure) if failure and not calls_made else None)
 
 
 def _gemini_stream_tokens(stats: dict[str, Any]) -> Tokens:
