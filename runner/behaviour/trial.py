@@ -21,10 +21,11 @@ AGENT_MODES = ("agent", "regrade")
 
 
 def read_record(folder: Path, result: TrialResult, transcript_format: str = "auto",
-                prices: PriceTable | None = None) -> Behaviour:
+                prices: PriceTable | None = None, model: str | None = None) -> Behaviour:
     """The behaviour record of folder's trajectory.json when the agent left one, else of its transcript.log
-    (partial when the transcript was cut at its size limit), priced from the table when the agent reported no
-    cost."""
+    (partial when the transcript was cut at its size limit), completed from the session file beside it (a
+    preset's, its format's ``session`` reader), priced from the table when the agent reported no cost. A record
+    that names no model gets model, the one the preset was given (opencode's stream names none)."""
     if transcript_format not in FORMATS:
         raise ValueError(f"unknown transcript format {transcript_format!r}")
     record = parse(source_text(folder), transcript_format)
@@ -37,6 +38,8 @@ def read_record(folder: Path, result: TrialResult, transcript_format: str = "aut
         record = reader.session(record, session.read_text(encoding="utf-8", errors="replace"))
     if "transcript_truncated" in result.flags and record.status == "parsed" and not from_file:
         record = replace(record, status="partial", reason="the transcript was cut at its size limit")
+    if record.model is None and model is not None and record.status != "unparsed":
+        record = replace(record, model=model)
     return priced(record, prices) if prices else record
 
 
@@ -80,12 +83,13 @@ def unreached_error(record: Behaviour, result: TrialResult) -> TrialResult:
 
 
 def record_behaviour(folder: Path, result: TrialResult, transcript_format: str = "auto",
-                     case: Case | None = None, prices: PriceTable | None = None) -> TrialResult:
+                     case: Case | None = None, prices: PriceTable | None = None,
+                     model: str | None = None) -> TrialResult:
     """Read folder's trajectory.json or transcript.log, decide the case's behaviour checks (when a case is given),
     write behaviour.json, and return the result with its digest. Modes without an agent: unchanged."""
     if result.mode not in AGENT_MODES:
         return result
-    record = read_record(folder, result, transcript_format, prices)
+    record = read_record(folder, result, transcript_format, prices, model)
     result = unreached_error(record, result)
     if case is not None:
         result = judge_behaviour(case, record, result)

@@ -144,7 +144,8 @@ PRESETS: dict[str, Preset] = {
         "gemini", "cd {workspace} && prompt=$(cat {prompt_file}) && gemini --output-format stream-json --yolo "
         "--skip-trust", "--model", '--prompt "$prompt"', "gemini",
         hosts=("generativelanguage.googleapis.com",), endpoint=("GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"),
-        files=(HomeFile(".gemini/settings.json", GEMINI_SETTINGS),)),
+        files=(HomeFile(".gemini/settings.json", GEMINI_SETTINGS),),
+        session=".gemini/tmp/*/chats/session-*.jsonl"),
     "opencode": Preset(
         "opencode", f"cd {{workspace}} && prompt=$(cat {{prompt_file}}) && {OPENCODE_QUIET} opencode run "
         "--format json --auto --pure", "--model", '"$prompt"', "opencode",

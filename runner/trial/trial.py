@@ -165,7 +165,8 @@ class TrialJob:
             if node.cancel.is_set():
                 raise Cancelled
             with writing(target):
-                result = record_behaviour(out, result, spec.transcript_format, spec.stored.case, ctx.prices)
+                result = record_behaviour(out, result, spec.transcript_format, spec.stored.case, ctx.prices,
+                                          spec.model)
                 (out / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
             return result
         except Cancelled:

@@ -13,6 +13,8 @@ from runner.runs.jsonvalues import integer, mapping, number
 
 FENCED = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 """A mini-swe-agent text-mode action: one fenced ``bash`` (v1) or ``mswea_bash_command`` (v2) block."""
+NOT_EXECUTED = "action was not executed"
+"""How mini-swe-agent v2 answers its submit command (returncode -1): the submission ends the run instead."""
 RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 
 
@@ -145,6 +147,8 @@ def parse_mini_swe_agent(text: str) -> Behaviour:
         elif ((role == "tool" and str(message.get("tool_call_id")) in by_id)
               or (message.get("type") == "function_call_output" and str(message.get("call_id")) in by_id)):
             index = by_id[str(message.get("tool_call_id") or message.get("call_id"))]
+            if integer(extra.get("returncode")) == -1 and NOT_EXECUTED in str(extra.get("exception_info")):
+                continue  # v2's submit command, never run: the exit message that follows answers it
             calls[index] = _answered(calls[index], integer(extra.get("returncode")))
             pending = [i for i in pending if i != index]
         elif role in ("exit", "user") and pending and "exit_status" in extra:
