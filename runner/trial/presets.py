@@ -121,9 +121,10 @@ and package-lock.json lists it."""
 OPENCODE_QUIET = ("OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 "
                   "OPENCODE_DISABLE_DEFAULT_PLUGINS=1 OPENCODE_DISABLE_CLAUDE_CODE=1 OPENCODE_DISABLE_SHARE=1")
 AIDER_PRICES = (
-    "mkdir -p ~/.aider/caches && cp \"$(sed -n '1s/^#!//p' \"$(command -v aider)\" | xargs -I{} {} -c "
-    "'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')/litellm/model_prices_and_context_window_backup.json\" "
-    "~/.aider/caches/model_prices_and_context_window.json && "
+    "(py=$(sed -n '1s/^#!//p' \"$(command -v aider)\") && site=$(\"$py\" -c 'import sysconfig; "
+    "print(sysconfig.get_paths()[\"purelib\"])') && mkdir -p ~/.aider/caches && cp "
+    "\"$site/litellm/model_prices_and_context_window_backup.json\" "
+    "~/.aider/caches/model_prices_and_context_window.json) 2>/dev/null; "
 )
 """aider downloads litellm's price list unless a copy less than a day old is in ~/.aider/caches: the copy litellm
 ships in aider's own environment."""
@@ -168,7 +169,7 @@ PRESETS: dict[str, Preset] = {
         "--no-detect-urls --input-history-file {output_dir}/aider.input.history "
         "--chat-history-file {output_dir}/aider.chat.history.md --analytics-log {output_dir}/aider.analytics.jsonl "
         '--message "$prompt"', "aider", hosts=("api.openai.com",), endpoint=("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-        needs_model=True),
+        needs_model=True, trajectory="aider.analytics.jsonl"),
 }
 """The presets by name."""
 ARGUMENTS = ("model",)

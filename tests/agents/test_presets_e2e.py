@@ -136,9 +136,11 @@ def run_preset(name: str, demo: Path, tmp_path: Path, agent_bin: Callable[[str],
     return Trial(folder, json.loads((folder / "result.json").read_text()), behaviour, log, script, done)
 
 
-def served(log: list[dict[str, Any]]) -> tuple[int, Usage]:
-    """The model calls the provider answered (side requests included) and their usage summed."""
-    answered = [entry for entry in log if entry["kind"] in ("main", "side") and entry["status"] == 200]
+def served(log: list[dict[str, Any]], name: str) -> tuple[int, Usage]:
+    """The model calls the provider answered (side requests included) and their usage summed; opencode's title
+    request is in neither its stream nor its session, so only its main requests."""
+    kinds = ("main",) if name == "opencode" else ("main", "side")
+    answered = [entry for entry in log if entry["kind"] in kinds and entry["status"] == 200]
     total = Usage(*(sum(entry["usage"][name] for entry in answered)
                     for name in ("input", "cache_read", "cache_write", "output", "reasoning")))
     return len(answered), total
@@ -150,9 +152,9 @@ def expected_tokens(name: str, usage: Usage) -> Tokens:
         return Tokens(usage.input, usage.cache_read, usage.cache_write, usage.output, usage.reasoning)
     if name == "claude":  # Anthropic's usage has no reasoning count
         return Tokens(usage.input, usage.cache_read, usage.cache_write, usage.output, None)
-    if name == "gemini":  # Gemini's usage has no cache writes: they are in the uncached prompt; no thoughts count
-        return Tokens(usage.input + usage.cache_write, usage.cache_read, None, usage.output, None)
-    if name == "opencode":  # the openai-compatible provider reports no cache writes
+    if name == "gemini":  # Gemini's usage has no cache writes: they are in the uncached prompt
+        return Tokens(usage.input + usage.cache_write, usage.cache_read, None, usage.output, usage.reasoning)
+    if name in ("opencode", "mini"):  # Chat Completions' usage has no cache writes: they are in the prompt
         return Tokens(usage.input + usage.cache_write, usage.cache_read, 0, usage.output, usage.reasoning)
     # aider: prompt and completion counts only
     return Tokens(usage.prompt, None, None, usage.output, None)
@@ -176,7 +178,7 @@ def check_trial(trial: Trial, name: str) -> None:
     assert result["changed_files"] == [PRICING], patch
     assert f"-{BUGGY}+{FIXED}" in patch
     # behaviour.json says what the provider served
-    calls, usage = served(trial.log)
+    calls, usage = served(trial.log, name)
     assert record["status"] == "parsed", record
     assert record["model"] == cli.served_model
     assert record["llm_calls"] == calls
