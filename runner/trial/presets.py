@@ -88,15 +88,17 @@ trust_level = "trusted"
 """Codex's config.toml: the Responses API at OPENAI_BASE_URL with OPENAI_API_KEY, no approvals, no update check,
 plugin sync or analytics (they reach api.github.com and chatgpt.com)."""
 CODEX_CATALOG = (
-    "codex debug models > ~/.codex/bundled-models.json && node -e '"
-    'const fs = require("fs"), [file, slug] = process.argv.slice(1), all = JSON.parse(fs.readFileSync(file));'
+    "(codex debug models > ~/.codex/bundled-models.json && node -e '"
+    'const fs = require("fs"), [file, slug, config] = process.argv.slice(1), all = JSON.parse(fs.readFileSync(file));'
     " if (!all.models.some(m => m.slug === slug)) {"
-    ' const base = all.models.find(m => m.slug === "gpt-5.5") || all.models[0];'
-    " all.models.push({...base, slug, display_name: slug, upgrade: null, availability_nux: null}); }"
-    ' fs.writeFileSync(file.replace("bundled-", ""), JSON.stringify(all));'
-    "' ~/.codex/bundled-models.json {model} && "
+    ' const base = all.models.find(m => m.slug === "gpt-5.5") || all.models[0], catalog = file.replace("bundled-", "");'
+    " all.models.push({...base, slug, display_name: slug, upgrade: null, availability_nux: null});"
+    " fs.writeFileSync(catalog, JSON.stringify(all));"
+    ' fs.writeFileSync(config, `model_catalog_json = ${JSON.stringify(catalog)}\\n` + fs.readFileSync(config)); }'
+    "' ~/.codex/bundled-models.json {model} ~/.codex/config.toml) 2>/dev/null; "
 )
-"""A model catalog that also knows the chosen model: Codex offers a model it does not know no apply_patch tool."""
+"""When Codex's bundled catalog lacks the chosen model, a catalog that has it (a copy of gpt-5.5's entry), named
+first in config.toml: Codex offers a model it does not know no apply_patch tool."""
 GEMINI_SETTINGS = """\
 {"security": {"auth": {"selectedType": "gemini-api-key"}},
  "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
@@ -206,8 +208,7 @@ def preset_command(preset: Preset, arguments: Mapping[str, str]) -> str:
                          f"--agent-arg model=MODEL")
     head = preset.head
     if model and preset.name == "codex":
-        head = head.replace("codex exec", CODEX_CATALOG.replace("{model}", shlex.quote(model))
-                            + "codex exec -c model_catalog_json='\"'$HOME'/.codex/models.json\"'", 1)
+        head = head.replace("codex exec", CODEX_CATALOG.replace("{model}", shlex.quote(model)) + "codex exec", 1)
     spelled = preset.model_template.replace("{model}", model) if model else ""
     middle = f" {preset.model_flag} {shlex.quote(spelled)} " if model else " "
     return head + middle + preset.tail

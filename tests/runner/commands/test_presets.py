@@ -31,32 +31,45 @@ def base(bench: Bench) -> list[str]:
 
 
 def test_each_preset_expands_to_its_command_and_format() -> None:
-    assert parse_agents(("codex", "claude", "gemini", "opencode")) == (
-        Variant("codex", "codex exec --json --full-auto -C {workspace} - < {prompt_file}", "codex"),
-        Variant("claude", "cd {workspace} && claude -p --output-format stream-json --verbose "
-                          "--dangerously-skip-permissions < {prompt_file}", "claude"),
+    assert parse_agents(("codex", "claude", "gemini")) == (
+        Variant("codex", "cd {workspace} && codex exec --json --dangerously-bypass-approvals-and-sandbox "
+                         "--skip-git-repo-check -C {workspace} - < {prompt_file}", "codex", preset="codex"),
+        Variant("claude", "cd {workspace} && IS_SANDBOX=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 claude -p "
+                          "--output-format stream-json --verbose --dangerously-skip-permissions < {prompt_file}",
+                "claude", preset="claude"),
         Variant("gemini", "cd {workspace} && prompt=$(cat {prompt_file}) && gemini --output-format stream-json "
-                          '--yolo --prompt "$prompt"', "gemini"),
-        Variant("opencode", 'cd {workspace} && prompt=$(cat {prompt_file}) && opencode run --format json "$prompt"',
-                "opencode"))
+                          '--yolo --skip-trust --prompt "$prompt"', "gemini", preset="gemini"))
+    opencode, mini, aider = parse_agents(("opencode", "mini", "aider"), ("model=gpt-4o",))
+    assert (opencode.transcript_format, opencode.model) == ("opencode", "gpt-4o")
+    assert opencode.command.endswith('opencode run --format json --auto --pure --model hindcast/gpt-4o "$prompt"')
+    assert (mini.transcript_format, mini.preset) == ("mini-swe-agent", "mini")
+    assert "--model gpt-4o --yolo --exit-immediately --cost-limit 0 --output {output_dir}/mini.traj.json" in mini.command
+    assert (aider.transcript_format, aider.preset) == ("aider", "aider")
+    assert "--no-gitignore" in aider.command and "--analytics-log {output_dir}/aider.analytics.jsonl" in aider.command
+    for name in ("opencode", "mini", "aider"):
+        with pytest.raises(UsageError, match=f"--agent {name}: {name} has no default model"):
+            parse_agents((name,))
 
 
 def test_named_presets_and_their_models() -> None:
     variants = parse_agents(("fast=preset:codex", "deep=preset:codex", "c=preset:claude", "mine=true"),
                             ("model=gpt-5-mini", "deep:model=gpt-5 high", "c:model=claude-opus-4-1"))
-    assert variants == (
-        Variant("fast", "codex exec --json --full-auto -C {workspace} -m gpt-5-mini - < {prompt_file}", "codex"),
-        Variant("deep", "codex exec --json --full-auto -C {workspace} -m 'gpt-5 high' - < {prompt_file}", "codex"),
-        Variant("c", "cd {workspace} && claude -p --output-format stream-json --verbose "
-                     "--dangerously-skip-permissions --model claude-opus-4-1 < {prompt_file}", "claude"),
-        Variant("mine", "true"))
+    assert [(v.name, v.preset, v.model) for v in variants] == [
+        ("fast", "codex", "gpt-5-mini"), ("deep", "codex", "gpt-5 high"), ("c", "claude", "claude-opus-4-1"),
+        ("mine", None, None)]
+    fast, deep, claude, mine = variants
+    assert fast.command.endswith("-C {workspace} -m gpt-5-mini - < {prompt_file}")
+    assert "~/.codex/bundled-models.json gpt-5-mini ~/.codex/config.toml) 2>/dev/null; codex exec" in fast.command
+    assert deep.command.endswith("-m 'gpt-5 high' - < {prompt_file}")
+    assert claude.command.endswith("--dangerously-skip-permissions --model claude-opus-4-1 < {prompt_file}")
+    assert mine == Variant("mine", "true")
     # an explicit --transcript-format still wins over the preset's
     assert with_transcript_formats(variants[:1], ("fast=generic",))[0].transcript_format == "generic"
 
 
 @pytest.mark.parametrize(("agents", "args", "message"), [
-    (("x=preset:aider",), (), "--agent 'x=preset:aider': no preset 'aider' (presets: codex, claude, gemini, opencode)"),
-    (("x=true",), ("model=m",), "--agent-arg 'model=m': no preset agent (--agent codex|claude|gemini|opencode)"),
+    (("x=preset:goose",), (), "--agent 'x=preset:goose': no preset 'goose' (presets: codex, claude, gemini, opencode, mini, aider)"),
+    (("x=true",), ("model=m",), "--agent-arg 'model=m': no preset agent (--agent codex|claude|gemini|opencode|mini|aider)"),
     (("codex",), ("other:model=m",), "--agent-arg 'other:model=m': no preset variant 'other'"),
     (("codex",), ("effort=high",), "--agent-arg effort: unknown argument (expected model)"),
     (("codex",), ("model",), "--agent-arg 'model': expected [NAME:]KEY=VALUE"),
@@ -85,16 +98,20 @@ def test_dry_run_shows_a_presets_expanded_command(calc_fast: Bench, capsys: pyte
                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "codex").write_text("#!/bin/sh\nexit 0\n")  # a stand-in: the dry run only checks it is there
-    (bin_dir / "codex").chmod(0o755)
+    for name in ("codex", "claude"):
+        (bin_dir / name).write_text("#!/bin/sh\nexit 0\n")  # a stand-in: the dry run only checks it is there
+        (bin_dir / name).chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     code, out, err = call([*base(calc_fast), "--dry-run", "--agent", "codex", "--agent", "c=preset:claude",
                            "--agent-arg", "model=o3", "--trajectory-file", "c=t.json"], capsys)
     assert code == ExitCode.OK and "Traceback" not in err
     assert out.splitlines() == [
-        "codex::calc-add #1: codex exec --json --full-auto -C /workspace -m o3 - < /task/prompt.md",
-        ("c::calc-add #1: cd /workspace && claude -p --output-format stream-json --verbose "
-        "--dangerously-skip-permissions --model o3 < /task/prompt.md")]
+        ("codex::calc-add #1: cd /workspace && (codex debug models > ~/.codex/bundled-models.json && node -e "
+         + out.splitlines()[0].split("node -e ", 1)[1].split("' ", 1)[0] + "' ~/.codex/bundled-models.json o3 "
+         "~/.codex/config.toml) 2>/dev/null; codex exec --json "
+         "--dangerously-bypass-approvals-and-sandbox --skip-git-repo-check -C /workspace -m o3 - < /task/prompt.md"),
+        ("c::calc-add #1: cd /workspace && IS_SANDBOX=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 claude -p "
+         "--output-format stream-json --verbose --dangerously-skip-permissions --model o3 < /task/prompt.md")]
     assert not calc_fast.results.exists()
 
 
@@ -133,7 +150,7 @@ def test_the_trajectory_file_and_the_presets_format_are_recorded_and_kept_by_a_r
     (run_dir,) = calc_fast.results.iterdir()
     (variant,) = json.loads((run_dir / "run.json").read_text())["config"]["variants"]
     assert variant == {"name": "fixer", "command": agent("fix"), "transcript_format": "auto",
-                       "trajectory_file": "out.traj.json"}
+                       "trajectory_file": "out.traj.json", "preset": None, "model": None}
     # a resume given the same option agrees with the recorded run; a different file is refused
     code, _, _ = call([*base(calc_fast), "--resume", str(run_dir), "--agent", f"fixer={agent('fix')}",
                        "--trajectory-file", "out.traj.json"], capsys)
