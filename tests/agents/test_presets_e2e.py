@@ -18,6 +18,7 @@ import pytest
 
 from runner.behaviour.trajectory import budget_problem
 from runner.runs.behaviour_record import Behaviour, Tokens
+from tests.agents.conftest import CACHE
 from tests.agents.harness import FOREIGN_PREFIXES
 from tests.testing.isolation import PROJECT_BIN
 from tests.testing.model_provider.dialects import DIALECTS
@@ -97,39 +98,71 @@ class Trial:
     run: subprocess.CompletedProcess[str]
 
 
-def run_preset(name: str, demo: Path, tmp_path: Path, agent_bin: Callable[[str], Path],
-               wrap: Callable[[list[str], dict[str, str]], list[str]] | None = None) -> Trial:
+NOBODY = 65534
+"""The uid and gid of the non-root runs."""
+
+
+def as_nobody(argv: list[str], work: Path, shown: list[Path]) -> list[str]:
+    """argv run as uid NOBODY: an outer bubblewrap (as root, no new user namespace) makes a view of this machine
+    in which the paths that user needs and root keeps private are reachable (the agent cache and pyenv under
+    /root, work under the temp dir), then setpriv drops to that user, who runs the runner and its sandboxes."""
+    outer = ["bwrap", "--dev-bind", "/", "/", "--perms", "0755", "--tmpfs", "/root", "--perms", "1777",
+             "--tmpfs", "/tmp"]
+    parents = sorted({parent for path in (*shown, work) for parent in path.parents if str(parent).startswith(("/tmp/", "/root/"))})
+    for parent in parents:  # made first: bwrap would make them private to root
+        outer += ["--perms", "0755", "--dir", str(parent)]
+    for path in shown:
+        outer += ["--ro-bind", str(path), str(path)]
+    outer += ["--bind", str(work), str(work)]
+    return [*outer, "--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
+
+
+def run_preset(name: str, demo: Path, tmp_path: Path, agent_bin: Callable[[str], Path], user: str = "root") -> Trial:
+    """One `runner run --agent NAME` on the demo case, as root or as uid NOBODY (its files chowned to it)."""
     cli = CLIS[name]
     executable = agent_bin(name)
     install = next(p for p in executable.parents if p.name.startswith(f"{name}-"))
     script = fixing_script(name)
-    prices = tmp_path / "prices.json"
-    prices.write_text(json.dumps({cli.model: PRICES, cli.served_model: PRICES}))
-    results = tmp_path / "results"
-    bin_dir = tmp_path / "bin"  # the CLI alone on PATH, not its environment's python
-    bin_dir.mkdir()
-    (bin_dir / name).symlink_to(executable)
+    work = tmp_path / "work"
+    work.mkdir()
+    if user != "root":
+        shutil.copytree(demo, work / "demo", symlinks=True)
+        demo = work / "demo"
+    (work / "prices.json").write_text(json.dumps({cli.model: PRICES, cli.served_model: PRICES}))
+    (work / "bin").mkdir()  # the CLI alone on PATH, not its environment's python
+    (work / "bin" / name).symlink_to(executable)
+    (work / "home").mkdir()
+    python_home = Path(os.path.realpath(executable.parent / "python")).parents[1] if (
+        executable.parent / "python").exists() else None
+    binds = [install, *([python_home] if python_home else [])]
     with ScriptedProvider(script, DIALECTS[name], Path("/workspace"), tmp_path / "requests.jsonl",
                           model=cli.served_model.removeprefix("openai/")) as provider:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(FOREIGN_PREFIXES)}
+        env = {k: v for k, v in os.environ.items() if not k.startswith((*FOREIGN_PREFIXES, "XDG_"))}
         for proxy in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
             env.pop(proxy, None)
-        env.update(PATH=os.pathsep.join([str(PROJECT_BIN[0]), str(bin_dir), str(Path(sys.executable).parent),
+        env.update(PATH=os.pathsep.join([str(PROJECT_BIN[0]), str(work / "bin"), str(Path(sys.executable).parent),
                                          env["PATH"]]),
                    OPENAI_BASE_URL=f"{provider.url}/v1", OPENAI_API_KEY="sk-scripted",
                    ANTHROPIC_BASE_URL=provider.url, ANTHROPIC_API_KEY="sk-ant-scripted",
                    GOOGLE_GEMINI_BASE_URL=provider.url, GEMINI_API_KEY="scripted-key",
                    NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
-        binds = [install, *{Path(os.path.realpath(executable.parent / "python")).parents[1]}] if (
-            executable.parent / "python").exists() else [install]
         argv = [str(Path(sys.executable).parent / "runner"), "run", "--corpus", str(demo / "corpus"), "--case", CASE,
-                "--agent", name, "--agent-arg", f"model={cli.model}", "--results-dir", str(results),
-                "--prices", str(prices), "--agent-timeout", str(TIMEOUT), "--name", name,
+                "--agent", name, "--agent-arg", f"model={cli.model}", "--results-dir", str(work / "results"),
+                "--prices", str(work / "prices.json"), "--agent-timeout", str(TIMEOUT), "--name", name,
                 *(arg for path in binds for arg in ("--agent-bind", str(path)))]
-        done = subprocess.run(wrap(argv, env) if wrap else argv, env=env, capture_output=True, text=True,
-                              timeout=TIMEOUT + 120, check=False)
+        if user != "root":
+            env.update(HOME=str(work / "home"), TMPDIR="/tmp")
+            for path in [work, *work.rglob("*")]:
+                os.lchown(path, NOBODY, NOBODY)
+            shown = [Path(os.path.realpath(sys.base_prefix)), CACHE, PROJECT_BIN[0].parent,
+                     *([python_home] if python_home else [])]
+            argv = as_nobody(argv, work, shown)
+        else:
+            env["HOME"] = str(work / "home")
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=TIMEOUT + 120, check=False)
         log = provider.requests()
-    (run_json,) = results.glob("*/run.json")
+    assert list((work / "results").glob("*/run.json")), f"{done.returncode}\n{done.stdout}\n{done.stderr}"
+    (run_json,) = (work / "results").glob("*/run.json")
     folder = run_json.parent / name / CASE / "1"
     assert (folder / "result.json").is_file(), done.stdout + done.stderr
     behaviour = json.loads((folder / "behaviour.json").read_text())
@@ -201,7 +234,10 @@ def check_trial(trial: Trial, name: str) -> None:
     assert (trial.folder / "agent.stderr.log").is_file()
 
 
-@pytest.mark.parametrize("name", list(CLIS))
-def test_preset_passes_the_demo_case(name: str, demo: Path, tmp_path: Path,
+@pytest.mark.parametrize("user", ["root", "nobody"])
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xdist_group(f"agents-{name}")) for name in CLIS])
+def test_preset_passes_the_demo_case(name: str, user: str, demo: Path, tmp_path: Path,
                                      agent_bin: Callable[[str], Path]) -> None:
-    check_trial(run_preset(name, demo, tmp_path, agent_bin), name)
+    if user == "nobody" and os.getuid() != 0:
+        user = "self"  # not root: the runner runs as this user, which is the non-root case already
+    check_trial(run_preset(name, demo, tmp_path, agent_bin, user if user != "self" else "root"), name)
