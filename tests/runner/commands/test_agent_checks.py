@@ -38,7 +38,7 @@ def not_executable(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(("args", "message"), [
     (["--agent-command", "true {caseid}"],
      ("agent 'default': unknown placeholder {caseid} (the placeholders are {workspace}, {prompt_file}, {case_id}, "
-     "{trial})")),
+     "{trial}, {output_dir})")),
     (["--agent", "a=true", "--agent", "b=cat \"{promptfile}\""], "agent 'b': unknown placeholder {promptfile}"),
     (["--agent-command", "   "], "agent 'default': the agent command is empty"),
     (["--agent-command", ""], "agent 'default': the agent command is empty"),

@@ -160,7 +160,7 @@ def test_the_trajectory_file_and_the_presets_format_are_recorded_and_kept_by_a_r
     assert code == ExitCode.BAD_INPUT and "different variants" in err
 
 
-@pytest.mark.parametrize("preset", ["codex", "claude", "gemini", "opencode"])
+@pytest.mark.parametrize("preset", ["codex", "claude", "gemini", "opencode", "mini", "aider"])
 def test_a_preset_hands_the_whole_prompt_to_its_cli(preset: str, tmp_path: Path) -> None:
     """Each preset's command, run by bash with a stand-in CLI that prints its arguments and stdin: the prompt
     arrives whole (as stdin or as one argument), quotes and newlines included, and the model flag with it."""
@@ -175,12 +175,12 @@ def test_a_preset_hands_the_whole_prompt_to_its_cli(preset: str, tmp_path: Path)
     (variant,) = parse_agents((preset,), ("model=m-1",))
     assert variant.command is not None
     command = render_command(variant.command, {"workspace": str(workspace), "prompt_file": str(prompt),
-                                               "case_id": "c", "trial": "1"})
+                                               "case_id": "c", "trial": "1", "output_dir": str(tmp_path)})
     ran = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=True,
                          stdin=subprocess.DEVNULL, env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
     lines = ran.stdout.split("\n")
     # the workspace is the CLI's directory, or (codex) given with -C
     assert lines[0] == str(workspace) or lines[lines.index("[-C]") + 1] == f"[{workspace}]"
-    assert "[m-1]" in lines
+    assert ("[hindcast/m-1]" if preset == "opencode" else "[m-1]") in lines
     whole = "Fix 'add' in \"calc.py\"\n$HOME `x`"
     assert f"[{whole}]" in ran.stdout or ran.stdout.endswith("stdin:\n" + whole)
