@@ -11,7 +11,7 @@ from runner.behaviour.formats.registry import REGISTRY
 from runner.behaviour.metrics import trial_metrics
 from runner.behaviour.parse import FORMATS, parse
 from runner.behaviour.prices import PriceTable, priced
-from runner.behaviour.sources import SESSION_FILE, TRAJECTORY_FILE, source_text
+from runner.behaviour.sources import SESSION_FILE, TRAJECTORY_FILE, TRANSCRIPT_FILE, source_text
 from runner.behaviour.trajectory import budget_problem, check_trajectory
 from runner.runs.behaviour_record import Behaviour, write_behaviour
 from runner.runs.result import TrialResult
@@ -30,10 +30,14 @@ def read_record(folder: Path, result: TrialResult, transcript_format: str = "aut
         raise ValueError(f"unknown transcript format {transcript_format!r}")
     record = parse(source_text(folder), transcript_format)
     from_file = (folder / TRAJECTORY_FILE).is_file()
-    if from_file:  # a file the agent's commands could rewrite never says the model was unreached
-        record = replace(record, unreached=None)
-    session = folder / SESSION_FILE
     reader = next((known for known in REGISTRY if known.name == record.format), None)
+    if from_file and record.unreached is not None:
+        # a file the agent's commands could rewrite says the model was unreached only when stdout shows no answer
+        stdout = folder / TRANSCRIPT_FILE
+        quiet = reader is not None and reader.answered is not None and stdout.is_file() and not reader.answered(
+            stdout.read_text(encoding="utf-8", errors="replace"))
+        record = record if quiet else replace(record, unreached=None)
+    session = folder / SESSION_FILE
     if reader is not None and reader.session is not None and session.is_file() and record.status != "unparsed":
         record = reader.session(record, session.read_text(encoding="utf-8", errors="replace"))
     if "transcript_truncated" in result.flags and record.status == "parsed" and not from_file:
@@ -72,10 +76,10 @@ def judge_behaviour(case: Case, record: Behaviour, result: TrialResult) -> Trial
 
 def unreached_error(record: Behaviour, result: TrialResult) -> TrialResult:
     """A trial that is not a pass and whose agent never reached its model is an error, its reason the agent's own
-    error or retry event. The record says so only from the agent's stdout stream (never a file the agent's
-    commands could rewrite), and only when that stream shows no model call answered: a model that answered once
-    has its answer in the stream before any command it asked for ran, so no agent can turn its fail into an
-    error this way."""
+    error or retry event. The record says so from the agent's stdout stream, or from a trajectory file only when
+    stdout shows no model call answered (``read_record``), and only when it shows no model call answered: a
+    model that answered once has its answer on stdout before any command it asked for ran, so no agent can turn
+    its fail into an error this way."""
     if record.unreached is None or result.outcome == "pass":
         return result
     return replace(result, outcome="error", reason=f"the agent never reached its model: {record.unreached[:300]} "

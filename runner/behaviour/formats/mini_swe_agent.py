@@ -173,9 +173,17 @@ def parse_mini_swe_agent(text: str) -> Behaviour:
     cost = agent_cost(stats.get("instance_cost", response_cost), llm_calls)
     status, reason = finished(info)
     model = mapping(mapping(info.get("config")).get("model")).get("model_name")
-    return Behaviour("mini-swe-agent", status, reason, None, llm_calls, api_calls, tuple(calls), tokens, cost,
-                     "agent" if cost is not None else "none", final, tuple(timeline),
-                     model=model if isinstance(model, str) else None)
+    failure = next((mapping(m.get("extra")).get("exception_str") for m in messages
+                    if isinstance(m, dict) and m.get("role") == "exit"), None)
+    return Behaviour("mini-swe-agent", status, reason, None, llm_calls if responses else 0, api_calls,
+                     tuple(calls), tokens, cost, "agent" if cost is not None else "none", final, tuple(timeline),
+                     model=model if isinstance(model, str) else None,
+                     unreached=str(failure) if failure and not responses else None)
+
+
+def answered_in_stdout(stdout: str) -> bool:
+    """mini prints each model response under a ``mini-swe-agent (step N, $cost):`` header as it arrives."""
+    return "mini-swe-agent (step " in stdout
 
 
 def _answered(call: ToolCall, code: int | None, status: CallStatus | None = None) -> ToolCall:
@@ -183,4 +191,5 @@ def _answered(call: ToolCall, code: int | None, status: CallStatus | None = None
 
 
 FORMAT = TranscriptFormat("mini-swe-agent", recognise, parse_mini_swe_agent, document=True,
+                          answered=answered_in_stdout,
                           cut_marks=('"trajectory_format": "mini-swe-agent',))

@@ -53,3 +53,25 @@ def test_a_pass_stays_a_pass_and_a_trajectory_file_never_says_unreached(tmp_path
     # the same events in a file the agent's commands could write are no evidence
     (tmp_path / "trajectory.json").write_text((CAPTURES / "claude" / "unreached.jsonl").read_text())
     assert record_behaviour(tmp_path, failed_trial()).outcome == "fail"
+
+
+def test_mini_says_so_in_its_trajectory_only_while_its_stdout_shows_no_step(tmp_path: Path) -> None:
+    """mini's trajectory is a file its commands could rewrite: it counts only when stdout, which prints every model
+    response as it arrives, shows none."""
+    (tmp_path / "trajectory.json").write_text((CAPTURES / "mini" / "unreached.traj.json").read_text())
+    (tmp_path / "transcript.log").write_text((CAPTURES / "mini" / "unreached.stdout.txt").read_text())
+    result = record_behaviour(tmp_path, failed_trial())
+    assert (result.outcome, result.reason) == ("error", "the agent never reached its model: litellm."
+                                               "InternalServerError: InternalServerError: OpenAIException - "
+                                               "Connection error. (graded fail: 1 fail-to-pass test(s) failed)")
+    (tmp_path / "transcript.log").write_text((CAPTURES / "mini" / "stdout.txt").read_text())
+    assert record_behaviour(tmp_path, failed_trial()).outcome == "fail"
+
+
+def test_aiders_analytics_log_is_its_model_calls_tokens_and_cost() -> None:
+    """A real log (the file named twice, so aider sent its request twice): two calls of the scripted usage."""
+    record = parse((CAPTURES / "aider" / "analytics.jsonl").read_text())
+    assert (record.format, record.status, record.llm_calls, record.model) == ("aider", "parsed", 2,
+                                                                              "openai/gpt-4o-mini")
+    assert (record.tokens.input, record.tokens.output, record.tokens.cache_read) == (2 * 2313, 2 * 50, None)
+    assert record.cost_source == "agent" and record.cost_usd is not None and record.cost_usd > 0
