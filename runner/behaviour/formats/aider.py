@@ -5,7 +5,8 @@ Each ``message_send`` is one model call of the main model with its ``prompt_toke
 does not separate cache reads of an OpenAI-compatible API), ``completion_tokens`` and ``cost``; aider's edits
 travel in the reply text, so the log shows no tool calls. The model is the event's ``main_model`` unless aider
 redacted it (``provider/REDACTED``: a model its price list lacks). Without an ``exit`` event the log was cut
-off: partial.
+off: partial. Requests started (``message_send_starting``) with none answered by the exit: the model was never
+reached (counted only while aider's stdout shows no ``Tokens:`` line of an answered call).
 """
 
 from __future__ import annotations
@@ -39,8 +40,17 @@ def parse_aider(text: str) -> Behaviour:
     status, reason = ("parsed", "") if ended else ("partial", "the log ended before its exit event")
     if ended and lines.skipped:
         status, reason = "partial", f"{lines.skipped} line(s) were not JSON"
-    return Behaviour("aider", status, reason, None, len(sends) or None, None, (), tokens, cost,  # type: ignore[arg-type]
-                     "agent" if cost is not None else "none", None, (), (), lines.skipped, model)
+    started = sum(e.get("event") == "message_send_starting" for e in lines.objects)
+    unreached = (f"{started} model request(s) started, none answered (aider's analytics log)"
+                 if started and not sends and ended else None)
+    return Behaviour("aider", status, reason, None, len(sends), None, (), tokens, cost,  # type: ignore[arg-type]
+                     "agent" if cost is not None else "none", None, (), (), lines.skipped, model,
+                     unreached=unreached)
 
 
-FORMAT = TranscriptFormat("aider", recognise, parse_aider)
+def answered_in_stdout(stdout: str) -> bool:
+    """aider prints ``Tokens: ... sent, ... received.`` after every answered model call."""
+    return any(line.startswith("Tokens: ") for line in stdout.splitlines())
+
+
+FORMAT = TranscriptFormat("aider", recognise, parse_aider, answered=answered_in_stdout)

@@ -61,9 +61,9 @@ def test_mini_says_so_in_its_trajectory_only_while_its_stdout_shows_no_step(tmp_
     (tmp_path / "trajectory.json").write_text((CAPTURES / "mini" / "unreached.traj.json").read_text())
     (tmp_path / "transcript.log").write_text((CAPTURES / "mini" / "unreached.stdout.txt").read_text())
     result = record_behaviour(tmp_path, failed_trial())
-    assert (result.outcome, result.reason) == ("error", "the agent never reached its model: litellm."
+    assert (result.outcome, result.reason) == ("error", ("the agent never reached its model: litellm."
                                                "InternalServerError: InternalServerError: OpenAIException - "
-                                               "Connection error. (graded fail: 1 fail-to-pass test(s) failed)")
+                                               "Connection error. (graded fail: 1 fail-to-pass test(s) failed)"))
     (tmp_path / "transcript.log").write_text((CAPTURES / "mini" / "stdout.txt").read_text())
     assert record_behaviour(tmp_path, failed_trial()).outcome == "fail"
 
@@ -75,3 +75,15 @@ def test_aiders_analytics_log_is_its_model_calls_tokens_and_cost() -> None:
                                                                               "openai/gpt-4o-mini")
     assert (record.tokens.input, record.tokens.output, record.tokens.cache_read) == (2 * 2313, 2 * 50, None)
     assert record.cost_source == "agent" and record.cost_usd is not None and record.cost_usd > 0
+
+
+def test_aider_started_requests_and_none_was_answered(tmp_path: Path) -> None:
+    (tmp_path / "trajectory.json").write_text((CAPTURES / "aider" / "unreached.analytics.jsonl").read_text())
+    (tmp_path / "transcript.log").write_text((CAPTURES / "aider" / "unreached.stdout.txt").read_text())
+    result = record_behaviour(tmp_path, failed_trial())
+    assert (result.outcome, result.reason) == ("error", ("the agent never reached its model: 1 model request(s) "
+                                               "started, none answered (aider's analytics log) (graded fail: 1 "
+                                               "fail-to-pass test(s) failed)"))
+    # the same log beside a stdout that shows an answered call: a fail
+    (tmp_path / "transcript.log").write_text((CAPTURES / "aider" / "stdout.txt").read_text())
+    assert record_behaviour(tmp_path, failed_trial()).outcome == "fail"
