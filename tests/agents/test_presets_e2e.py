@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -241,3 +243,34 @@ def test_preset_passes_the_demo_case(name: str, user: str, demo: Path, tmp_path:
     if user == "nobody" and os.getuid() != 0:
         user = "self"  # not root: the runner runs as this user, which is the non-root case already
     check_trial(run_preset(name, demo, tmp_path, agent_bin, user if user != "self" else "root"), name)
+
+
+@pytest.mark.xdist_group("agents-claude")
+def test_a_trial_whose_model_is_down_is_an_error_with_the_agents_own_event(demo: Path, tmp_path: Path,
+                                                                          agent_bin: Callable[[str], Path]) -> None:
+    """The provider's port closed: Claude Code retries (its api_retry events on stdout) until the agent timeout;
+    the trial is an error whose reason is that event, not a fail of the untouched workspace."""
+    executable = agent_bin("claude")
+    install = next(p for p in executable.parents if p.name.startswith("claude-"))
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "claude").symlink_to(executable)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith((*FOREIGN_PREFIXES, "XDG_"))}
+    env.update(PATH=os.pathsep.join([str(PROJECT_BIN[0]), str(tmp_path / "bin"), str(Path(sys.executable).parent),
+                                     env["PATH"]]),
+               ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY="sk-ant-scripted")
+    done = subprocess.run([str(Path(sys.executable).parent / "runner"), "run", "--corpus", str(demo / "corpus"),
+                           "--case", CASE, "--agent", "claude", "--results-dir", str(tmp_path / "results"),
+                           "--agent-timeout", "12", "--agent-bind", str(install)],
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    (result_file,) = (tmp_path / "results").glob(f"*/claude/{CASE}/1/result.json")
+    result = json.loads(result_file.read_text())
+    assert result["outcome"] == "error", done.stdout + done.stderr
+    assert re.fullmatch(r"the agent never reached its model: api_retry attempt \d+: error unknown, HTTP status None "
+                        r"\(graded fail: agent timed out after 12s \(partial work graded: fail: .*\)\)",
+                        result["reason"]), result["reason"]
+    assert (result["agent_timed_out"], result["grader_outcome"]) == (True, "fail")
+    behaviour = json.loads((result_file.parent / "behaviour.json").read_text())["record"]
+    assert (behaviour["llm_calls"], behaviour["tool_calls"]) == (None, [])
