@@ -18,6 +18,7 @@ UNREACHED = {
     "codex": "Reconnecting... waiting for network (Connection failed: error sending request)",
     "claude": "api_retry attempt 3: error unknown, HTTP status None",
     "gemini": "[API Error: exception TypeError: fetch failed sending request]",
+    "opencode": "APIError: Cannot connect to API: Unable to connect. Is the computer able to access the url?",
 }
 
 
