@@ -16,7 +16,7 @@ from authoring.sensitive import warm_up
 from authoring.session import ReviewSession
 from authoring.verifying import Verifier, runner_verifier
 from corpus import Corpus
-from corpus.store import Kind
+from corpus.layout import Kind
 
 
 class ReviewApp(App[None]):

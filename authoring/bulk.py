@@ -23,7 +23,7 @@ from authoring.scorecardfields import (
 from corpus import Case, Corpus, UsageError
 from corpus.fsutil import atomic_write_text
 from corpus.layout import CASE_FILE, Kind
-from corpus.model import POLICIES, Invariant
+from corpus.model import POLICIES, Invariant, one_of
 from corpus.schema import parse_case, to_mapping
 from corpus.yamlio import dump_yaml, load_yaml, parse_yaml, to_yaml_value
 
@@ -78,16 +78,16 @@ class Changes:
         check_allowed_paths(self.add_allowed_paths, "--allowed-path")
         check_risk_flags(self.add_risk_flags, "--risk-flag")
         self.invariants()
-        if self.invariant_policy is not None and self.invariant_policy not in POLICIES:
-            raise UsageError(f"--invariant-policy {self.invariant_policy!r}: must be one of {', '.join(POLICIES)}")
+        if self.invariant_policy is not None:
+            one_of(self.invariant_policy, POLICIES, "--invariant-policy")
         if self.setup_python and not PYTHON_VERSION.match(self.setup_python):
             raise UsageError(f"--setup-python {self.setup_python!r}: expected a version such as 3.11 "
                              f"('' for the harness's own)")
         for name, value in (("--setup-timeout", self.setup_timeout), ("--grader-timeout", self.grader_timeout)):
             if value is not None and value < 1:
                 raise UsageError(f"{name} {value}: must be at least 1 second")
-        if self.policy is not None and self.policy not in POLICIES:
-            raise UsageError(f"--policy {self.policy!r}: must be one of {', '.join(POLICIES)}")
+        if self.policy is not None:
+            one_of(self.policy, POLICIES, "--policy")
         if self.owner is not None and "\n" in self.owner:
             raise UsageError("--owner: must be one line")
         for tag in self.add_tags:
@@ -135,7 +135,7 @@ def apply_changes(case: Case, changes: Changes) -> Case:
         setup = replace(setup, timeout=changes.setup_timeout)
     grader = case.grader if changes.grader_timeout is None else replace(case.grader, timeout=changes.grader_timeout)
     owner = case.owner if changes.owner is None else (changes.owner.strip() or None)
-    policy = case.policy if changes.policy is None else changes.policy
+    policy = case.policy if changes.policy is None else one_of(changes.policy, POLICIES, "--policy")
     tags = tuple(dict.fromkeys((*case.tags, *changes.add_tags)))
     allowed = () if changes.clear_allowed_paths else case.allowed_paths
     flags = () if changes.clear_risk_flags else case.risk_flags
@@ -146,11 +146,12 @@ def apply_changes(case: Case, changes: Changes) -> Case:
             invariants[names.index(invariant.name)] = invariant
         else:
             invariants.append(invariant)
-    invariant_policy = case.invariant_policy if changes.invariant_policy is None else changes.invariant_policy
-    after = replace(case, setup=setup, grader=grader, owner=owner, policy=policy, tags=tags,  # type: ignore[arg-type]
+    invariant_policy = (case.invariant_policy if changes.invariant_policy is None
+                        else one_of(changes.invariant_policy, POLICIES, "--invariant-policy"))
+    after = replace(case, setup=setup, grader=grader, owner=owner, policy=policy, tags=tags,
                     allowed_paths=tuple(dict.fromkeys((*allowed, *changes.add_allowed_paths))),
                     risk_flags=tuple(dict.fromkeys((*flags, *changes.add_risk_flags))), invariants=tuple(invariants),
-                    invariant_policy=invariant_policy)  # type: ignore[arg-type]
+                    invariant_policy=invariant_policy)
     return with_setup_origin(case, after)
 
 

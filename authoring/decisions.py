@@ -17,8 +17,8 @@ from authoring.draft import Draft, apply_draft
 from authoring.leaks import Finding, InBase, blocking, find_leaks
 from corpus import Case, Corpus, HindcastError, Rejection, StoredCase, UsageError
 from corpus.fsutil import atomic_write_bytes, replace_directory, staging_directory
+from corpus.layout import CASE_FILE, REJECTED_FILE
 from corpus.schema import to_mapping
-from corpus.store import CASE_FILE, REJECTED_FILE
 from corpus.yamlio import load_yaml, write_yaml
 
 Action = Literal["approve", "reject", "skip", "save"]

@@ -13,7 +13,7 @@ from authoring.scorecardfields import (
     parse_invariants_text,
 )
 from corpus import Case, Defaults, Grader, UsageError
-from corpus.model import POLICIES, SLUG
+from corpus.model import POLICIES, SLUG, one_of
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,7 @@ def apply_draft(case: Case, draft: Draft) -> Case:
         raise UsageError("title: must be one non-empty line")
     if not draft.prompt.strip():
         raise UsageError("prompt: must not be empty")
-    if draft.policy not in POLICIES:
-        raise UsageError(f"policy: must be one of {', '.join(POLICIES)}, found {draft.policy!r}")
+    policy = one_of(draft.policy, POLICIES, "policy")
     if not draft.grader_command.strip():
         raise UsageError("grader command: must not be empty")
     if draft.grader_timeout < 1:
@@ -112,7 +111,7 @@ def apply_draft(case: Case, draft: Draft) -> Case:
     if python and not re.fullmatch(r"\d+(\.\d+)*", python):
         raise UsageError(f"python: expected a version such as 3.8, found {python!r}")
     invariants = parse_invariants_text(draft.invariants)
-    check_invariant_policy(draft.invariant_policy, draft.policy, invariants, "invariant policy")
+    invariant_policy = check_invariant_policy(draft.invariant_policy, policy, invariants, "invariant policy")
     prompt = draft.prompt if draft.prompt.endswith("\n") else draft.prompt + "\n"
     return replace(
         case,
@@ -120,7 +119,7 @@ def apply_draft(case: Case, draft: Draft) -> Case:
         title=title,
         prompt=prompt,
         owner=draft.owner.strip() or None,
-        policy=draft.policy,  # type: ignore[arg-type]
+        policy=policy,
         critical=draft.critical,
         tags=draft.tags,
         trigger_paths=draft.trigger_paths,
@@ -129,6 +128,6 @@ def apply_draft(case: Case, draft: Draft) -> Case:
         allowed_paths=check_allowed_paths(draft.allowed_paths, "allowed path"),
         risk_flags=check_risk_flags(draft.risk_flags, "risk flag"),
         invariants=invariants,
-        invariant_policy=draft.invariant_policy,  # type: ignore[arg-type]
+        invariant_policy=invariant_policy,
     )
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from authoring.gitinfo import base_probe, fix_message, source_repo
 from authoring.leaks import Finding, find_leaks
 from corpus import Corpus
-from corpus.store import CASE_FILE
+from corpus.layout import CASE_FILE
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import yaml
 
 from authoring.leaks import Finding
 from corpus import Corpus
-from corpus.store import CASE_FILE, Kind
+from corpus.layout import CASE_FILE, Kind
 from corpus.verdicts import RecordedVerdict, candidate_verdict, case_verdicts, verdicts
 
 try:

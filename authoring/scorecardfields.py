@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 from corpus import UsageError
-from corpus.model import DEFAULT_INVARIANT_TIMEOUT, POLICIES, Invariant
+from corpus.model import DEFAULT_INVARIANT_TIMEOUT, POLICIES, Invariant, Policy, one_of
 from corpus.scorecardschema import INVARIANT_NAME, RISK_FLAG
 
 INVARIANT_LINE = re.compile(r"^\s*(?P<name>[^:=@]*?)\s*(?:@\s*(?P<timeout>[^:=]*?)\s*)?[:=](?P<command>.*)$")
@@ -123,11 +123,11 @@ def check_risk_flags(flags: Iterable[str], where: str) -> tuple[str, ...]:
 
 
 def check_invariant_policy(value: str, policy: str, invariants: tuple[Invariant, ...], where: str,
-                           policy_where: str = "policy", invariants_where: str = "invariants") -> None:
-    """A UsageError when value is not a policy, or is blocking without a blocking case or any invariant."""
-    if value not in POLICIES:
-        raise UsageError(f"{where}: must be one of {', '.join(POLICIES)}, found {value!r}")
+                           policy_where: str = "policy", invariants_where: str = "invariants") -> Policy:
+    """value as a policy; a UsageError when it is none, or is blocking without a blocking case or any invariant."""
+    checked = one_of(value, POLICIES, where)
     if value == "blocking" and policy != "blocking":
         raise UsageError(f"{where} blocking: needs the case's {policy_where} to be blocking (it is {policy})")
     if value == "blocking" and not invariants:
         raise UsageError(f"{where} blocking: needs at least one invariant ({invariants_where})")
+    return checked

@@ -13,7 +13,7 @@ from authoring.gitinfo import base_probe, fix_message, patch_id, source_repo
 from authoring.leaks import Finding, InBase, find_leaks
 from authoring.queue import SORTS, LeakCount, QueueRow, arrange, read_queue, read_row
 from corpus import Corpus, HindcastError, StoredCase, UsageError
-from corpus.store import Kind
+from corpus.layout import Kind
 
 
 @dataclass(frozen=True)

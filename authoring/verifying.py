@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from corpus import Corpus, HindcastError
-from corpus.store import Kind
+from corpus.layout import Kind
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from corpus.errors import CorpusError, ExitCode, GitError, HindcastError, UsageError, WorkspaceError
     from corpus.fingerprint import case_fingerprint, corpus_fingerprint, dataset_fingerprint
+    from corpus.layout import check_id
     from corpus.model import Case, CaseFiles, CorpusConfig, Defaults, Grader, Provenance, Rejection, Setup
-    from corpus.store import Corpus, StoredCase, check_id
+    from corpus.store import Corpus, StoredCase
 
 _HOMES = {
     "corpus.errors": ("CorpusError", "ExitCode", "GitError", "HindcastError", "UsageError", "WorkspaceError"),
     "corpus.fingerprint": ("case_fingerprint", "corpus_fingerprint", "dataset_fingerprint"),
     "corpus.model": ("Case", "CaseFiles", "CorpusConfig", "Defaults", "Grader", "Provenance", "Rejection", "Setup"),
-    "corpus.store": ("Corpus", "StoredCase", "check_id"),
+    "corpus.layout": ("check_id",),
+    "corpus.store": ("Corpus", "StoredCase"),
 }
 _WHERE = {name: module for module, names in _HOMES.items() for name in names}
 

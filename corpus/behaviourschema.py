@@ -51,7 +51,7 @@ def parse_trajectory(r: Reader) -> Trajectory | None:
     child.finish()
     if not steps and not forbidden and not max_calls:
         raise r.fail("trajectory", "needs steps, forbidden_tools or max_calls")
-    return Trajectory(steps, mode, forbidden, max_calls)  # type: ignore[arg-type]
+    return Trajectory(steps, mode, forbidden, max_calls)
 
 
 def _steps(r: Reader) -> tuple[Step, ...]:
@@ -83,7 +83,7 @@ def _steps(r: Reader) -> tuple[Step, ...]:
                     except re.error as exc:
                         raise step.fail("arguments", f"{key}: not a regular expression ({exc})") from None
         step.finish()
-        out.append(Step(tool, arguments, match))  # type: ignore[arg-type]
+        out.append(Step(tool, arguments, match))
     return tuple(out)
 
 

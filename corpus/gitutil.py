@@ -74,9 +74,10 @@ def run_git(
     return proc
 
 
-def git_text(args: list[str], cwd: Path | str, **kwargs: object) -> str:
+def git_text(args: list[str], cwd: Path | str, *, env: dict[str, str] | None = None, check: bool = True,
+             timeout: float | None = None) -> str:
     """Run git and return its stdout as stripped text."""
-    return run_git(args, cwd, **kwargs).stdout.decode("utf-8", "replace").strip()  # type: ignore[arg-type]
+    return run_git(args, cwd, env=env, check=check, timeout=timeout).stdout.decode("utf-8", "replace").strip()
 
 
 def open_repository(path: Path | str) -> Path:

@@ -3,6 +3,7 @@ runs one)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import re
@@ -24,10 +25,8 @@ def pyenv_roots() -> list[Path]:
     roots = []
     if os.environ.get("PYENV_ROOT"):
         roots.append(Path(os.environ["PYENV_ROOT"]))
-    try:
+    with contextlib.suppress(KeyError):
         roots.append(Path(pwd.getpwuid(os.getuid()).pw_dir) / ".pyenv")
-    except KeyError:
-        pass
     roots.append(Path.home() / ".pyenv")
     return roots
 

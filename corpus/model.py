@@ -4,20 +4,37 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from corpus.errors import UsageError
 
 Policy = Literal["advisory", "blocking"]
 Status = Literal["active", "deprecated"]
 
-POLICIES: tuple[str, ...] = ("advisory", "blocking")
-STATUSES: tuple[str, ...] = ("active", "deprecated")
+POLICIES: tuple[Policy, ...] = ("advisory", "blocking")
+STATUSES: tuple[Status, ...] = ("active", "deprecated")
+Choice = TypeVar("Choice", bound=str)
+"""One of a field's allowed words (a Literal above)."""
+
+
+def one_of(value: str, choices: tuple[Choice, ...], what: str) -> Choice:
+    """value as the allowed word it is; a UsageError naming what (an option, a field) when it is none of them."""
+    for choice in choices:
+        if choice == value:
+            return choice
+    raise UsageError(f"{what}: must be one of {', '.join(choices)}, found {value!r}")
+
+
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
 ArgumentMatch = Literal["exact", "subset", "regex"]
-TRAJECTORY_MODES: tuple[str, ...] = ("strict", "unordered", "subset", "superset")
-ARGUMENT_MATCHES: tuple[str, ...] = ("exact", "subset", "regex")
+TRAJECTORY_MODES: tuple[TrajectoryMode, ...] = ("strict", "unordered", "subset", "superset")
+ARGUMENT_MATCHES: tuple[ArgumentMatch, ...] = ("exact", "subset", "regex")
+Direction = Literal["lower", "higher", "neutral"]
+"""Which way a behaviour metric is better (neutral: reported, never gated)."""
+DIRECTIONS: tuple[Direction, ...] = ("lower", "higher", "neutral")
 BEHAVIOUR_METRICS: tuple[str, ...] = (
     "shell_commands", "env_assignments", "chain_segments", "max_chain_segments", "network_commands", "web_fetches",
     "web_searches", "shell_edits", "tool_edits", "repeated_searches", "longest_tool_streak", "tool_calls",

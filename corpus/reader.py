@@ -6,10 +6,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from corpus.errors import CorpusError
-from corpus.model import SHA
+from corpus.model import SHA, Choice
 from corpus.yamlio import line_of
 
 
@@ -52,7 +52,14 @@ class Reader:
         """The value under key as YAML gave it (None when absent), marked as read."""
         return self._get(key, False)
 
-    def text(self, key: str, *, required: bool = False, default: str | None = None) -> Any:
+    @overload
+    def text(self, key: str, *, required: Literal[True]) -> str: ...
+    @overload
+    def text(self, key: str, *, default: str) -> str: ...
+    @overload
+    def text(self, key: str, *, required: bool = False, default: str | None = None) -> str | None: ...
+
+    def text(self, key: str, *, required: bool = False, default: str | None = None) -> str | None:
         value = self._get(key, required)
         if value is None:
             return default
@@ -89,11 +96,12 @@ class Reader:
             raise self.fail(key, f"expected true or false, found {kind(value)}")
         return value
 
-    def choice(self, key: str, choices: tuple[str, ...], *, default: str) -> Any:
+    def choice(self, key: str, choices: tuple[Choice, ...], *, default: Choice) -> Choice:
         value = self.text(key, default=default)
-        if value not in choices:
-            raise self.fail(key, f"must be one of {', '.join(choices)}, found {value!r}")
-        return value
+        for choice in choices:
+            if choice == value:
+                return choice
+        raise self.fail(key, f"must be one of {', '.join(choices)}, found {value!r}")
 
     def strings(self, key: str) -> tuple[str, ...]:
         value = self._get(key, False)

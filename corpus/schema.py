@@ -12,6 +12,7 @@ from corpus.behaviourschema import parse_bait, parse_max_turns, parse_trajectory
 from corpus.errors import CorpusError
 from corpus.httpschema import parse_http_fixture
 from corpus.model import (
+    DIRECTIONS,
     POLICIES,
     SHA,
     SLUG,
@@ -191,7 +192,6 @@ def parse_config(path: Path, data: Any) -> CorpusConfig:
     return config
 
 
-DIRECTIONS = ("lower", "higher", "neutral")
 """What a behaviour metric's direction can be: lower or higher is better, or neither."""
 METRIC_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 

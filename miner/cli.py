@@ -11,7 +11,8 @@ import click
 
 from corpus.cli_support import CONTEXT, entry, version_option
 from corpus.errors import UsageError
-from corpus.store import CONFIG, Corpus
+from corpus.layout import CONFIG
+from corpus.store import Corpus
 from miner.scan import Progress, ScanOptions, ScanResult, scan
 from miner.score import SizeLimits
 

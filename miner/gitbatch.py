@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import io
 import os
@@ -145,14 +146,14 @@ def split_sections(patch: bytes) -> list[FileDiff]:
     return [parse_section(patch[start:end]) for start, end in zip(starts, [*starts[1:], len(patch)], strict=True)]
 
 
-def widen_pipe(stream: object) -> None:
+def widen_pipe(stream: int | IO[bytes] | None) -> None:
     """Let the writer run up to a megabyte ahead of the reader (Linux); elsewhere the default pipe stays.
-    Takes a file object or a descriptor."""
-    try:
-        fd = stream if isinstance(stream, int) else stream.fileno()  # type: ignore[attr-defined]
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
-    except (OSError, AttributeError):
-        pass
+    Takes a file object or a descriptor (None: no pipe, nothing to do)."""
+    if stream is None:
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(stream if isinstance(stream, int) else stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031),
+                    PIPE_SIZE)
 
 
 def check_exit(proc: subprocess.Popen[bytes], what: str, repo: Path, stderr: bytes) -> None:
@@ -195,10 +196,8 @@ class Pump:
                     view = view[os.write(fd, view):]
             except OSError:
                 self.broken = True
-        try:
+        with contextlib.suppress(OSError):
             self.stream.close()
-        except OSError:
-            pass
 
     def put(self, data: bytes) -> None:
         """Queue data to be written."""

@@ -32,7 +32,7 @@ def check_dates(**options: str | None) -> dict[str, int]:
             seen.append(out.stdout.decode().split())
         current = run_git(["rev-parse", *flags], scratch).stdout.decode().split()
     for index, (name, value) in enumerate(given.items()):
-        unread = all(run[index] == f"{args[index]}={now}" for run, now in zip(seen, _NOWS))
+        unread = all(run[index] == f"{args[index]}={now}" for run, now in zip(seen, _NOWS, strict=False))
         if not value.strip() or (unread and not _MEANS_NOW.search(value)):
             raise UsageError(f"--{name} {value!r}: not a date git can read (e.g. 2024-01-31, \"2 weeks ago\")")
-    return {name: int(flag.partition("=")[2]) for name, flag in zip(given, current)}
+    return {name: int(flag.partition("=")[2]) for name, flag in zip(given, current, strict=False)}

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from corpus.errors import CorpusError
-from corpus.layout import SCAN_STATE_FILE
-from corpus.store import CASE_FILE, Corpus
+from corpus.layout import CASE_FILE, SCAN_STATE_FILE, Kind
+from corpus.store import Corpus
 from corpus.yamlio import load_yaml
 from miner.gitbatch import first_parents, patch_ids_of
 
@@ -28,7 +28,7 @@ class Known:
     """Whether patch_ids were computed for the corpus's commits."""
 
 
-def _fix_commit_of(corpus: Corpus, kind: str, case_id: str) -> str:
+def _fix_commit_of(corpus: Corpus, kind: Kind, case_id: str) -> str:
     """A case's fix commit, read without a full YAML parse; a file that does not match is loaded properly."""
     path = corpus.root / kind / case_id / CASE_FILE
     try:
@@ -38,7 +38,7 @@ def _fix_commit_of(corpus: Corpus, kind: str, case_id: str) -> str:
     match = FIX_COMMIT_LINE.search(text)
     if match:
         return match.group(1)
-    return corpus.load(case_id, kind).case.fix_commit  # type: ignore[arg-type]
+    return corpus.load(case_id, kind).case.fix_commit
 
 
 def known_commits(corpus: Corpus | None) -> Known:
@@ -50,8 +50,9 @@ def known_commits(corpus: Corpus | None) -> Known:
         known.by_sha.setdefault(rejection.fix_commit, "rejected")
         if rejection.patch_id:
             known.patch_ids.setdefault(rejection.patch_id, "rejected")
-    for kind, label in (("cases", "case"), ("candidates", "candidate")):
-        for case_id in corpus.ids(kind):  # type: ignore[arg-type]
+    kinds: tuple[tuple[Kind, str], ...] = (("cases", "case"), ("candidates", "candidate"))
+    for kind, label in kinds:
+        for case_id in corpus.ids(kind):
             known.by_sha.setdefault(_fix_commit_of(corpus, kind, case_id), label)
     return known
 

@@ -14,8 +14,9 @@ from corpus.errors import UsageError
 from corpus.fsutil import undo_new
 from corpus.gitutil import open_repository, resolve_commit, run_git
 from corpus.interpreters import Installed
+from corpus.layout import CONFIG
 from corpus.model import Defaults
-from corpus.store import CONFIG, Corpus
+from corpus.store import Corpus
 from miner.candidate import Candidate, build_candidate, with_branches
 from miner.classify import PathClassifier
 from miner.coverage import Span, Walk, read_covered, record_covered, scan_entry, span_of, walk_of

@@ -20,6 +20,7 @@ host process), writer threads do the same work, as many candidates outstanding a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import shutil
@@ -264,7 +265,5 @@ class Stager:
             shutil.rmtree(self.area, ignore_errors=True)
             self.area = None
         if self.made_beside:
-            try:
+            with contextlib.suppress(OSError):
                 self.beside.rmdir()  # only when nothing was published into it
-            except OSError:
-                pass

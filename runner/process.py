@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import socket
@@ -202,10 +204,8 @@ def kill_marked(marker: str, rounds: int = 3) -> int:
 
 def kill_group(pgid: int) -> None:
     """SIGKILL every process in the group; a group that is already gone is fine."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 class _OutputPump(threading.Thread):
@@ -222,9 +222,10 @@ class _OutputPump(threading.Thread):
         self.truncated = False
 
     def run(self) -> None:
+        assert isinstance(self.stream, io.BufferedReader)
         written = 0
         with open(self.log_path, "wb") as log:
-            while chunk := self.stream.read1(65536):  # type: ignore[attr-defined]
+            while chunk := self.stream.read1(65536):
                 self.total += len(chunk)
                 self.tail = (self.tail + chunk)[-TAIL_BYTES:]
                 if self.limit is None or written + len(chunk) <= self.limit:

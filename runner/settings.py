@@ -195,7 +195,7 @@ def _value(name: str, value: Any) -> Any:
         if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
             raise bad()
         return tuple(Path(p) for p in value)
-    if name == "sandbox" and value not in SANDBOXES or name == "executor" and value not in EXECUTORS:
+    if (name == "sandbox" and value not in SANDBOXES) or (name == "executor" and value not in EXECUTORS):
         raise bad()
     if name == "env_cache":
         if value is None or value == DEFAULT_ENV_CACHE:

@@ -33,7 +33,7 @@ def test_command_has_help(name: str, command: click.Command) -> None:
     assert (command.help or "").strip(), f"{name} has no help text"
     for param in command.params:
         if isinstance(param, click.Option) and not param.hidden:
-            assert param.help or param.is_flag and param.name in ("help", "version"), \
+            assert param.help or (param.is_flag and param.name in ("help", "version")), \
                 f"{name} {param.opts[0]} has no help text"
 
 

@@ -41,6 +41,11 @@ def build_globs() -> tuple[str, ...]:
     return tuple(glob for language in LANGUAGES.values() for glob in language.BUILD_GLOBS)
 
 
+def dependency_globs() -> tuple[str, ...]:
+    """Every language's rules of the files that decide what its setup installs, in the registry's order."""
+    return tuple(glob for language in LANGUAGES.values() for glob in language.DEPENDENCY_GLOBS)
+
+
 def lock_files() -> frozenset[str]:
     """Every language's lock file names."""
     return frozenset(name for language in LANGUAGES.values() for name in language.LOCK_FILES)

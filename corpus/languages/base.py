@@ -95,6 +95,9 @@ class Language(Protocol):
     """Gitignore-style rules of its build and configuration files (the miner's "build" paths)."""
     LOCK_FILES: tuple[str, ...]
     """Names of its dependency lock files (a commit of only these is bulk)."""
+    DEPENDENCY_GLOBS: tuple[str, ...]
+    """Gitignore-style rules of the files whose content decides what its setup installs: the environment cache
+    keys an environment on them."""
     GRADER_FILES: tuple[str, ...]
     """Root files of the fix its grader command reads (`RepoHints.file_content`)."""
     SETUP_FILES: SetupFiles

@@ -22,6 +22,7 @@ SUFFIXES: tuple[str, ...] = (".go",)
 TEST_GLOBS: tuple[str, ...] = ("testdata/", "*_test.go")
 BUILD_GLOBS: tuple[str, ...] = ("go.mod", "go.work")
 LOCK_FILES: tuple[str, ...] = ("go.sum",)
+DEPENDENCY_GLOBS: tuple[str, ...] = ("go.mod", *LOCK_FILES)
 GRADER_FILES: tuple[str, ...] = ()
 SETUP_FILES = SetupFiles(present=("go.mod",))
 interpreter = no_interpreter

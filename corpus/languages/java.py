@@ -27,6 +27,7 @@ BUILD_GLOBS: tuple[str, ...] = (
     "gradlew", "gradlew.bat", "gradle/", "mvnw", "mvnw.cmd", ".mvn/",
 )
 LOCK_FILES: tuple[str, ...] = ("gradle.lockfile",)
+DEPENDENCY_GLOBS: tuple[str, ...] = ("pom.xml", "build.gradle", "build.gradle.kts", *LOCK_FILES)
 GRADER_FILES: tuple[str, ...] = ("build.gradle", "build.gradle.kts")
 SETUP_FILES = SetupFiles(present=("pom.xml", "build.gradle", "build.gradle.kts"))
 owns = owns_nothing

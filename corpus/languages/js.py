@@ -40,6 +40,7 @@ INSTALLS = (
 )
 """Lockfile -> the install that keeps to it, first match wins."""
 LOCK_FILES: tuple[str, ...] = tuple(lockfile for lockfile, _ in INSTALLS)
+DEPENDENCY_GLOBS: tuple[str, ...] = ("package.json", *LOCK_FILES)
 GRADER_FILES: tuple[str, ...] = ("package.json",)
 SETUP_FILES = SetupFiles(present=("package.json", *LOCK_FILES))
 owns = owns_nothing

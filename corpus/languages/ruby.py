@@ -23,6 +23,7 @@ SUFFIXES: tuple[str, ...] = (".rb",)
 TEST_GLOBS: tuple[str, ...] = ("*_spec.rb", "*_test.rb", "test_*.rb")
 BUILD_GLOBS: tuple[str, ...] = ("Gemfile", "*.gemspec", "Rakefile", ".rubocop.yml")
 LOCK_FILES: tuple[str, ...] = ("Gemfile.lock",)
+DEPENDENCY_GLOBS: tuple[str, ...] = ("Gemfile", *LOCK_FILES)
 GRADER_FILES: tuple[str, ...] = ()
 SETUP_FILES = SetupFiles(present=("Gemfile",))
 owns = owns_nothing

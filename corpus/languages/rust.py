@@ -23,6 +23,7 @@ TEST_GLOBS: tuple[str, ...] = ("tests.rs", "*_test.rs", "*_tests.rs")
 """Unit-test modules kept in their own file (integration tests live in tests/, which every language shares)."""
 BUILD_GLOBS: tuple[str, ...] = ("Cargo.toml", "build.rs", "rust-toolchain*")
 LOCK_FILES: tuple[str, ...] = ("Cargo.lock",)
+DEPENDENCY_GLOBS: tuple[str, ...] = ("Cargo.toml", *LOCK_FILES)
 GRADER_FILES: tuple[str, ...] = ()
 SETUP_FILES = SetupFiles(present=("Cargo.toml",))
 owns = owns_nothing

@@ -11,6 +11,7 @@ import click
 from corpus import Corpus
 from corpus.errors import ExitCode, HindcastError
 from corpus.fsutil import atomic_write_text
+from corpus.model import POLICIES, one_of
 from runner.behaviour.export import export_rows
 from runner.commands.options import RUN_HELP, run_dir
 from runner.runs.frozen import freeze
@@ -31,7 +32,7 @@ def import_command(source: Path, out: Path, variant: str, policy: str, name: str
     """Make a run directory from per-trial JSONL rows (case_id, trial, passed, critical, cost_usd, trajectory), or
     from a Harbor job directory (one result.json per trial, its reward the outcome), so report, compare and flakes
     read results produced by another harness."""
-    made = import_rows(source, out, variant, policy, name)
+    made = import_rows(source, out, variant, one_of(policy, POLICIES, "--policy"), name)
     click.echo(f"imported {source} as run {made}")
 
 

@@ -20,6 +20,7 @@ shared too; the others wait for that build. A failed build is removed and not ca
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -284,10 +285,8 @@ def tree_size(path: Path) -> int:
 
 def _close_all(held: dict[str, int]) -> None:
     for fd in held.values():
-        try:
+        with contextlib.suppress(OSError):
             os.close(fd)
-        except OSError:
-            pass
     held.clear()
 
 

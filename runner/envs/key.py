@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -14,18 +14,24 @@ from typing import Any
 
 from corpus.errors import WorkspaceError
 from corpus.gitutil import run_git
+from corpus.interpreters import find_python
+from corpus.languages import dependency_globs
 from corpus.model import Case
-from runner.envs.environment import find_python
+from corpus.testfiles import glob_matcher
 
 KEY_FORMAT = 1
 """Bumped when what goes into a key (or what an entry holds) changes: old entries are then never matched."""
-DEPENDENCY_NAMES = frozenset({
-    "pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "uv.lock", "poetry.lock", "Pipfile", "Pipfile.lock",
-    "package.json", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "go.mod", "go.sum", "Cargo.toml",
-    "Cargo.lock", "Gemfile", "Gemfile.lock"})
-"""File names (at any depth) whose content decides what setup installs."""
-REQUIREMENTS = re.compile(r"(^|/)(requirements[^/]*\.txt|requirements/.*)$")
-"""requirements*.txt files, and everything under a requirements/ directory."""
+
+
+def is_dependency_file(path: str) -> bool:
+    """Whether a repository path is one of the files whose content decides what setup installs (a registered
+    language's DEPENDENCY_GLOBS; the registry is read at the call)."""
+    return _matcher(dependency_globs())(path)
+
+
+@lru_cache(maxsize=8)
+def _matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
+    return glob_matcher(globs)
 
 
 @dataclass(frozen=True)
@@ -62,11 +68,6 @@ def env_key(case: Case, repo: Path) -> EnvKey:
     interpreter = interpreter_identity(case.setup.python) if case.setup.python else None
     digest, files, tree = dependency_digest(repo, case.base_commit)
     return EnvKey(case.setup.python, interpreter, case.setup.command, digest, files, tree)
-
-
-def is_dependency_file(path: str) -> bool:
-    """Whether a repository path is one of the files whose content decides what setup installs."""
-    return path.rsplit("/", 1)[-1] in DEPENDENCY_NAMES or REQUIREMENTS.search(path) is not None
 
 
 @lru_cache(maxsize=256)

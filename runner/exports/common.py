@@ -114,7 +114,7 @@ def base_entries(repo: Path, commit: str, paths: list[str]) -> dict[str, BaseEnt
 
 def out_directory_free(out: Path) -> None:
     """--out must not be an existing file or a non-empty directory."""
-    if out.is_symlink() or out.exists() and not out.is_dir():
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise UsageError(f"--out {out}: exists and is not a directory")
     if out.is_dir() and any(out.iterdir()):
         raise UsageError(f"--out {out}: exists and is not empty")

@@ -56,13 +56,17 @@ def read_report(path: str) -> list[tuple[str, str]]:
     return tests
 
 
+def _ids(value: object) -> list[str]:
+    return [str(i) for i in value] if isinstance(value, list) else []
+
+
 def decide(grader: dict[str, object], exit_code: int, tests: list[tuple[str, str]]) -> bool:
     """True when the report's tests pass the grader's fail-to-pass and pass-to-pass ids."""
     ran = [t for t in tests if t[1] != "skipped"]
     if not ran:
         return False
-    fail_to_pass = [str(i) for i in grader.get("fail_to_pass") or []]  # type: ignore[attr-defined]
-    pass_to_pass = [str(i) for i in grader.get("pass_to_pass") or []]  # type: ignore[attr-defined]
+    fail_to_pass = _ids(grader.get("fail_to_pass"))
+    pass_to_pass = _ids(grader.get("pass_to_pass"))
     if not fail_to_pass:
         return exit_code == 0 and not any(state == "failed" for _, state in ran)
     for wanted in fail_to_pass:
@@ -79,7 +83,7 @@ def decide(grader: dict[str, object], exit_code: int, tests: list[tuple[str, str
 def judge(grader: dict[str, object], exit_code: int) -> bool:
     """The case's outcome from the finished grader command (in the workspace)."""
     command = str(grader.get("command") or "")
-    if exit_code in NOT_RUNNABLE or exit_code in NO_RUN and PYTEST_WORD.search(command):
+    if exit_code in NOT_RUNNABLE or (exit_code in NO_RUN and PYTEST_WORD.search(command)):
         return False
     try:
         tests = read_report(str(grader["junit"]))

@@ -25,11 +25,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from corpus.model import DIRECTIONS, Direction
 from corpus.store import Corpus
 from runner.behaviour.metrics import COUNTED, TIMED, Spread, spread
 from runner.gate.pairing import MIN_TRIALS, Row, RunTrials
 
-Direction = Literal["lower", "higher", "neutral"]
 Change = Literal["improve", "regress", "neutral", "unknown"]
 CHANGES: tuple[Change, ...] = ("regress", "improve", "neutral", "unknown")
 """The classes, in report order."""
@@ -65,8 +65,9 @@ def directions_from(configured: Mapping[str, str] | None, source: str) -> Direct
     configured = configured or {}
     by_metric: dict[str, Direction] = dict(DEFAULT_DIRECTIONS)
     for name, direction in configured.items():
-        if name in by_metric and direction in ("lower", "higher", "neutral"):
-            by_metric[name] = direction  # type: ignore[assignment]
+        for known in DIRECTIONS:
+            if name in by_metric and direction == known:
+                by_metric[name] = known
     return Directions(by_metric, source, tuple(sorted(n for n in configured if n not in by_metric)))
 
 

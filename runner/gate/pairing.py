@@ -178,7 +178,7 @@ def recorded_index(*runs: RunTrials) -> dict[str, CaseInfo]:
         for case_id, meta in run.cases_meta.items():
             if case_id not in index:
                 active = meta.status == "active"
-                index[case_id] = CaseInfo(meta.policy if active else "advisory",  # type: ignore[arg-type]
+                index[case_id] = CaseInfo(meta.policy if active else "advisory",
                                           meta.critical and active, "active" if active else "deprecated")
     return index
 

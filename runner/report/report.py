@@ -159,6 +159,8 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
     out.print(f"run {manifest.run_id}{named}  mode {config.mode}  {config.trials} trial(s) per case  "
               f"dataset {manifest.dataset_fingerprint[:12]}  runtime {manifest.runtime.get('fingerprint', '')[:12]}  "
               f"sandbox {sandbox_text(manifest.settings)}", markup=False)
+    for line in manifest.resume_overrides():
+        out.print(line, markup=False, soft_wrap=True)
     grid = Table(title=None, show_lines=True)
     grid.add_column("case", no_wrap=True)
     names = [v.name for v in config.variants]
@@ -254,6 +256,7 @@ def report_document(run: LoadedRun) -> dict[str, Any]:
         "runtime": manifest.runtime,
         "config": asdict(manifest.config),
         "resumed": list(manifest.resumed),
+        "resume_overrides": manifest.resume_overrides(),
         "missing": run.missing,
         "variants": [aggregate_json(v) for v in run.variants],
         "cells": [aggregate_json(c) for c in run.cells],

@@ -38,9 +38,9 @@ def runs_in(results_dir: Path) -> list[FoundRun]:
             found.append(FoundRun(child, read_manifest(child)))
         except HindcastError as exc:
             found.append(FoundRun(child, None, exc.message))
-    readable = sorted((f for f in found if f.manifest is not None),
-                      key=lambda f: (f.manifest.created, f.manifest.run_id), reverse=True)  # type: ignore[union-attr]
-    return readable + sorted((f for f in found if f.manifest is None), key=lambda f: f.directory.name)
+    dated = sorted(((f.manifest.created, f.manifest.run_id, index) for index, f in enumerate(found)
+                    if f.manifest is not None), reverse=True)
+    return [found[index] for _, _, index in dated] + sorted((f for f in found if f.manifest is None), key=lambda f: f.directory.name)
 
 
 def default_results(corpus_dir: Path | None) -> Path:

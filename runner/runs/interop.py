@@ -19,6 +19,7 @@ from typing import Any
 
 from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_text, staging_directory
+from corpus.model import Policy
 from runner.runs.digests import result_digest, trial_key
 from runner.runs.harbor import harbor_rows
 from runner.runs.manifest import (
@@ -30,7 +31,7 @@ from runner.runs.manifest import (
     created_now,
     write_manifest,
 )
-from runner.runs.result import RESULT_FILE, TrialResult, trial_path
+from runner.runs.result import RESULT_FILE, Outcome, TrialResult, trial_path
 from runner.runs.rows import read_rows
 
 TRANSCRIPT = "transcript.log"
@@ -41,7 +42,7 @@ def dataset_fingerprint(case_ids: list[str]) -> str:
     return hashlib.sha256("\n".join(sorted(set(case_ids))).encode()).hexdigest()
 
 
-def import_rows(source: Path, out: Path, variant: str = "imported", policy: str = "blocking",
+def import_rows(source: Path, out: Path, variant: str = "imported", policy: Policy = "blocking",
                 name: str | None = None) -> Path:
     """Write the rows of source (a JSONL file, or a Harbor job directory: ``runner.runs.harbor``) as the run
     directory out (which must not exist), atomically. Rows that name a ``variant`` are that variant's trials (a
@@ -71,9 +72,9 @@ def import_rows(source: Path, out: Path, variant: str = "imported", policy: str 
             if row.trajectory:
                 atomic_write_text(folder / TRANSCRIPT, "".join(json.dumps(step) + "\n" for step in row.trajectory))
             tokens = row.extra.get("tokens")
-            outcome = "error" if row.extra.get("error") else "pass" if row.passed else "fail"
+            outcome: Outcome = "error" if row.extra.get("error") else "pass" if row.passed else "fail"
             result = TrialResult(
-                row.case_id, name_, row.trial, outcome,  # type: ignore[arg-type]
+                row.case_id, name_, row.trial, outcome,
                 str(row.extra.get("reason") or ("imported: passed" if row.passed else "imported: failed")),
                 hashlib.sha256(row.case_id.encode()).hexdigest(), now, cost_usd=row.cost_usd,
                 tokens=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None)

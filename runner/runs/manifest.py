@@ -13,7 +13,7 @@ from typing import Any
 
 from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_text
-from corpus.model import Bait, Step, Trajectory
+from corpus.model import Bait, Policy, Status, Step, Trajectory
 from runner.settings import RecordedSettings
 
 FORMAT = 2
@@ -110,11 +110,11 @@ class CaseMeta:
     """The case's one-line label."""
     owner: str | None
     """Who answers for the case (the corpus default when the case names nobody)."""
-    policy: str
+    policy: Policy
     """advisory or blocking."""
     critical: bool
     """Blocks on any regression and is never quarantined."""
-    status: str = "active"
+    status: Status = "active"
     """active or deprecated."""
     max_turns: int | None = None
     """The case's turn budget (None: none, or a run made before runs recorded it)."""
@@ -184,6 +184,16 @@ class RunManifest:
     """The settings the run was started with (sandbox, binds, environment cache, executor, jobs...), which a
     resume restores; for a run made before runs recorded them, inferred from its runtime; None for a run made
     elsewhere."""
+
+    def resume_overrides(self) -> list[str]:
+        """One line per resume that overrode a recorded setting: when, and each flag's old and new value (a run
+        resumed before runs recorded the values names only the flags)."""
+        lines = []
+        for resumed in self.resumed:
+            changes = resumed.get("changes") or [f"{flag} (overridden)" for flag in resumed.get("overridden") or ()]
+            if changes:
+                lines.append(f"resumed {resumed.get('at', '?')} with {', '.join(str(c) for c in changes)}")
+        return lines
 
     def current_settings(self) -> RecordedSettings | None:
         """The settings the run last ran with: its latest resume's (with what it was given), else its own."""

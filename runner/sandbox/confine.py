@@ -11,6 +11,7 @@ read-only paths (`--agent-bind`) and copies of chosen files of the real HOME int
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -126,10 +127,8 @@ def harness_dirs() -> tuple[str, ...]:
 def home_dirs() -> tuple[Path, ...]:
     """The home directories the sandbox never shows: HOME's and the user's account's."""
     homes = {Path.home()}
-    try:
+    with contextlib.suppress(KeyError):
         homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
-    except KeyError:
-        pass
     return tuple(sorted(homes))
 
 

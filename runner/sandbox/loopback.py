@@ -10,6 +10,7 @@ the server sees every request as it was sent. Nothing else of the host's network
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import sys
@@ -101,10 +102,8 @@ class Receiver(threading.Thread):
 
     def finish(self) -> str | None:
         """Stop serving (the command has ended); why the port never opened, or None."""
-        try:
+        with contextlib.suppress(OSError):
             self.channel.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self.join(timeout=10)
         self.channel.close()
         if self._stop_serving is not None:

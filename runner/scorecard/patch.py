@@ -7,8 +7,8 @@ import codecs
 from dataclasses import dataclass
 from typing import Literal
 
-from unidiff import PatchSet, UnidiffParseError
-from unidiff.patch import Hunk, PatchedFile
+from unidiff.errors import UnidiffParseError
+from unidiff.patch import Hunk, PatchedFile, PatchSet
 
 Status = Literal["added", "deleted", "modified", "renamed"]
 

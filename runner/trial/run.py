@@ -125,7 +125,8 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
             plan = plan_trials(config, stored_all, saved, run_dir)
             _clean_staging(run_dir)
             resumed = {"at": _now(), "runtime": runtime_info(config, record), "trials": len(plan),
-                       "settings": record.to_json(), "overridden": [c.flag for c in changes]}
+                       "settings": record.to_json(), "overridden": [c.flag for c in changes],
+                       "changes": [str(c) for c in changes]}
             manifest = replace(manifest, resumed=(*manifest.resumed, resumed))
             forget_trials(run_dir, manifest, [(s.variant, s.stored.case.id, s.trial) for s in plan])
             if changes and overridden:

@@ -9,8 +9,8 @@ from pathlib import Path
 from corpus import Corpus, corpus_fingerprint
 from corpus.errors import CorpusError, UsageError
 from corpus.gitutil import git_env, open_repository, run_git
-from corpus.layout import ORACLE_FILE, Kind
-from corpus.store import CASE_FILE, StoredCase
+from corpus.layout import CASE_FILE, ORACLE_FILE, Kind
+from corpus.store import StoredCase
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def _check_commits(repo: Path, stored: list[StoredCase], errors: list[str]) -> s
     query = "".join(f"{sha}^{{commit}}\n" for _, _, sha in wanted).encode()
     lines = run_git(["cat-file", "--batch-check"], repo, input=query).stdout.decode().splitlines()
     present = set()
-    for (s, field, sha), line in zip(wanted, lines):
+    for (s, field, sha), line in zip(wanted, lines, strict=False):
         if line.endswith("missing") or " commit " not in f" {line} ":
             errors.append(CorpusError(s.directory / CASE_FILE, f"commit {sha} is not in the repository {repo}",
                                       field=field).message)

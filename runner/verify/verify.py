@@ -13,8 +13,8 @@ from typing import Literal
 from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
 from corpus.gitutil import open_repository
+from corpus.layout import Kind
 from corpus.model import Grader
-from corpus.store import Kind
 from runner.envs.cache import open_env_cache
 from runner.executors.jobs import Node, run_jobs
 from runner.executors.local import executor_for

@@ -62,7 +62,7 @@ def test_the_fields_load_into_the_case(tmp_path: Path) -> None:
 
 
 def test_bait_metrics_are_the_runner_s_metrics() -> None:
-    assert BEHAVIOUR_METRICS == (*COUNTED, *TIMED)
+    assert (*COUNTED, *TIMED) == BEHAVIOUR_METRICS
 
 
 def line_of(path: Path, text: str) -> int:

@@ -11,7 +11,7 @@ from corpus.languages import LANGUAGES
 from corpus.languages.base import Language, SetupFiles
 from corpus.testfiles import _simple_regex
 
-STRINGS = ("SUFFIXES", "TEST_GLOBS", "BUILD_GLOBS", "LOCK_FILES", "GRADER_FILES")
+STRINGS = ("SUFFIXES", "TEST_GLOBS", "BUILD_GLOBS", "LOCK_FILES", "DEPENDENCY_GLOBS", "GRADER_FILES")
 FUNCTIONS = {"tests": 3, "owns": 2, "command": 3, "interpreter": 3, "setup": 2}
 """Each function facet and the number of arguments it takes."""
 
@@ -25,7 +25,7 @@ def test_the_protocol_lists_the_facets_this_table_checks() -> None:
 def test_every_language_provides_every_facet(name: str) -> None:
     language = LANGUAGES[name]
     assert isinstance(language, Language)
-    assert language.NAME == name
+    assert name == language.NAME
     for facet in STRINGS:
         value = getattr(language, facet)
         assert isinstance(value, tuple) and all(isinstance(item, str) and item for item in value), facet

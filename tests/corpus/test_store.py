@@ -92,7 +92,7 @@ def test_bad_case_names_file_field_and_line(tmp_path: Path, name: str, text: str
 def test_missing_oracle_patch_is_an_error(tmp_path: Path) -> None:
     corpus = write_case(tmp_path, GOOD)
     (tmp_path / "cases" / "cart-rounding" / "oracle.patch").unlink()
-    with pytest.raises(CorpusError, match="oracle.patch: file not found"):
+    with pytest.raises(CorpusError, match=r"oracle.patch: file not found"):
         corpus.load("cart-rounding")
 
 
@@ -110,7 +110,7 @@ def test_ids_that_are_paths_are_refused_before_touching_disk(tmp_path: Path, bad
 def test_corpus_yaml_errors(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="corpus directory not found"):
         Corpus.open(tmp_path / "nope")
-    with pytest.raises(CorpusError, match="corpus.yaml: file not found"):
+    with pytest.raises(CorpusError, match=r"corpus.yaml: file not found"):
         Corpus.open(tmp_path)
     (tmp_path / "corpus.yaml").write_text("name: x\ndefaults:\n  policy: maybe\n")
     with pytest.raises(CorpusError, match=r"corpus.yaml:3: defaults.policy: must be one of"):

@@ -1,5 +1,5 @@
 """A language is its module and its registry line: one registered here, and nowhere else, is classified, graded
-and set up by the scan."""
+and set up by the scan, and keyed by the environment cache."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from corpus.languages.testids import changed_text
 from corpus.testfiles import matcher_for_tests
 from miner.classify import PathClassifier
 from miner.scan import ScanOptions, ScanResult, scan
+from runner.envs.key import is_dependency_file
 from tests.testing.envrepos import fake_pythons
 from tests.testing.gitrepo import git_init
 
@@ -32,6 +33,7 @@ class Toy:
     TEST_GLOBS = ("*_check.toy", "toyfixtures/")
     BUILD_GLOBS = ("toy.conf",)
     LOCK_FILES = ("toy.lock",)
+    DEPENDENCY_GLOBS = ("toy.conf", "toy.lock", "toys/")
     GRADER_FILES = ("toy.conf",)
     SETUP_FILES = SetupFiles(read=("toy.conf",), present=("toy.lock",), directories=(("toys", r"[^/]+\.conf"),))
 
@@ -89,6 +91,7 @@ def test_an_unregistered_language_s_files_are_source(tmp_path: Path) -> None:
     assert [classifier.category(p) for p in ("lib/calc_check.toy", "toyfixtures/sum.out", "toy.conf")] == [
         "source", "source", "source"]
     assert not classifier.is_lockfile("toy.lock") and not matcher_for_tests(())("lib/calc_check.toy")
+    assert not is_dependency_file("toy.lock")
     assert _scan(tmp_path).candidates == []  # no test changed
 
 
@@ -97,6 +100,7 @@ def test_a_registered_language_is_classified_graded_and_set_up(tmp_path: Path, t
     assert [classifier.category(p) for p in ("lib/calc_check.toy", "toyfixtures/sum.out", "toy.conf", "toy.lock",
                                              "lib/calc.toy")] == ["test", "test", "build", "build", "source"]
     assert classifier.is_lockfile("toy.lock") and matcher_for_tests(())("lib/calc_check.toy")
+    assert [is_dependency_file(p) for p in ("toy.lock", "toys/fast.conf", "lib/calc.toy")] == [True, True, False]
     [candidate] = _scan(tmp_path).candidates
     case = candidate.case
     assert case.grader.command == "toyrun check lib/calc_check.toy toyfixtures/sum.out --only adds"

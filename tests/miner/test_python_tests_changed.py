@@ -38,7 +38,7 @@ def _function(rng: random.Random, depth: int, name: str) -> list[str]:
     for _ in range(rng.randrange(1, 4)):
         lines += _statement(rng, depth + 1)
     if rng.random() < 0.2:  # a helper nested in the function
-        lines += [f"{pad}    def inner():", f"{pad}        return x"] + _statement(rng, depth + 1)
+        lines += [f"{pad}    def inner():", f"{pad}        return x", *_statement(rng, depth + 1)]
     return lines
 
 
@@ -52,7 +52,7 @@ def _module(rng: random.Random) -> str:
                 name = f"test_m{index}_{method}" if rng.random() < 0.8 else f"helper_{index}_{method}"
                 lines += _function(rng, 1, name)
                 if rng.random() < 0.2:
-                    lines += [f"    class TestNested{method}:"] + _function(rng, 2, f"test_n{index}_{method}")
+                    lines += [f"    class TestNested{method}:", *_function(rng, 2, f"test_n{index}_{method}")]
             if rng.random() < 0.3:
                 lines += [f"    attribute_{index} = {index}"]
         elif kind == 1:

@@ -42,6 +42,8 @@ BUILD_GLOBS: tuple[str, ...] = (
     "MANIFEST.in", ".coveragerc", "pytest.ini", "mypy.ini", ".flake8", ".pylintrc", "ruff.toml", ".ruff.toml",
 )
 LOCK_FILES: tuple[str, ...] = ("poetry.lock", "Pipfile.lock", "uv.lock", "pdm.lock")
+DEPENDENCY_GLOBS: tuple[str, ...] = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "requirements*.txt",
+                                     "requirements/", "Pipfile", *LOCK_FILES)
 GRADER_FILES: tuple[str, ...] = ()
 SETUP_FILES = SetupFiles(
     read=("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", MAKEFILE),

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from runner.behaviour.formats.base import TranscriptFormat, event_type
 from runner.behaviour.jsonl import read_lines, tool_kind
-from runner.runs.behaviour_record import Behaviour, CallStatus, Tokens, ToolCall
+from runner.runs.behaviour_record import Behaviour, CallStatus, Status, Tokens, ToolCall
 from runner.runs.jsonvalues import integer, mapping, number
 
 POLLS = {"BashOutput", "KillShell", "KillBash"}
@@ -148,6 +148,7 @@ def parse_claude(text: str) -> Behaviour:
         command = args.get("command") if kind_name == "shell" and isinstance(args.get("command"), str) else None
         exit_code = _exit_code(answered) if kind_name == "shell" and status == "error" and answered else None
         calls.append(ToolCall(kind_name, raw, args, command, exit_code, status))
+    status_word: Status
     if result is not None:
         models = result.get("modelUsage")
         tokens = (_tokens_from_models(models) if isinstance(models, dict) and models
@@ -160,7 +161,7 @@ def parse_claude(text: str) -> Behaviour:
     else:
         tokens, cost, final, turns = _sum(list(snapshots.values())), None, last_text, None
         status_word, reason = "partial", "the stream ended before its result line (cut off or killed)"
-    return Behaviour("claude", status_word, reason, session, len(main_messages) or None, turns,  # type: ignore[arg-type]
+    return Behaviour("claude", status_word, reason, session, len(main_messages) or None, turns,
                      tuple(calls), tokens, cost, "agent" if cost is not None else "none", final,
                      tuple(w for w, _ in order), (), lines.skipped, model,
                      unreached=retries[-1] if retries and not main_messages else None)

@@ -230,12 +230,13 @@ def _parse_legacy(text: str) -> Behaviour:
             tool_calls.append(ToolCall("web_search", "web_search", {"query": call.get("query")}, None, None, status))
         else:
             tool_calls.append(ToolCall("edit", "apply_patch", {"changes": call.get("changes")}, None, None, status))
-    status_word, reason = ("parsed", "")
+    status_word: Status = "parsed"
+    reason = ""
     if not ended:
         status_word, reason = "partial", "the stream ended before task_complete (cut off or killed)"
     elif lines.skipped:
         status_word, reason = "partial", f"{lines.skipped} line(s) were not JSON"
-    return Behaviour("codex", status_word, reason, session, None, turns or None, tuple(tool_calls),  # type: ignore[arg-type]
+    return Behaviour("codex", status_word, reason, session, None, turns or None, tuple(tool_calls),
                      _tokens(usage) if usage else Tokens(), None, "none", final, tuple(w for w, _ in order), (),
                      lines.skipped, model)
 

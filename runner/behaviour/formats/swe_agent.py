@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 from runner.behaviour.formats.base import TranscriptFormat
 from runner.behaviour.formats.documents import agent_cost, document, finished, message_text, shell_call
-from runner.runs.behaviour_record import Behaviour, Tokens, ToolCall
+from runner.runs.behaviour_record import Behaviour, Tokens, ToolCall, ToolKind
 from runner.runs.jsonvalues import integer, mapping
 
-SWE_AGENT_TOOLS = {
+SWE_AGENT_TOOLS: dict[str, ToolKind] = {
     "find_file": "search", "search_dir": "search", "search_file": "search", "filemap": "read",
     "open": "read", "goto": "read", "scroll_up": "read", "scroll_down": "read",
     "create": "edit", "edit": "edit", "insert": "edit", "append": "edit", "str_replace_editor": "edit",
@@ -34,7 +34,7 @@ def _swe_agent_call(action: str) -> ToolCall:
         return shell_call("bash", {"command": action})
     if first == "str_replace_editor" and len(words) > 1 and words[1] in EDITOR_READS:
         kind = "read"
-    return ToolCall(kind, first, {"action": action})  # type: ignore[arg-type]
+    return ToolCall(kind, first, {"action": action})
 
 
 def _swe_agent_model(data: dict[str, Any]) -> str | None:

@@ -92,7 +92,7 @@ def test_the_registry_lists_each_format_once_documents_first_and_is_what_the_cli
     kinds = [known.document for known in registry.REGISTRY]
     assert kinds == sorted(kinds, reverse=True)  # every document format before every stream format
     assert all(bool(known.cut_marks) == known.document for known in registry.REGISTRY)
-    assert FORMATS == (*names, "none", "auto")
+    assert (*names, "none", "auto") == FORMATS
     assert {name for name, _ in REAL} == set(names)  # the table above covers every registered format
 
 

@@ -65,6 +65,6 @@ def test_load_yaml_and_json(tmp_path: Path) -> None:
 ])
 def test_a_bad_table_names_the_file_and_entry(tmp_path: Path, text: str, message: str) -> None:
     (tmp_path / "p.yaml").write_text(text)
-    with pytest.raises(UsageError, match="p.yaml") as info:
+    with pytest.raises(UsageError, match=r"p.yaml") as info:
         load_prices(tmp_path / "p.yaml")
     assert message in str(info.value)

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import time
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,14 @@ def test_a_setting_given_at_the_resume_overrides_the_recorded_one_and_is_named(
     current = manifest.current_settings()
     assert current is not None and (current.settings.jobs, current.settings.env_cache) == (2, None)
     assert current.settings.agent_binds == (tools, *SANDBOX_BINDS[1:])
+    overrides = f"resumed {manifest.resumed[-1]['at']} with --jobs 1 -> 2, --env-cache default -> off"
+    code, out, _ = call(capsys, "report", str(run_dir))
+    assert code == ExitCode.OK and overrides in out.splitlines()
+    code, out, _ = call(capsys, "report", str(run_dir), "--json")
+    assert json.loads(out)["resume_overrides"] == [overrides]
+    html = tmp_path / "report.html"
+    code, _, _ = call(capsys, "report", str(run_dir), "--html", str(html))
+    assert code == ExitCode.OK and overrides in unescape(html.read_text())
 
 
 def test_the_incomplete_banner_names_the_binds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -141,7 +141,7 @@ def test_two_verify_processes_build_one_key_once(tmp_path: Path) -> None:
             "--json"]
     procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
     outputs = [p.communicate(timeout=300) for p in procs]
-    for proc, (out, err) in zip(procs, outputs):
+    for proc, (out, err) in zip(procs, outputs, strict=False):
         assert proc.returncode == 0, err.decode()
         assert json.loads(out)["verdicts"][0]["verdict"] == "VALID"
     counter = tmp_path / "envs" / "downloads" / "uv" / "builds"

@@ -62,7 +62,7 @@ def test_corpus_yaml_behaviour_directions(tmp_path: Path) -> None:
     assert "behaviour.directions.tool_calls" in str(bad.value)
     assert "must be one of lower, higher, neutral, found 'fewer'" in str(bad.value)
     config.write_text(text + "behaviour:\n  direction:\n    tool_calls: lower\n")
-    with pytest.raises(CorpusError, match="behaviour.direction"):
+    with pytest.raises(CorpusError, match=r"behaviour.direction"):
         Corpus.open(corpus.root)
     config.write_text(text + "behaviour:\n  directions:\n    Tool Calls: lower\n")
     with pytest.raises(CorpusError, match="expected a metric name"):

@@ -105,7 +105,7 @@ def test_a_digest_for_a_trial_the_run_does_not_plan_is_refused(runs: Path) -> No
     cand = runs / "runs" / "cand"
     manifest = read_manifest(cand)
     write_manifest(cand, replace(manifest, digests={**manifest.digests, "default/cart/9": "0" * 64}))
-    with pytest.raises(UsageError, match="run.json records a digest for default/cart/9, which is not a trial"):
+    with pytest.raises(UsageError, match=r"run.json records a digest for default/cart/9, which is not a trial"):
         load_run(cand)
 
 

@@ -55,7 +55,7 @@ def test_aggregates_never_come_from_disk(tmp_path: Path) -> None:
     assert load_run(run_dir).cells[0].success_rate == 0.5
     result_file = trial_path(run_dir, "a", "one", 2) / "result.json"
     result_file.write_text(result_file.read_text().replace('"outcome": "fail"', '"outcome": "pass"'))
-    with pytest.raises(UsageError, match="a/one/2: result.json does not match the digest"):
+    with pytest.raises(UsageError, match=r"a/one/2: result.json does not match the digest"):
         load_run(run_dir)
     assert load_run(record_digests(run_dir)).cells[0].success_rate == 1.0  # as if the run had written it
 

@@ -104,7 +104,7 @@ def test_merge_refuses_what_is_not_one_run_in_shards(tmp_path: Path) -> None:
     result = two.directory / "fixer" / "calc-add-again" / "1" / "result.json"
     data = json.loads(result.read_text())
     result.write_text(json.dumps({**data, "outcome": "pass" if data["outcome"] == "fail" else "fail"}))
-    with pytest.raises(UsageError, match="cannot be trusted|changed since"):
+    with pytest.raises(UsageError, match=r"cannot be trusted|changed since"):
         merge_runs([one.directory, two.directory], out)
     assert not out.exists()
     out.mkdir()

@@ -54,11 +54,11 @@ def test_a_changed_behaviour_file_makes_the_run_untrusted(calc_fast: Bench) -> N
     data = json.loads(path.read_text())
     data["record"]["cost_usd"] = 0.0
     path.write_text(json.dumps(data))
-    with pytest.raises(UsageError, match="does not match the digest its result.json recorded; the run cannot be "
+    with pytest.raises(UsageError, match=r"does not match the digest its result.json recorded; the run cannot be "
                                          "trusted"):
         load_run(run.directory)
     path.unlink()
-    with pytest.raises(UsageError, match="recorded in result.json but missing"):
+    with pytest.raises(UsageError, match=r"recorded in result.json but missing"):
         load_run(run.directory)
 
 

@@ -51,7 +51,7 @@ def test_resume_reruns_errored_and_unrecorded_trials_only(calc_fast: Bench,
     manifest = read_manifest(run_dir)
     write_manifest(run_dir, replace(manifest, digests={k: v for k, v in manifest.digests.items()
                                                        if k != "gated/calc-add/2"}))
-    with pytest.raises(UsageError, match="trial gated/calc-add/2: on disk but not recorded in run.json"):
+    with pytest.raises(UsageError, match=r"trial gated/calc-add/2: on disk but not recorded in run.json"):
         load_run(run_dir)
     third = calc_fast.run(resume=run_dir, variants=variants(gated=command), trials=3, sandbox="none")
     assert [t.outcome for t in third.trials] == ["pass"] * 3 and third.missing == 0

@@ -72,9 +72,9 @@ def test_binds_into_hidden_paths_and_home_copies_outside_home_are_refused(calc_f
                                                                           tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"--agent-bind .*cases: inside .*, which trials must not see"):
         calc_fast.run(variants=variants(a="true"), agent_binds=(calc_fast.corpus.root / "cases",))
-    with pytest.raises(UsageError, match="--agent-bind .*nope: no such file or directory"):
+    with pytest.raises(UsageError, match=r"--agent-bind .*nope: no such file or directory"):
         calc_fast.run(variants=variants(a="true"), agent_binds=(tmp_path / "nope",))
-    with pytest.raises(UsageError, match="--agent-home .*: not a file or directory under your home directory"):
+    with pytest.raises(UsageError, match=r"--agent-home .*: not a file or directory under your home directory"):
         calc_fast.run(variants=variants(a="true"), agent_home=(tmp_path,))
     assert not calc_fast.results.exists()
 

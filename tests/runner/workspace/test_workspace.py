@@ -59,7 +59,7 @@ def test_export_ignore_and_gitignored_tracked_files_are_kept(tmp_path: Path) -> 
 
 def test_missing_commit_and_not_a_repo(tmp_path: Path) -> None:
     repo, _, _ = build_repo(tmp_path / "repo")
-    with pytest.raises(GitError, match="commit 0{40} is not in the repository"):
+    with pytest.raises(GitError, match=r"commit 0{40} is not in the repository"):
         create_workspace(repo.path, "0" * 40, tmp_path / "ws")
     assert not (tmp_path / "ws").exists()
     (tmp_path / "plain").mkdir()
