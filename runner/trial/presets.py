@@ -12,10 +12,10 @@ preset's configuration files name them, never a key.
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
-from string import Template
 
 from corpus.errors import UsageError
 
@@ -216,11 +216,11 @@ def preset_command(preset: Preset, arguments: Mapping[str, str]) -> str:
 
 def home_files(preset: Preset, model: str | None, env: Mapping[str, str]) -> dict[str, str]:
     """The preset's HOME files (path relative to HOME: text) for the agent environment env."""
-    values = {k: v for k, v in env.items()}
     out = {}
     for file in preset.files:
-        text = file.text.replace("{model}", model) if model else file.text
-        out[file.path] = _expand(text, values)
+        spelled = (json.dumps(model)[1:-1] if file.path.endswith(".json") else model) if model else None
+        text = file.text.replace("{model}", spelled) if spelled else file.text
+        out[file.path] = _expand(text, env)
     return out
 
 
@@ -240,5 +240,3 @@ def _expand(text: str, values: Mapping[str, str]) -> str:
             i += 1
     return "".join(out)
 
-
-__all__ = ["PRESETS", "HomeFile", "Preset", "Template", "home_files", "preset_command", "preset_name"]

@@ -184,3 +184,23 @@ def test_a_preset_hands_the_whole_prompt_to_its_cli(preset: str, tmp_path: Path)
     assert ("[hindcast/m-1]" if preset == "opencode" else "[m-1]") in lines
     whole = "Fix 'add' in \"calc.py\"\n$HOME `x`"
     assert f"[{whole}]" in ran.stdout or ran.stdout.endswith("stdin:\n" + whole)
+
+
+def test_a_presets_home_files_name_the_endpoint_and_never_replace_the_users_own(tmp_path: Path) -> None:
+    from runner.trial.presets import PRESETS, home_files
+    from runner.trial.trial import write_home_files
+
+    files = home_files(PRESETS["codex"], None, {"OPENAI_BASE_URL": "https://gateway.example/v1",
+                                                "OPENAI_API_KEY": "sk-secret"})
+    config = files[".codex/config.toml"]
+    assert 'base_url = "https://gateway.example/v1"' in config and 'env_key = "OPENAI_API_KEY"' in config
+    assert "sk-secret" not in config  # the key stays in the environment
+    assert 'base_url = "https://api.openai.com/v1"' in home_files(PRESETS["codex"], None, {})[".codex/config.toml"]
+    opencode = json.loads(home_files(PRESETS["opencode"], "m-1", {})[".config/opencode/opencode.json"])
+    assert opencode["model"] == "hindcast/m-1" and list(opencode["provider"]["hindcast"]["models"]) == ["m-1"]
+    assert opencode["provider"]["hindcast"]["options"]["apiKey"] == "{env:OPENAI_API_KEY}"
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex" / "config.toml").write_text("# the user's own, copied by --agent-home\n")
+    write_home_files(tmp_path, {**files, ".gemini/settings.json": "{}"})
+    assert (tmp_path / ".codex" / "config.toml").read_text() == "# the user's own, copied by --agent-home\n"
+    assert (tmp_path / ".gemini" / "settings.json").read_text() == "{}"
