@@ -16,6 +16,7 @@ import json
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from corpus.errors import UsageError
 
@@ -222,6 +223,18 @@ def home_files(preset: Preset, model: str | None, env: Mapping[str, str]) -> dic
         text = file.text.replace("{model}", spelled) if spelled else file.text
         out[file.path] = _expand(text, env)
     return out
+
+
+def provider_hosts(preset: Preset, env: Mapping[str, str]) -> tuple[str, ...]:
+    """The hosts the preset's CLI reaches for its model: the provider's default ones, and the host of each of its
+    endpoint variables that env sets to a URL (a gateway's), without repeats."""
+    hosts = list(preset.hosts)
+    for name in preset.endpoint:
+        if name.endswith("_BASE_URL") and env.get(name):
+            host = urlsplit(env[name]).hostname
+            if host:
+                hosts.append(host)
+    return tuple(dict.fromkeys(hosts))
 
 
 def _expand(text: str, values: Mapping[str, str]) -> str:

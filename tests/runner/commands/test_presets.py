@@ -204,3 +204,15 @@ def test_a_presets_home_files_name_the_endpoint_and_never_replace_the_users_own(
     write_home_files(tmp_path, {**files, ".gemini/settings.json": "{}"})
     assert (tmp_path / ".codex" / "config.toml").read_text() == "# the user's own, copied by --agent-home\n"
     assert (tmp_path / ".gemini" / "settings.json").read_text() == "{}"
+
+
+def test_each_presets_provider_hosts_and_a_gateways() -> None:
+    from runner.trial.presets import PRESETS, provider_hosts
+
+    assert {name: provider_hosts(preset, {}) for name, preset in PRESETS.items()} == {
+        "codex": ("api.openai.com",), "claude": ("api.anthropic.com",),
+        "gemini": ("generativelanguage.googleapis.com",), "opencode": ("api.openai.com",),
+        "mini": ("api.openai.com",), "aider": ("api.openai.com",)}
+    assert provider_hosts(PRESETS["claude"], {"ANTHROPIC_BASE_URL": "https://llm.corp.example:8443/anthropic",
+                                              "OPENAI_BASE_URL": "https://other.example"}) == (
+        "api.anthropic.com", "llm.corp.example")
