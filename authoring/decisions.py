@@ -16,8 +16,9 @@ from typing import Literal
 from authoring.draft import Draft, apply_draft
 from authoring.leaks import Finding, InBase, blocking, find_leaks
 from corpus import Case, Corpus, HindcastError, Rejection, StoredCase, UsageError
+from corpus.fingerprint import verified_fingerprint
 from corpus.fsutil import atomic_write_bytes, replace_directory, staging_directory
-from corpus.layout import CASE_FILE, REJECTED_FILE
+from corpus.layout import CASE_FILE, REJECTED_FILE, VERIFICATION_FILE
 from corpus.schema import to_mapping
 from corpus.yamlio import load_yaml, write_yaml
 
@@ -89,10 +90,18 @@ class Decision:
     draft: Draft | None = None
     """What the author had typed when deciding (undo brings it back as the draft in progress)."""
 
+    def policy_words(self) -> str:
+        """The policy an approved case gets, and what it means for the gate."""
+        if self.draft is not None and self.draft.critical:
+            return "critical: any regression blocks the gate"
+        if self.draft is not None and self.draft.policy == "blocking":
+            return "blocking: a significant drop blocks the gate"
+        return "advisory: the gate warns on it, never blocks"
+
     def describe(self) -> str:
         """A short past-tense sentence for a status line."""
         if self.action == "approve":
-            return f"approved {self.candidate_id} as cases/{self.case_id}"
+            return f"approved {self.candidate_id} as cases/{self.case_id} ({self.policy_words()})"
         if self.action == "reject":
             return f"rejected {self.candidate_id}"
         if self.action == "save":
@@ -175,10 +184,12 @@ def keep_draft(corpus: Corpus, candidate_id: str, draft: Draft, *, expect_mtime_
 
     The candidate keeps its id (its directory name; the id typed in the form applies on approval only), and
     nothing is linted: a candidate is not shipped. A candidate changed on disk since it was opened is refused.
+    The candidate's verify verdict stays when the draft changes nothing verify measured (a prompt, a title).
     """
     stored = corpus.load(candidate_id, "candidates")
     case = with_setup_origin(stored.case, apply_draft(stored.case, replace(draft, id=candidate_id)))
-    corpus.write(case, stored.files, "candidates",
+    unmeasured = verified_fingerprint(case, stored.files) == verified_fingerprint(stored.case, stored.files)
+    corpus.write(case, stored.files, "candidates", keep=(VERIFICATION_FILE,) if unmeasured else (),
                  expect_mtime_ns=expect_mtime_ns if expect_mtime_ns is not None else stored.mtime_ns)
 
 

@@ -30,7 +30,7 @@ except AttributeError:  # PyYAML built without libyaml
 
 SORTS = ("score", "age", "id", "files")
 """Sort orders, in the order the review screen cycles through them."""
-VERDICT_FILTERS = ("valid", "feature", "unverified", "invalid", "error")
+VERDICT_FILTERS = ("valid", "feature", "mixed", "unverified", "invalid", "error")
 """The `is:` filter words, in the order the review screen cycles through them."""
 FILTER_PREFIX = "is:"
 _LOOK_UP: RecordedVerdict = RecordedVerdict("VALID", "look it up")
@@ -58,13 +58,17 @@ class QueueRow:
     """The last `runner verify` verdict (VALID, INVALID, ERROR), None when never verified."""
     feature: bool = False
     """Verified VALID with a base that lacks the names the tests use: the prompt must specify them."""
+    mixed: bool = False
+    """Verified VALID with some tests failing for lack of an interface: the prompt must specify it too."""
 
     @property
     def verdict_word(self) -> str:
-        """The row's verdict as the `is:` filter names it: valid, feature, invalid, error or unverified."""
+        """The row's verdict as the `is:` filter names it: valid, feature, mixed, invalid, error or unverified."""
         if self.verdict is None:
             return "unverified"
-        return "feature" if self.feature and self.verdict == "VALID" else self.verdict.lower()
+        if self.verdict == "VALID" and (self.feature or self.mixed):
+            return "feature" if self.feature else "mixed"
+        return self.verdict.lower()
 
     @property
     def verdict_rank(self) -> int:
@@ -123,7 +127,7 @@ def read_row(directory: Path, recorded: RecordedVerdict | None = _LOOK_UP) -> Qu
     row = _read_row(directory)
     if recorded is None:
         return row
-    return replace(row, verdict=recorded.verdict, feature=recorded.feature)
+    return replace(row, verdict=recorded.verdict, feature=recorded.feature, mixed=recorded.mixed)
 
 
 def _recorded(directory: Path) -> RecordedVerdict | None:

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from corpus.errors import ExitCode, HindcastError
+from corpus.layout import default_corpus
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 """click context settings of every command group: `-h` is `--help` (subcommands inherit it)."""
@@ -24,9 +25,9 @@ def version_option(prog: str) -> Callable[[Any], Any]:
 
 
 def corpus_option(help: str = "Corpus directory.") -> Callable[[Any], Any]:
-    """`--corpus DIR` (default `./evals`), passed to the command as `corpus_dir`."""
-    return click.option("--corpus", "corpus_dir", type=click.Path(path_type=Path), default=Path("evals"),
-                        show_default=True, help=help)
+    """`--corpus DIR` (default `./evals`, or `.` inside a corpus), passed to the command as `corpus_dir`."""
+    return click.option("--corpus", "corpus_dir", type=click.Path(path_type=Path), default=default_corpus,
+                        show_default="./evals, or . inside a corpus", help=help)
 
 
 def repo_option(help: str = "Source repository (overrides corpus.yaml).") -> Callable[[Any], Any]:

@@ -48,10 +48,37 @@ def case_fingerprint(case: Case, files: CaseFiles) -> str:
     return _sha256(json.dumps(canonical, sort_keys=True, separators=(",", ":")).encode("utf-8"))
 
 
+def verified_fingerprint(case: Case, files: CaseFiles) -> str:
+    """sha256 of what `runner verify` measures of a case: commits, setup, grader, oracle patch, grader files, the
+    HTTP fixture with its responses and the invariants (the oracle must keep them). Not the prompt, the title or
+    the labels: an edit of those leaves a verdict standing."""
+    canonical = {
+        "base_commit": case.base_commit,
+        "fix_commit": case.fix_commit,
+        "setup": to_full_mapping(case.setup),
+        "grader": to_full_mapping(case.grader),
+        "oracle_patch": _sha256(files.oracle_patch),
+        "grader_files": {path: _sha256(content) for path, content in files.grader_files},
+        "http_fixture": asdict(case.http_fixture) if case.http_fixture is not None else None,
+        "http_files": {path: _sha256(content) for path, content in files.http_files},
+        "invariants": [asdict(invariant) for invariant in case.invariants],
+    }
+    return _sha256(json.dumps(canonical, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+
+
 def dataset_fingerprint(pairs: Iterable[tuple[str, str]]) -> str:
     """sha256 over the sorted (case id, case fingerprint) pairs of the active cases."""
     lines = "".join(f"{case_id}\t{fp}\n" for case_id, fp in sorted(pairs))
     return _sha256(lines.encode("utf-8"))
+
+
+EMPTY_DATASET = hashlib.sha256(b"").hexdigest()
+"""The dataset fingerprint of no active case: nothing to tell two corpora apart by."""
+
+
+def shown_fingerprint(fingerprint: str) -> str:
+    """A dataset fingerprint as printed: the empty dataset's says so instead of passing for a real one."""
+    return "none (no active case)" if fingerprint == EMPTY_DATASET else fingerprint
 
 
 def corpus_fingerprint(stored: Iterable[tuple[Case, CaseFiles]]) -> str:

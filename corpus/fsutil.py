@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -18,6 +19,23 @@ FILE_MODE = 0o666 & ~_UMASK
 """Mode of a published file: what open() would have given it (mkstemp alone gives 0600)."""
 DIR_MODE = 0o777 & ~_UMASK
 """Mode of a published directory: what mkdir would have given it (mkdtemp alone gives 0700)."""
+
+
+def hindcast_temp() -> Path:
+    """The directory of this user's own under the system temp dir that holds every temporary directory of
+    Hindcast's that a trial must not see (runs' and verify's scratch, exports, thawed runs): a sandbox hides it
+    alone, so the rest of the temp dir can be bound. Made 0700 when missing; WriteError when it is a link, not a
+    directory or another user's."""
+    path = Path(tempfile.gettempdir()) / f"hindcast-{os.getuid()}"
+    with writing(path):
+        with suppress(FileExistsError):
+            path.mkdir(mode=0o700)
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            raise WriteError(path, "exists and is not a directory of this user's own")
+        if stat.S_IMODE(info.st_mode) & 0o077:
+            os.chmod(path, 0o700)
+    return path
 
 
 def write_error(error: OSError, path: Path | str) -> WriteError:
@@ -123,3 +141,81 @@ def undo_new(path: Path) -> Callable[[], None]:
                     child.unlink(missing_ok=True)
 
     return undo
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def remove_tree(path: Path | str) -> None:
+    """Remove path and everything under it, links never followed, at any depth (one directory open at a time:
+    no recursion, no path longer than a name); directories whose mode forbids it are opened up first. OSError
+    when something cannot be removed (a missing path is fine)."""
+    try:
+        if not os.path.isdir(path) or os.path.islink(path):
+            os.unlink(path)
+            return
+    except FileNotFoundError:
+        return
+    fd = os.open(path, _DIR_FLAGS)
+    below: list[str] = []
+    try:
+        while True:
+            child = _empty_files(fd)
+            if child is not None:
+                try:
+                    inner = os.open(child, _DIR_FLAGS, dir_fd=fd)
+                except PermissionError:
+                    os.chmod(child, 0o700, dir_fd=fd)
+                    inner = os.open(child, _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+                below.append(child)
+                continue
+            if not below:
+                break
+            parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = parent
+            os.rmdir(below.pop(), dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(path)
+
+
+def _empty_files(fd: int) -> str | None:
+    """Unlink the files of the open directory fd up to its first subdirectory, whose name is returned (None: it
+    holds no subdirectory any more)."""
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                return entry.name
+            try:
+                os.unlink(entry.name, dir_fd=fd)
+            except PermissionError:
+                os.fchmod(fd, 0o700)
+                os.unlink(entry.name, dir_fd=fd)
+    return None
+
+
+def tree_bytes(path: Path | str, stop_above: int | None = None) -> int:
+    """Bytes of the files under path (links not followed, any depth); the count so far once it passes
+    stop_above."""
+    total = 0
+    stack = [os.fspath(path)]
+    while stack:
+        directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                else:
+                    total += entry.stat(follow_symlinks=False).st_size
+            except OSError:
+                continue
+            if stop_above is not None and total > stop_above:
+                return total
+    return total

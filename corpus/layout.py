@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from corpus.errors import UsageError
@@ -53,3 +53,11 @@ def repo_path(path: str, what: str = "path") -> PurePosixPath:
     if pure.is_absolute() or any(part in ("..", ".", "") for part in path.split("/")):
         raise UsageError(f"{what} {path!r} escapes the repository")
     return pure
+
+
+def default_corpus() -> Path:
+    """The corpus a command uses without --corpus: ./evals, or the working directory itself when it is a corpus
+    (holds corpus.yaml) and has no evals/ (a command run from inside the corpus)."""
+    if not Path("evals").exists() and Path(CONFIG).is_file():
+        return Path(".")
+    return Path("evals")

@@ -13,6 +13,9 @@ Status = Literal["active", "deprecated"]
 
 POLICIES: tuple[Policy, ...] = ("advisory", "blocking")
 STATUSES: tuple[Status, ...] = ("active", "deprecated")
+TamperingPolicy = Literal["fail", "flag"]
+"""What tampering with the grader, seen while it ran, does to a trial: fail it (the default), or only flag it."""
+TAMPERING_POLICIES: tuple[TamperingPolicy, ...] = ("fail", "flag")
 Choice = TypeVar("Choice", bound=str)
 """One of a field's allowed words (a Literal above)."""
 
@@ -306,6 +309,8 @@ class CorpusConfig:
     """Gitignore-style globs marking test files; replace the built-in rules when given."""
     behaviour_directions: tuple[tuple[str, str], ...] = ()
     """corpus.yaml's `behaviour.directions`: (metric, lower | higher | neutral) pairs overriding compare's defaults."""
+    grader_tampering: TamperingPolicy = "fail"
+    """What the candidate's code seen tampering with the grader does to its trial: fail, or only flag."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from corpus.model import (
     SHA,
     SLUG,
     STATUSES,
+    TAMPERING_POLICIES,
     Case,
     CorpusConfig,
     Defaults,
@@ -104,6 +105,53 @@ def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case
     return case
 
 
+STAND_INS: dict[str, Any] = {"title": "title", "prompt": "prompt", "base_commit": "0" * 40,
+                             "fix_commit": "f" * 40, "grader": {"command": "true"}, "grader.command": "true"}
+"""Valid values for the required fields, put in place of a bad one so that checking goes on past it."""
+
+
+def case_problems(path: Path, data: Any, *, expected_id: str | None = None, limit: int = 50) -> list[CorpusError]:
+    """Every problem of a case.yaml document, not only the first that parse_case raises: each field that fails
+    is mended (a required one given a valid stand-in, any other removed; a list as a whole) and the document
+    parsed again, until it parses or a problem cannot be got past. data is changed in place."""
+    found: list[CorpusError] = []
+    mended: set[str] = set()
+    while len(found) < limit:
+        try:
+            parse_case(path, data, expected_id=expected_id)
+            return found
+        except CorpusError as error:
+            found.append(error)
+            if error.field is None or error.field in mended or not _mend(data, error, expected_id):
+                return found
+            mended.add(error.field)
+    return found
+
+
+def _mend(data: Any, error: CorpusError, expected_id: str | None) -> bool:
+    """Put a stand-in at the error's field of data, or remove it (a misspelt key is renamed to the key it
+    suggests); False when neither can be done."""
+    parts = re.sub(r"\[\d+\].*$", "", error.field or "").split(".")
+    node = data
+    for part in parts[:-1]:
+        node = node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, dict):
+        return False
+    dotted, key = ".".join(parts), parts[-1]
+    suggested = re.search(r"unknown key .* \(did you mean '([^']+)'\?\)$", str(error))
+    if suggested and key in node and suggested.group(1) not in node:
+        node[suggested.group(1)] = node.pop(key)
+    elif dotted == "id" and expected_id is not None:
+        node[key] = expected_id
+    elif dotted in STAND_INS:
+        node[key] = STAND_INS[dotted]
+    elif key in node:
+        del node[key]
+    else:
+        return False
+    return True
+
+
 def _parse_grader(path: Path, r: Reader) -> Grader:
     junit = r.text("junit")
     if junit is not None:
@@ -187,7 +235,8 @@ def parse_config(path: Path, data: Any) -> CorpusConfig:
         directions = _parse_directions(behaviour_reader)
         behaviour_reader.finish()
     config = CorpusConfig(name=name, repo=r.text("repo"), defaults=defaults, test_globs=r.strings("test_globs"),
-                          behaviour_directions=directions)
+                          behaviour_directions=directions,
+                          grader_tampering=r.choice("grader_tampering", TAMPERING_POLICIES, default="fail"))
     r.finish()
     return config
 

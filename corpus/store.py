@@ -26,7 +26,7 @@ from corpus.layout import (
 )
 from corpus.model import Case, CaseFiles, CorpusConfig, Rejection
 from corpus.newcase import emit, write_new
-from corpus.schema import parse_case, parse_config, parse_rejections, to_mapping
+from corpus.schema import case_problems, parse_case, parse_config, parse_rejections, to_mapping
 from corpus.yamlio import load_yaml, merge_into, to_yaml_value, write_yaml
 
 
@@ -112,6 +112,22 @@ class Corpus:
                 raise CorpusError(path, f"{grader_path} is both a grader file and deleted", field="grader.deleted")
         return StoredCase(case, files, directory, stat.st_mtime_ns)
 
+    def problems(self, case_id: str, kind: Kind = "cases") -> list[str]:
+        """Every problem of a case (or candidate) that does not load, one line each (corpus.schema.case_problems;
+        [] when it loads)."""
+        try:
+            self.load(case_id, kind)
+            return []
+        except UsageError as error:
+            first = error.message
+        directory = self.root / kind / case_id
+        try:
+            found = case_problems(directory / CASE_FILE, load_yaml(directory / CASE_FILE), expected_id=directory.name)
+        except UsageError:
+            found = []
+        lines = [problem.message for problem in found]
+        return lines if first in lines else [first, *lines]
+
     def load_all(self, kind: Kind = "cases", *, active_only: bool = False) -> list[StoredCase]:
         """Every case (or candidate), validated; stops at the first invalid one with its error."""
         stored = [self.load(case_id, kind) for case_id in self.ids(kind)]
@@ -129,11 +145,13 @@ class Corpus:
     # -- writing -----------------------------------------------------------------------------------
 
     def write(self, case: Case, files: CaseFiles, kind: Kind = "cases", *,
-              expect_mtime_ns: int | None = None) -> Path:
+              expect_mtime_ns: int | None = None, keep: tuple[str, ...] = ()) -> Path:
         """Write a case directory whole and atomically.
 
         An existing case.yaml is edited in place (comments and key order survive). With expect_mtime_ns,
-        the write is refused when the file changed on disk since it was loaded.
+        the write is refused when the file changed on disk since it was loaded. The files named in keep (a
+        candidate's verification.json) are carried over from the directory written over; every other file of
+        it goes.
         """
         check_id(case.id, "id")
         target = self.root / kind / case.id
@@ -153,6 +171,9 @@ class Corpus:
         staged = staging_directory(target.parent, case.id)
         try:
             write_case_files(staged, files)
+            for name in keep:
+                if (target / name).is_file():
+                    shutil.copy2(target / name, staged / name)
             write_yaml(staged / CASE_FILE, document)
             # Validate what we are about to publish: a bad write must never land.
             parse_case(staged / CASE_FILE, load_yaml(staged / CASE_FILE), expected_id=case.id)

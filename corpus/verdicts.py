@@ -3,7 +3,8 @@
 Approved cases share `verification.json` at the corpus root (`{"format": 1, "dataset_fingerprint", "updated",
 "cases": {id: entry}}`); each candidate keeps its own `candidates/<id>/verification.json` (`{"format": 1, **entry}`),
 so verifying one candidate never rewrites another's record, a re-scan that adds candidates leaves every record as it
-is, and the record goes with its candidate when it is approved, rejected or rewritten. An unreadable record reads
+is, and the record goes with its candidate when it is approved, rejected or rewritten (a draft saved into it
+keeps the record when it changes nothing verify measured: `corpus.fingerprint.verified_fingerprint`). An unreadable record reads
 as none: it is only ever a cache of what verify measured.
 """
 
@@ -41,6 +42,12 @@ class RecordedVerdict:
     """The Hindcast version that verified it."""
     logs: str | None = None
     """Where the logs of its unexpected attempts were kept, when any were."""
+    mixed: bool = False
+    """Some tests failed at base for lack of an interface and others on the bug: the prompt must name it."""
+    skipped: tuple[str, ...] = ()
+    """The fix's tests that skipped on both sides (measured on neither)."""
+    unstable: tuple[str, ...] = ()
+    """Tests whose outcome changed across the runs of one side: in neither of the grader's lists."""
 
 
 def verdict_from(entry: object) -> RecordedVerdict | None:
@@ -52,8 +59,10 @@ def verdict_from(entry: object) -> RecordedVerdict | None:
     for name, value in entry.items():
         if name not in known:
             continue
-        if name == "feature":
+        if name in ("feature", "mixed"):
             values[name] = value is True
+        elif name in ("skipped", "unstable"):
+            values[name] = tuple(str(v) for v in value) if isinstance(value, list) else ()
         elif name == "repeats":
             values[name] = value if isinstance(value, int) and not isinstance(value, bool) else 0
         elif name == "logs":

@@ -68,6 +68,13 @@ def summary(result: ScanResult) -> str:
         width = max(len(reason) for reason in stats.skipped)
         lines += [f"    {reason:<{width}}  {count}" for reason, count in sorted(stats.skipped.items(),
                                                                               key=lambda kv: (-kv[1], kv[0]))]
+    if not stats.commits_scanned:
+        lines.append("nothing new: no commit in the range given" if stats.tip is None else
+                     f"nothing new: every commit up to {stats.tip[:7]} was covered by an earlier scan (--full "
+                     f"rescans the whole history)")
+    elif not stats.candidates:
+        lines.append(f"no new candidate: none of the {stats.commits_scanned} commits is a fix that changes tests "
+                     f"and source and was not proposed before")
     if result.candidates:
         lines.append(f"top {min(TOP, len(result.candidates))}:")
         for candidate in result.candidates[:TOP]:

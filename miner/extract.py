@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from corpus.gitutil import run_git
 from corpus.languages import language_of, tests_changed
 from corpus.languages.base import RepoHints, TestRef
 from miner.classify import PathClassifier
@@ -125,15 +126,22 @@ def _lines(sections: list[FileDiff]) -> int:
     return sum(s.added_lines + s.deleted_lines for s in sections)
 
 
-def _hints(fix: str, blobs: dict[str, bytes | None], contents: dict[str, bytes],
+def _hints(repo: Path, fix: str, blobs: dict[str, bytes | None], contents: dict[str, bytes],
            sources: tuple[str, ...]) -> RepoHints:
     def content(path: str) -> bytes | None:
         return contents[path] if path in contents else blobs.get(f"{fix}:{path}")
 
-    return RepoHints(file_content=content, source_paths=sources)
+    def grep(pattern: str) -> tuple[str, ...]:
+        out = run_git(["grep", "-z", "-l", "-I", "-E", "-e", pattern, fix, "--"], repo, check=False)
+        if out.returncode != 0:  # 1: nothing matched
+            return ()
+        names = out.stdout.decode("utf-8", "replace").split("\0")
+        return tuple(sorted(name.split(":", 1)[1] for name in names if ":" in name))
+
+    return RepoHints(file_content=content, source_paths=sources, grep=grep)
 
 
-def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
+def _finish(repo: Path, split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
     commit = split.survivor.commit
     grader_files: dict[str, bytes] = {}
     deleted: list[str] = []
@@ -150,7 +158,7 @@ def _finish(split: _Split, blobs: dict[str, bytes | None]) -> Extraction | str:
         if not section.binary:
             refs.extend(tests_changed(path, content, section.text))
     sources = split.survivor.paths("source")
-    suggestion = suggest(sorted(grader_files), refs, _hints(commit.sha, blobs, grader_files, sources))
+    suggestion = suggest(sorted(grader_files), refs, _hints(repo, commit.sha, blobs, grader_files, sources))
     score, evidence = score_commit(commit, oracle_lines=_lines(split.oracle), test_lines=_lines(split.tests),
                                    test_functions=len(refs), behaviour_lines=split.behaviour_lines,
                                    assertion_lines=assertion_lines(s.text for s in split.tests if s.deleted_lines),
@@ -204,6 +212,7 @@ class Extractor:
 
     def __init__(self, repo: Path, classifier: PathClassifier, limits: SizeLimits,
                  on_extraction: Callable[[Extraction], None], words: SubjectWords | None = None) -> None:
+        self.repo = repo
         self.classifier = classifier  # the first pass's, with every path it has seen already classified
         self.limits = limits
         self.words = words  # filled by the first pass, which has ended before the first score is taken
@@ -258,7 +267,7 @@ class Extractor:
             splits, names = asked.popleft()
             blobs = only_blobs(self.catfile.collect(names))
             for split in splits:
-                done = _finish(split, blobs)
+                done = _finish(self.repo, split, blobs)
                 if isinstance(done, str):
                     result.skipped[done] += 1
                 else:

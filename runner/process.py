@@ -10,12 +10,16 @@ import socket
 import subprocess
 import threading
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from corpus.fsutil import write_error
 from runner.sandbox.bwrap import SandboxSpec, command_line
+from runner.sandbox.limits import command_cgroup, enforcement
 from runner.sandbox.loopback import Receiver
+from runner.sandbox.seccomp import filter_fd
 
 TAIL_BYTES = 8192
 # Process groups of commands still running, so an interrupted run can stop every one of them.
@@ -57,6 +61,7 @@ def run_command(
     stdin_path: Path | None = None,
     marker: str | None = None,
     sandbox: SandboxSpec | None = None,
+    inherit_fds: tuple[int, ...] = (),
     stderr_path: Path | None = None,
 ) -> ProcessResult:
     """Run `bash -c command` in cwd with its own session; output goes to log_path (capped), never to memory whole.
@@ -68,24 +73,39 @@ def run_command(
     With sandbox, the command runs inside that bubblewrap sandbox instead (cwd and env are then the spec's):
     it is the only child of its own pid namespace, so killing bwrap ends every process it started, and a
     sandbox that could not be set up is a start error, never an exit code of the command.
+    inherit_fds: descriptors the command inherits at the same numbers (the caller's to close). With stderr_path,
+    stderr goes to that log (capped alike) instead of being mixed into log_path.
 
-    With stderr_path, stderr goes to that log (capped alike) instead of being mixed into log_path.
+    When the log cannot be written (a full disk) the command is killed at once and WriteError naming log_path
+    is raised once it has ended.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    with ExitStack() as stack:
+        cgroup = stack.enter_context(command_cgroup(sandbox.limits, enforcement())) \
+            if sandbox is not None and sandbox.limits is not None else []
+        return _run(command, cwd, env, timeout, log_path, max_output_bytes, stdin_path, marker, sandbox, cgroup,
+                    inherit_fds, stderr_path)
+
+
+def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path: Path, max_output_bytes: int | None,
+         stdin_path: Path | None, marker: str | None, sandbox: SandboxSpec | None,
+         cgroup: list[str], inherit_fds: tuple[int, ...] = (), stderr_path: Path | None = None) -> ProcessResult:
     started = time.monotonic()
     argv, status_read = ["bash", "-c", command], -1
     pass_fds: tuple[int, ...] = ()
     receiver: Receiver | None = None
     if sandbox is not None:
         status_read, status_write = os.pipe()
-        pass_fds = (status_write,)
+        seccomp = filter_fd()
+        pass_fds = (status_write, seccomp)
         loopback_fd = None
         if sandbox.loopback is not None and sandbox.opens_loopback:
             host_end, inside_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             loopback_fd = inside_end.detach()
             pass_fds += (loopback_fd,)
             receiver = Receiver(host_end, sandbox.loopback)
-        argv = command_line(sandbox, argv, status_fd=status_write, loopback_fd=loopback_fd)
+        argv = cgroup + command_line(sandbox, argv, status_fd=status_write, loopback_fd=loopback_fd,
+                                     seccomp_fd=seccomp)
         cwd, env = sandbox.workspace, {"PATH": os.environ.get("PATH", os.defpath)}
     try:
         with open(stdin_path, "rb") if stdin_path else open(os.devnull, "rb") as stdin:
@@ -97,7 +117,7 @@ def run_command(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE if stderr_path is not None else subprocess.STDOUT,
                 start_new_session=True,
-                pass_fds=pass_fds,
+                pass_fds=pass_fds + inherit_fds,
             )
     except OSError as exc:
         if status_read >= 0:
@@ -114,9 +134,9 @@ def run_command(
         receiver.start()
     with _RUNNING_LOCK:
         _RUNNING.add(proc.pid)
-    pump = _OutputPump(proc.stdout, log_path, max_output_bytes)
+    pump = _OutputPump(proc, proc.stdout, log_path, max_output_bytes)
     pump.start()
-    errors = _OutputPump(proc.stderr, stderr_path, max_output_bytes) if stderr_path is not None else None
+    errors = _OutputPump(proc, proc.stderr, stderr_path, max_output_bytes) if stderr_path is not None else None
     if errors is not None:
         errors.start()
     timed_out = False
@@ -144,6 +164,10 @@ def run_command(
     unopened = receiver.finish() if receiver is not None else None
     if unopened and not start_error:
         start_error = f"the sandbox's loopback could not be set up: {unopened}"
+    if pump.error is not None:
+        raise write_error(pump.error, log_path)
+    if errors is not None and errors.error is not None and stderr_path is not None:
+        raise write_error(errors.error, stderr_path)
     return ProcessResult(
         exit_code=None if timed_out or start_error else proc.returncode,
         timed_out=timed_out and not start_error,
@@ -209,23 +233,37 @@ def kill_group(pgid: int) -> None:
 
 
 class _OutputPump(threading.Thread):
-    """Copies the child's output to the log, up to a cap, keeping a tail and draining the rest."""
+    """Copies the child's output to the log, up to a cap, keeping a tail and draining the rest. When the log
+    cannot be written, the error is kept for the caller (error) and the child's process group killed."""
 
-    def __init__(self, stream: IO[bytes] | None, log_path: Path, limit: int | None) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], stream: IO[bytes] | None, log_path: Path,
+                 limit: int | None) -> None:
         super().__init__(daemon=True)
-        assert stream is not None
+        self.proc = proc
         self.stream = stream
         self.log_path = log_path
         self.limit = limit
         self.total = 0
         self.tail = b""
         self.truncated = False
+        self.error: OSError | None = None
 
     def run(self) -> None:
         assert isinstance(self.stream, io.BufferedReader)
+        try:
+            self._copy(self.stream)
+        except OSError as error:
+            self.error = error
+            kill_group(self.proc.pid)  # its output has nowhere to go: the command stops now, not at its timeout
+            while self.stream.read1(65536):
+                pass
+        finally:
+            self.stream.close()
+
+    def _copy(self, stream: io.BufferedReader) -> None:
         written = 0
         with open(self.log_path, "wb") as log:
-            while chunk := self.stream.read1(65536):
+            while chunk := stream.read1(65536):
                 self.total += len(chunk)
                 self.tail = (self.tail + chunk)[-TAIL_BYTES:]
                 if self.limit is None or written + len(chunk) <= self.limit:
@@ -238,4 +276,3 @@ class _OutputPump(threading.Thread):
             if self.truncated:
                 marker = TRUNCATION_MARKER.format(limit=self.limit, dropped=self.total - written)
                 log.write(marker.encode())
-        self.stream.close()

@@ -30,8 +30,14 @@ FLAGS: Final = {"jobs": "--jobs", "sandbox": "--sandbox", "agent_network": "--ag
                 "agent_binds": "--agent-bind", "agent_home": "--agent-home", "env_cache": "--env-cache",
                 "keep": "--keep", "max_errors": "--max-errors", "prices": "--prices", "executor": "--executor",
                 "ray_address": "--ray-address", "retries": "--retries", "trial_cpus": "--trial-cpus",
-                "trial_memory": "--trial-memory"}
+                "trial_memory": "--trial-memory", "memory_limit": "--memory-limit", "process_limit": "--process-limit",
+                "tmp_size": "--tmp-size", "workspace_limit": "--workspace-limit", "patch_limit": "--patch-limit"}
 """The command-line option of each setting (--no-env-cache is env_cache's other one)."""
+MiB: Final = 1024 * 1024
+GiB: Final = 1024 * MiB
+LIMITS: Final = {"memory_limit": 8 * GiB, "process_limit": 4096, "tmp_size": 1 * GiB, "workspace_limit": 4 * GiB,
+                 "patch_limit": 20 * MiB}
+"""The limits of each sandboxed command and of a trial, with their defaults (`runner.sandbox.limits`)."""
 RAY_ONLY = ("ray_address", "retries", "trial_cpus", "trial_memory")
 """The settings that mean something only with executor ray."""
 
@@ -87,6 +93,17 @@ class Settings:
     """With ray: CPUs each trial or attempt reserves."""
     trial_memory: int | None = None
     """With ray: bytes of memory each trial or attempt reserves (None: no reservation)."""
+    memory_limit: int | None = LIMITS["memory_limit"]
+    """Bytes of memory each sandboxed command may use with every process it starts (None: no limit)."""
+    process_limit: int | None = LIMITS["process_limit"]
+    """Processes and threads each sandboxed command may have at once (None: no limit)."""
+    tmp_size: int = LIMITS["tmp_size"]
+    """Bytes of each sandbox's /tmp (a tmpfs)."""
+    workspace_limit: int | None = LIMITS["workspace_limit"]
+    """Bytes of the agent's workspace when it ends, and of any one file a sandboxed command writes (None: no
+    limit)."""
+    patch_limit: int = LIMITS["patch_limit"]
+    """Bytes of a candidate patch: a bigger one fails its trial."""
 
     def __post_init__(self) -> None:
         if self.sandbox == "none" and self.env_cache == DEFAULT_ENV_CACHE:
@@ -155,6 +172,9 @@ class Settings:
             words += ["--max-errors", str(self.max_errors)]
         if self.prices is not None:
             words += ["--prices", str(self.prices)]
+        for name, default_value in LIMITS.items():
+            if getattr(self, name) != default_value:
+                words += [FLAGS[name], self.text(name)]
         if self.executor == "ray":
             default = Settings()
             words += ["--executor", "ray"]
@@ -211,7 +231,9 @@ def _value(name: str, value: Any) -> Any:
         raise bad()
     if name in ("jobs", "retries") and (not isinstance(value, int) or isinstance(value, bool)):
         raise bad()
-    if name in ("max_errors", "trial_memory") and value is not None and (
+    if name in ("tmp_size", "patch_limit") and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise bad()
+    if name in ("max_errors", "trial_memory", "memory_limit", "process_limit", "workspace_limit") and value is not None and (
             not isinstance(value, int) or isinstance(value, bool)):
         raise bad()
     if name == "trial_cpus":
@@ -231,6 +253,10 @@ class RecordedSettings:
     """The settings, their paths absolute."""
     bwrap_version: str | None = None
     """bubblewrap's version (None unsandboxed, or when it could not be told)."""
+    isolation: Mapping[str, Any] | None = None
+    """What of the sandbox's isolation applied on the machine that started the run (`runner.sandbox.confine.
+    isolation`): user namespace, keyring filter, how memory and processes were limited (None unsandboxed, or a
+    run made before runs recorded it)."""
     inferred: bool = False
     """A run made before run.json recorded its settings: read from its runtime's sandbox and its jobs, the rest
     the CLI's defaults (never written back)."""
@@ -244,7 +270,8 @@ class RecordedSettings:
 
     def to_json(self) -> dict[str, Any]:
         """run.json's `settings` object."""
-        return {**self.settings.to_json(), "bwrap_version": self.bwrap_version}
+        return {**self.settings.to_json(), "bwrap_version": self.bwrap_version,
+                "isolation": dict(self.isolation) if self.isolation is not None else None}
 
     @staticmethod
     def from_json(data: Any, runtime: Mapping[str, Any], jobs: int) -> RecordedSettings | None:
@@ -257,7 +284,10 @@ class RecordedSettings:
             version = data.get("bwrap_version")
             if version is not None and not isinstance(version, str):
                 raise ValueError(f"settings: bwrap_version: {version!r} is not a string")
-            return RecordedSettings(Settings.from_json(data), version)
+            isolation = data.get("isolation")
+            if isolation is not None and not isinstance(isolation, dict):
+                raise ValueError(f"settings: isolation: {isolation!r} is not an object")
+            return RecordedSettings(Settings.from_json(data), version, isolation)
         sandbox = runtime.get("sandbox")
         if not isinstance(sandbox, dict) or sandbox.get("kind") not in SANDBOXES:
             return None

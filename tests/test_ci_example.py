@@ -3,9 +3,11 @@ script fails the job on BLOCK, warns on WARN and writes the reports."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +17,14 @@ import pytest
 from ruamel.yaml import YAML
 
 from authoring.cli import cli as authoring_cli
+from corpus.cli_support import run_cli
+from corpus.errors import ExitCode
 from miner.cli import cli as miner_cli
 from runner.cli import cli as runner_cli
+from tests.test_demo import CORPUS, REPO_ROOT, build_tip
+from tests.testing.isolation import isolated
 from tests.testing.runbuilder import write_run
+from tests.testing.trialkit import PY
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "ci"
 TOOLS: dict[str, click.Group] = {"runner": runner_cli, "miner": miner_cli, "authoring": authoring_cli}
@@ -137,7 +144,10 @@ def test_the_gate_script_maps_the_verdict(tmp_path: Path, cand: dict[str, str], 
 
 def test_the_gate_script_fails_when_the_gate_cannot_judge(tmp_path: Path) -> None:
     proc = gate(tmp_path, {"cart": "ppp"}, {"cart": "p"})  # one trial: too few to judge
-    assert proc.returncode == 4 and "refused" in (tmp_path / "out" / "compare.txt").read_text()
+    assert proc.returncode == 3 and "refused" in (tmp_path / "out" / "compare.txt").read_text()
+    assert proc.stdout.splitlines()[-1] == (
+        "::error title=Hindcast gate::REFUSED: the gate could not judge: refused: the candidate run has fewer than "
+        "3 non-error trials for cart (1)")
     missing = subprocess.run(["bash", str(EXAMPLES / "gate.sh"), str(tmp_path / "nowhere"), str(tmp_path / "none")],
                              capture_output=True, text=True, cwd=tmp_path, check=False,
                              env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
@@ -156,3 +166,64 @@ def test_the_gate_script_takes_a_frozen_baseline(tmp_path: Path) -> None:
     assert proc.returncode == 4, proc.stderr
     assert proc.stdout.splitlines()[-1] == (
         "::error title=Hindcast gate::BLOCK: the candidate is worse than the baseline (compare.html)")
+
+
+DEMO_CASE = "tax-rounding-truncates"
+"""The demo's critical case: a candidate that no longer fixes it is blocked."""
+
+
+@pytest.fixture(scope="module")
+def demo_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Real runs of the demo's critical case, three trials each: the fixer (the baseline), the agent that changes
+    nothing, and an agent that cannot start (every trial an error, as a CLI without its API key)."""
+    root = tmp_path_factory.mktemp("ci-demo")
+    with isolated(root):
+        build_tip(root / "app")
+        shutil.copytree(CORPUS, root / "corpus", ignore=shutil.ignore_patterns(
+            "verification.json", "candidates", "results", "scan-state.yaml"))
+        agents = root / "agents"
+        shutil.copytree(REPO_ROOT / "demo" / "agents", agents)
+        for name, command in (("fixer", f"{PY} {agents}/fixer.py {{case_id}}"),
+                              ("noop", f"{PY} {agents}/noop.py {{prompt_file}}"), ("broken", "exit 1")):
+            argv = ["run", "--corpus", str(root / "corpus"), "--case", DEMO_CASE, "--trials", "3", "--jobs", "2",
+                    "--results-dir", str(root / "results"), "--name", name, "--agent-bind", str(agents),
+                    "--agent-bind", sys.prefix, "--agent", f"candidate={command}"]
+            assert run_cli(runner_cli, "runner", argv) in (ExitCode.OK, ExitCode.FAILED)
+    return root / "results"
+
+
+def demo_gate(tmp_path: Path, results: Path, candidate: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", **env}
+    tmp_path.mkdir()
+    return subprocess.run(["bash", str(EXAMPLES / "gate.sh"), str(results / "fixer"), str(results / candidate),
+                           str(tmp_path / "out")], capture_output=True, text=True, env=environ, cwd=tmp_path,
+                          check=False)
+
+
+def test_the_gate_script_tells_a_measured_block_from_a_refusal_on_real_runs(demo_runs: Path, tmp_path: Path) -> None:
+    worse = demo_gate(tmp_path / "worse", demo_runs, "noop")
+    assert worse.returncode == 4, worse.stdout + worse.stderr
+    assert worse.stdout.splitlines()[-1] == (
+        "::error title=Hindcast gate::BLOCK: the candidate is worse than the baseline (compare.html)")
+    assert json.loads((tmp_path / "worse" / "out" / "compare.json").read_text())["refused"] is False
+    # Every trial in error: nothing was measured, and no triage reruns an agent that cannot start.
+    errored = demo_gate(tmp_path / "errored", demo_runs, "broken", TRIAGE_RERUNS="1")
+    assert errored.returncode == 3, errored.stdout + errored.stderr
+    assert errored.stdout.splitlines()[-1] == (
+        "::error title=Hindcast gate::REFUSED: the gate could not judge: refused: the candidate run has fewer "
+        f"than 3 non-error trials for {DEMO_CASE} (0)")
+    assert json.loads((tmp_path / "errored" / "out" / "compare.json").read_text())["refused"] is True
+    assert not (tmp_path / "errored" / "out" / "triage.txt").exists()
+
+
+def test_the_gate_script_skips_with_a_notice_without_the_agents_secret(demo_runs: Path, tmp_path: Path) -> None:
+    environ = {k: v for k, v in os.environ.items() if k != "DEMO_API_KEY"}
+    skipped = subprocess.run(["bash", str(EXAMPLES / "gate.sh"), str(demo_runs / "fixer"), str(demo_runs / "broken"),
+                              str(tmp_path / "out")], capture_output=True, text=True, cwd=tmp_path, check=False,
+                             env={**environ, "AGENT_SECRET": "DEMO_API_KEY"})
+    assert skipped.returncode == 0 and skipped.stdout == (
+        "::notice title=Hindcast gate::skipped: $DEMO_API_KEY is empty (secrets do not reach pull requests from "
+        "forks), so no agent could run\n")
+    assert not (tmp_path / "out").exists()
+    given = demo_gate(tmp_path / "given", demo_runs, "noop", AGENT_SECRET="DEMO_API_KEY", DEMO_API_KEY="k")
+    assert given.returncode == 4

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 
 import click
 import pytest
@@ -35,6 +36,15 @@ def test_command_has_help(name: str, command: click.Command) -> None:
         if isinstance(param, click.Option) and not param.hidden:
             assert param.help or (param.is_flag and param.name in ("help", "version")), \
                 f"{name} {param.opts[0]} has no help text"
+
+
+@pytest.mark.parametrize(("name", "command"), all_commands(), ids=[n for n, _ in all_commands()])
+def test_help_text_has_no_unformatted_field(name: str, command: click.Command) -> None:
+    texts = [command.help or "", *(p.help or "" for p in command.params if isinstance(p, click.Option))]
+    left = [text for text in texts if re.search(r"\{[A-Za-z_][\w.]*(:[^}]*)?\}", text.replace("{workspace}", "")
+                                                  .replace("{prompt_file}", "").replace("{case_id}", "")
+                                                  .replace("{trial}", ""))]
+    assert not left, f"{name}: an f-string field left unformatted: {left}"
 
 
 def _run(module_name: str, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

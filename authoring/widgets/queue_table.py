@@ -20,8 +20,8 @@ from authoring.messages import LeaksCounted
 from authoring.queue import LeakCount, QueueRow, age_label
 
 VERDICT_WIDTH = 7
-VERDICT_STYLES = {"valid": "green", "feature": "cyan", "invalid": "red", "error": "magenta"}
-"""How each verdict word is shown (`feature` is VALID with a base lacking the tested names)."""
+VERDICT_STYLES = {"valid": "green", "feature": "cyan", "mixed": "cyan", "invalid": "red", "error": "magenta"}
+"""How each verdict word is shown (`feature` and `mixed` are VALID with a base lacking some tested names)."""
 EDITED_MARK = "✎"
 """Marks a row whose draft was edited and is not saved yet."""
 SKIPPED_MARK = "↷"

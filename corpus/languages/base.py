@@ -36,6 +36,8 @@ class RepoHints:
     """Fix-version content of a test file, or of a root file a language names (GRADER_FILES); None when absent."""
     source_paths: tuple[str, ...] = ()
     """The source paths the fix changed (a Go package's testdata/ goes with Go sources)."""
+    grep: Callable[[str], tuple[str, ...]] = lambda pattern: ()
+    """The fix revision's files whose content matches an extended regular expression (`git grep -E`), sorted."""
 
 
 class Command(NamedTuple):

@@ -13,7 +13,9 @@ from runner.runs.result import trial_path
 
 def export_rows(run: LoadedRun) -> str:
     """Every recorded trial of a run as one JSONL row: case_id, variant, trial, passed (false for an error, with
-    ``outcome`` saying which), reason, critical, cost_usd, tokens, and the trajectory read from its transcript."""
+    ``outcome`` saying which), reason, critical, cost_usd, tokens, the trajectory read from its transcript, the
+    run's dataset fingerprint and the case's policy, title and owner as the run recorded them: what `runner
+    import` needs to make a run that compares with this one."""
     lines = []
     for trial in run.trials:
         meta = run.manifest.cases_meta.get(trial.case_id)
@@ -29,5 +31,7 @@ def export_rows(run: LoadedRun) -> str:
             "case_id": trial.case_id, "variant": trial.variant, "trial": trial.trial,
             "passed": trial.outcome == "pass", "outcome": trial.outcome, "reason": trial.reason,
             "critical": bool(meta and meta.critical), "cost_usd": trial.cost_usd, "tokens": trial.tokens,
-            "trajectory": trajectory}, sort_keys=True))
+            "trajectory": trajectory, "dataset_fingerprint": run.manifest.dataset_fingerprint,
+            **({} if meta is None else {"policy": meta.policy, "title": meta.title, "owner": meta.owner})},
+            sort_keys=True))
     return "".join(line + "\n" for line in lines)

@@ -11,6 +11,7 @@ import click
 from corpus import Corpus
 from corpus.errors import ExitCode, HindcastError
 from corpus.fsutil import atomic_write_text
+from corpus.layout import default_corpus
 from corpus.model import POLICIES, one_of
 from runner.behaviour.export import export_rows
 from runner.commands.options import RUN_HELP, run_dir
@@ -26,7 +27,8 @@ from runner.runs.load import load_run
 @click.option("--variant", default="imported", show_default=True, metavar="NAME",
               help="The variant of rows that do not name one.")
 @click.option("--policy", type=click.Choice(["blocking", "advisory"]), default="blocking", show_default=True,
-              help="The policy of the imported cases (a case a row marks critical is blocking and critical).")
+              help="The policy of the imported cases whose rows give none (a case a row marks critical is blocking and "
+                   "critical).")
 @click.option("--name", default=None, metavar="LABEL", help="Name the run, as `runner run --name` does.")
 def import_command(source: Path, out: Path, variant: str, policy: str, name: str | None) -> None:
     """Make a run directory from per-trial JSONL rows (case_id, trial, passed, critical, cost_usd, trajectory), or
@@ -94,7 +96,7 @@ def _export_cases(run: Path | None, jsonl_file: Path | None, json_file: Path | N
                                f"{'FILE.jsonl' if export_format == 'swe-bench' else 'DIR'}")
     if repo_name is not None and export_format != "swe-bench":
         raise click.UsageError("--repo-name goes with --format swe-bench")
-    corpus = Corpus.open(corpus_dir or Path("evals"))
+    corpus = Corpus.open(corpus_dir or default_corpus())
     if export_format == "swe-bench":
         from runner.exports.swebench import export_swebench
 

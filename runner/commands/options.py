@@ -15,7 +15,7 @@ from click.core import ParameterSource
 
 from corpus.errors import ExitCode
 from runner.runs.find import default_results, resolve_run
-from runner.settings import DEFAULT_ENV_CACHE, EXECUTORS, SANDBOXES, Settings
+from runner.settings import DEFAULT_ENV_CACHE, EXECUTORS, FLAGS, LIMITS, SANDBOXES, Settings
 
 GATE_CORPUS_HELP = "Corpus directory (case policy and criticality)."
 """--corpus help of the commands that read case policy and criticality from a corpus (select)."""
@@ -83,7 +83,7 @@ SETTINGS_OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] 
     "--executor": click.option(
         "--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
         help="Where trials (verify: attempts) run: threads here, or tasks on a Ray cluster "
-             "(pip install 'hindcast[ray]')."),
+             "(needs Ray: uv pip install 'ray>=2.9', or install Hindcast with its ray extra)."),
     "--ray-address": click.option(
         "--ray-address", metavar="ADDR", default=None,
         help="The Ray cluster [default: RAY_ADDRESS, else the cluster started on this machine]."),
@@ -96,8 +96,28 @@ SETTINGS_OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] 
     "--trial-memory": click.option(
         "--trial-memory", metavar="SIZE", default=None,
         help="With ray: memory each trial (verify: attempt) reserves on the cluster (bytes, or 512M, 4G)."),
+    "--memory-limit": click.option(
+        "--memory-limit", metavar="SIZE", default=None,
+        help="Memory each sandboxed command (setup, agent, grader) may use with every process it starts: a "
+             "cgroup where the machine allows, else each process's data rlimit (bytes, 512M, 4G, or none) "
+             "[default: 8G]."),
+    "--process-limit": click.option(
+        "--process-limit", metavar="N", default=None,
+        help="Processes and threads each sandboxed command may have at once (a number, or none) [default: 4096]."),
+    "--tmp-size": click.option(
+        "--tmp-size", metavar="SIZE", default=None,
+        help="Size of each sandbox's /tmp, a tmpfs (bytes, 512M, 4G) [default: 1G]."),
+    "--workspace-limit": click.option(
+        "--workspace-limit", metavar="SIZE", default=None,
+        help="The agent's workspace when it ends, and any one file a sandboxed command writes; over it the "
+             "trial fails (bytes, 512M, 4G, or none) [default: 4G]."),
+    "--patch-limit": click.option(
+        "--patch-limit", metavar="SIZE", default=None,
+        help="A candidate patch; over it the trial fails, ungraded (bytes, 512K, 20M) [default: 20M]."),
 }
 """Every option of `runner.settings.Settings`, declared once; `settings_options` gives a command those it takes."""
+LIMIT_FLAGS = ("--memory-limit", "--process-limit", "--tmp-size", "--workspace-limit", "--patch-limit")
+"""The limits of each sandboxed command and of a trial's workspace and patch."""
 EXECUTOR_FLAGS = ("--executor", "--ray-address", "--retries", "--trial-cpus", "--trial-memory")
 """--executor and the options of its Ray cluster."""
 SETTINGS_FLAGS = tuple(SETTINGS_OPTIONS)
@@ -106,7 +126,9 @@ _PARAMS = {"--jobs": "jobs", "--sandbox": "sandbox", "--agent-network": "agent_n
            "--agent-bind": "agent_binds", "--agent-home": "agent_home", "--env-cache": "env_cache",
            "--no-env-cache": "no_env_cache", "--keep": "keep", "--max-errors": "max_errors", "--prices": "prices",
            "--executor": "executor", "--ray-address": "ray_address", "--retries": "retries",
-           "--trial-cpus": "trial_cpus", "--trial-memory": "trial_memory"}
+           "--trial-cpus": "trial_cpus", "--trial-memory": "trial_memory", "--memory-limit": "memory_limit",
+           "--process-limit": "process_limit", "--tmp-size": "tmp_size", "--workspace-limit": "workspace_limit",
+           "--patch-limit": "patch_limit"}
 """Each settings option's parameter: the Settings field it sets (no_env_cache sets env_cache)."""
 
 
@@ -154,6 +176,9 @@ def _settings(values: dict[str, Any]) -> Settings:
             fields["env_cache"] = None
         elif name == "trial_memory":
             fields[name] = parse_size(value) if value is not None else None
+        elif name in LIMITS:
+            if value is not None:
+                fields[name] = _limit(name, value)
         elif name not in ("env_cache", "no_env_cache"):
             fields[name] = value
     if fields.get("executor", "local") != "ray":
@@ -164,13 +189,26 @@ def _settings(values: dict[str, Any]) -> Settings:
     return Settings(**fields)
 
 
-def parse_size(text: str) -> int:
-    """Bytes of `123`, `512M`, `4G` (K, M, G, T; powers of 1024); click.UsageError naming --trial-memory."""
+def _limit(name: str, text: str) -> int | None:
+    """A limit's value from its option: a size (a count for --process-limit), or None for `none` where the
+    limit may be lifted; click.UsageError naming the option."""
+    flag = FLAGS[name]
+    if text.strip().lower() == "none" and name not in ("tmp_size", "patch_limit"):
+        return None
+    if name == "process_limit":
+        if not text.strip().isdigit() or int(text) < 1:
+            raise click.UsageError(f"--process-limit {text!r}: expected a number of at least 1, or none")
+        return int(text)
+    return parse_size(text, flag)
+
+
+def parse_size(text: str, flag: str = "--trial-memory") -> int:
+    """Bytes of `123`, `512M`, `4G` (K, M, G, T; powers of 1024); click.UsageError naming flag."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(?:i?[bB])?\s*", text)
     if match is None:
-        raise click.UsageError(f"--trial-memory {text!r}: expected bytes or a size like 512M or 4G")
+        raise click.UsageError(f"{flag} {text!r}: expected bytes or a size like 512M or 4G")
     number, unit = float(match.group(1)), match.group(2).upper()
     size = int(number * 1024 ** " KMGT".index(unit or " "))
     if size < 1:
-        raise click.UsageError(f"--trial-memory {text!r}: must be at least one byte")
+        raise click.UsageError(f"{flag} {text!r}: must be at least one byte")
     return size

@@ -17,6 +17,7 @@ from corpus.errors import ExitCode, HindcastError
 from runner.behaviour.parse import FORMATS
 from runner.behaviour.prices import load_prices
 from runner.commands.options import SETTINGS_FLAGS, settings_options
+from runner.gate.pairing import MIN_TRIALS
 from runner.gate.select import changed_since, select_cases
 from runner.report.report import print_report
 from runner.runs.find import default_results, recorded_origin, resolve_run
@@ -33,8 +34,8 @@ from runner.verify.record import unverified_warning
 @click.command("run", help=(
     "Score coding agents: k trials per case in isolated workspaces, graded after the agent stops.\n\n"
     f"Exits {ExitCode.OK:d} when every trial was scored, {ExitCode.FAILED:d} when some ended in error or the run "
-    "stopped early because of errors (resume the run to retry them), {ExitCode.BAD_INPUT:d} on bad input, {ExitCode.INTERRUPTED:d} when interrupted (the run "
-    "stays resumable)."))
+    f"stopped early because of errors (resume the run to retry them), {ExitCode.BAD_INPUT:d} on bad input, "
+    f"{ExitCode.INTERRUPTED:d} when interrupted (the run stays resumable)."))
 @corpus_option()
 @repo_option()
 @click.option("--case", "case_ids", multiple=True, metavar="ID", help="Run this case (repeatable).")
@@ -120,6 +121,10 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                        err=True)
             return ExitCode.OK
     warning = unverified_warning(corpus, case_ids, all_cases, mode)
+    if trials is not None and trials < MIN_TRIALS and mode in (None, "agent"):
+        short = (f"warning: --trials {trials}: runner compare needs at least {MIN_TRIALS} non-error trials per "
+                 f"case, so this run can be reported but not gated")
+        warning = f"{warning}\n{short}" if warning else short
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          settings=settings, given=given, results_dir=results_dir, resume=resume,
                          patch_from=patch_from, agent_timeout=agent_timeout, repo=repo, name=name, shard=shard)
@@ -147,7 +152,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                 click.echo(f"run {run_dir}: {total} trial(s)", err=True)
 
             loaded = run(corpus, options, progress=print_progress, announce=announce, stopped=why.append,
-                         overridden=print_overrides)
+                         overridden=print_overrides, warned=print_warning)
     except KeyboardInterrupt:
         if not made:
             raise
@@ -184,6 +189,11 @@ def print_progress(done: int, total: int, result: TrialResult) -> None:
                f"({result.reason})", err=True)
 
 
+def print_warning(line: str) -> None:
+    """A warning of the run on stderr (a scratch directory it could not remove)."""
+    click.echo(f"runner: warning: {line}", err=True)
+
+
 def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None,
                   stopped: Callable[[str], None], made: Callable[[Path], None]) -> LoadedRun:
     console = Console(highlight=False)
@@ -202,4 +212,5 @@ def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None,
                                                  f"{result.outcome}")
 
         return run(corpus, options, progress=progress, announce=announce, stopped=stopped,
-                   overridden=lambda changes: bar.console.print(overrides_line(changes), markup=False))
+                   overridden=lambda changes: bar.console.print(overrides_line(changes), markup=False),
+                   warned=print_warning)

@@ -9,6 +9,7 @@ import click
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import UsageError
+from corpus.fingerprint import shown_fingerprint
 from runner.verify.validate import validate
 
 
@@ -27,4 +28,4 @@ def validate_command(corpus_dir: Path, repo: Path | None) -> None:
         raise UsageError(f"{corpus_dir}: {count} {'problem' if count == 1 else 'problems'} found")
     click.echo(f"corpus {corpus_dir}: {report.cases} cases ({report.active} active), "
                f"{report.candidates} candidates, {report.rejected} rejected")
-    click.echo(f"dataset fingerprint: {report.dataset_fingerprint}")
+    click.echo(f"dataset fingerprint: {shown_fingerprint(report.dataset_fingerprint)}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import ExitStack
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import click
 from corpus import Corpus
 from corpus.cli_support import corpus_option, repo_option
 from corpus.errors import ExitCode
-from runner.commands.options import EXECUTOR_FLAGS, json_option, settings_options
+from runner.commands.options import EXECUTOR_FLAGS, LIMIT_FLAGS, json_option, settings_options
 from runner.settings import Settings
 from runner.verify.render import render_verdicts, report_json, verdict_line
 from runner.verify.verify import CaseVerdict, VerifyOptions, verify
@@ -29,10 +30,16 @@ from runner.verify.verify import CaseVerdict, VerifyOptions, verify
 @click.option("--candidates", is_flag=True,
               help="Verify the miner's candidates (needs --case or --all); the measured tests are written into them.")
 @click.option("--update", is_flag=True, help="Write the measured fail-to-pass and pass-to-pass tests into cases too.")
-@settings_options("--jobs", "--keep", "--sandbox", "--env-cache", "--no-env-cache", *EXECUTOR_FLAGS)
+@click.option("--top", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Only the N best-scored (the miner's score); with --candidates, no --all needed.")
+@click.option("--min-score", type=float, default=None, metavar="X", help="Only those the miner scored at least X.")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None, metavar="YYYY-MM-DD",
+              help="Only fixes authored on or after this date.")
+@settings_options("--jobs", "--keep", "--sandbox", "--env-cache", "--no-env-cache", *EXECUTOR_FLAGS, *LIMIT_FLAGS)
 @json_option
 def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], all_cases: bool, repeats: int,
-                   candidates: bool, update: bool, settings: Settings, as_json: bool) -> int:
+                   candidates: bool, update: bool, top: int | None, min_score: float | None, since: datetime | None,
+                   settings: Settings, as_json: bool) -> int:
     """Prove each case: the broken base fails its hidden grader and the oracle passes it.
 
     The grader's test files run whole on both sides; the tests that fail at base and pass with the oracle are
@@ -41,20 +48,31 @@ def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...
     """
     corpus = Corpus.open(corpus_dir)
     options = VerifyOptions(case_ids=case_ids, repeats=repeats, settings=settings, repo=repo,
-                            kind="candidates" if candidates else "cases", all_cases=all_cases, update=update)
+                            kind="candidates" if candidates else "cases", all_cases=all_cases, update=update,
+                            top=top, min_score=min_score, since=since.date().isoformat() if since else None)
+    kind = "candidate(s)" if candidates else "case(s)"
+
+    def estimate(cases: int, attempts: int) -> None:
+        click.echo(f"verifying {cases} {kind}: {attempts} attempts (each base runs twice when measured) at "
+                   f"--jobs {settings.jobs}; a cold environment takes the longest", err=True)
+
     with ExitStack() as stack:
         if sys.stderr.isatty():
             bars: list[Any] = []
 
-            def start(total: int) -> None:
+            def start(cases: int, total: int) -> None:
+                estimate(cases, total)
                 bars.append(stack.enter_context(click.progressbar(length=total, label="verifying",
-                                                                  file=sys.stderr)))
+                                                                  file=sys.stderr, show_eta=True)))
 
             report = verify(corpus, options, progress=lambda _: bars[0].update(1), on_start=start)
         else:
             def line(verdict: CaseVerdict) -> None:
                 click.echo(verdict_line(verdict), err=True)
 
-            report = verify(corpus, options, on_verdict=line)
+            report = verify(corpus, options, progress=lambda text: click.echo(text, err=True), on_verdict=line,
+                            on_start=estimate)
+    for warning in report.warnings:
+        click.echo(f"runner: warning: {warning}", err=True)
     click.echo(report_json(report) if as_json else "\n".join(render_verdicts(report)))
     return ExitCode.OK if report.all_valid else ExitCode.FAILED

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus.errors import UsageError
-from corpus.fsutil import atomic_write_text
+from corpus.fsutil import atomic_write_text, tree_bytes
 from runner.envs.key import EnvKey
 from runner.envs.overlay import Overlay
 from runner.settings import DEFAULT_ENV_CACHE, EnvCacheChoice
@@ -75,7 +75,8 @@ class Built:
     env_dir: Path | None
     """The environment it made (entries/<digest>/env), when the case names a python."""
     tree: str | None = None
-    """Set when the overlay holds files compiled from the base's source: the entry then serves only that tree."""
+    """Set when the environment or the overlay holds files of the project (`runner.envs.project`): the entry
+    then serves only that tree."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ class EnvEntry:
     overlay: Overlay
     """What to copy into each workspace that uses it."""
     tree: str | None
-    """The only base tree it serves, when it holds compiled files; None: every base of its key."""
+    """The only base tree it serves, when it holds files of the project; None: every base of its key."""
 
     @property
     def overlay_dir(self) -> Path:
@@ -148,7 +149,8 @@ class EnvCache:
         """The complete entry of key and whether it was there already (a hit); build(entry_dir) makes it when not.
 
         Builds of one key, in threads or processes, wait for one another; the build's errors propagate and
-        leave nothing behind.
+        leave nothing behind. An entry that holds files of the project serves only its own base tree: for
+        another base the key is pinned to that base's tree (`EnvKey.pin`), an entry of its own.
         """
         digest = key.digest
         with self._lock:
@@ -158,8 +160,10 @@ class EnvCache:
             if entry is None:
                 entry, hit = self._open(key, build)
                 self._entries[digest] = entry
-            self._touch(entry, case_id)
-            return entry, hit
+            if entry.tree is None or entry.tree == key.base_tree or key.pinned:
+                self._touch(entry, case_id)
+                return entry, hit
+        return self.acquire(key.pin(), case_id, build)
 
     def _open(self, key: EnvKey, build: Callable[[Path], Built]) -> tuple[EnvEntry, bool]:
         """Hold the entry of key shared, building it first when it is not complete.
@@ -273,14 +277,7 @@ def read_entry(directory: Path) -> EnvEntry:
 
 def tree_size(path: Path) -> int:
     """Bytes of the files under path (links not followed)."""
-    total = 0
-    for root, _, files in os.walk(path):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                continue
-    return total
+    return tree_bytes(path)
 
 
 def _close_all(held: dict[str, int]) -> None:

@@ -7,6 +7,8 @@ import os
 import re
 import shutil
 import subprocess
+import sysconfig
+import threading
 from pathlib import Path
 
 import uv
@@ -83,9 +85,27 @@ def failure_line(tail: str) -> str:
     return text if len(text) <= 300 else text[:299] + "…"
 
 
+_UV: list[Path] = []
+_UV_LOCK = threading.Lock()
+
+
 def uv_binary() -> Path:
-    """The uv executable Hindcast depends on (resolved: a sandbox binds it at this path)."""
-    return Path(os.path.realpath(uv.find_uv_bin()))
+    """The uv executable Hindcast depends on (resolved: a sandbox binds it at this path), found once per process.
+
+    `uv.find_uv_bin` reads `sysconfig`, whose lazy initialisation is not thread-safe in Python 3.11 (a second
+    thread sees a half-filled table: `"uv" + None`); trials and attempts run in threads, so the lookup is made
+    under a lock, after `interpreter_facts` filled the table."""
+    with _UV_LOCK:
+        if not _UV:
+            interpreter_facts()
+            _UV.append(Path(os.path.realpath(uv.find_uv_bin())))
+        return _UV[0]
+
+
+def interpreter_facts() -> None:
+    """Fill `sysconfig`'s table of this interpreter once, in the calling thread: every later reader (uv's lookup
+    among them) finds it whole. Commands call it before they start threads."""
+    sysconfig.get_config_vars()
 
 
 def make_python_env(version: str, venv_dir: Path, env: dict[str, str],

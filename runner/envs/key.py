@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,8 +19,9 @@ from corpus.languages import dependency_globs
 from corpus.model import Case
 from corpus.testfiles import glob_matcher
 
-KEY_FORMAT = 1
-"""Bumped when what goes into a key (or what an entry holds) changes: old entries are then never matched."""
+KEY_FORMAT = 3
+"""Bumped when what goes into a key (or what an entry holds) changes: old entries are then never matched (3: an
+entry holding files of the project records its base tree)."""
 
 
 def is_dependency_file(path: str) -> bool:
@@ -49,18 +50,25 @@ class EnvKey:
     dependency_files: tuple[str, ...]
     """Those paths."""
     base_tree: str
-    """The base commit's tree (not part of the digest: entries are shared across bases)."""
+    """The base commit's tree: part of the digest only when pinned."""
+    pinned: bool = False
+    """The key of an entry that holds files of the project (`runner.envs.project`): its digest names the base
+    tree, so the entry serves that tree alone."""
 
     @property
     def digest(self) -> str:
-        """The entry's name: a hash of every part but the base tree."""
-        parts = {k: v for k, v in asdict(self).items() if k != "base_tree"}
-        text = json.dumps({"format": KEY_FORMAT, **parts}, sort_keys=True, default=list)
+        """The entry's name: a hash of every part but the base tree, and of the base tree too when pinned."""
+        text = json.dumps({"format": KEY_FORMAT, **self.parts()}, sort_keys=True, default=list)
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
     def parts(self) -> dict[str, Any]:
-        """The key as entry.json records it."""
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items() if k != "base_tree"}
+        """The key as entry.json records it (the base tree only when pinned)."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()
+                if k not in ("base_tree", "pinned") or self.pinned}
+
+    def pin(self) -> EnvKey:
+        """This key with the base tree in its digest."""
+        return replace(self, pinned=True)
 
 
 def env_key(case: Case, repo: Path) -> EnvKey:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import shutil
 import threading
+import traceback
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from corpus.fsutil import replace_directory, staging_directory, writing
+from corpus.fsutil import remove_tree, replace_directory, staging_directory, writing
 from runner.envs.cache import EnvCache
 from runner.grading.assets import AssetCache
 from runner.sandbox.confine import Confinement
@@ -24,8 +26,23 @@ T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
 
+HARNESS_ERROR = "harness-error.txt"
+"""A job's folder's record of a failure of the harness itself: the traceback behind an `error: harness: ...`."""
+
+
+def harness_error(exc: BaseException, out: Path) -> str:
+    """The reason of a job the harness failed (`harness: TypeError: ...`), its traceback written to out's
+    HARNESS_ERROR (where out is still there to write to)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / HARNESS_ERROR).write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    except OSError:  # the reason still says what failed; the folder is the job's, a full disk stops elsewhere
+        pass
+    return f"harness: {type(exc).__name__}: {exc}"
+
+
 def _remove(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
+    remove_tree(path)
 
 
 @dataclass(frozen=True)
@@ -47,7 +64,42 @@ class Node:
     cancel: threading.Event = field(default_factory=threading.Event)
     """Set when the jobs are cancelled; a job checks it between its steps and then ends without a value."""
     discard: Callable[[Path], None] = _remove
-    """Removes a job's scratch directory (on the driver, a background thread does)."""
+    """Removes a job's scratch directory, at any depth (on the driver, a background thread does, and the
+    command reports what it could not remove; elsewhere an OSError)."""
+
+
+class Janitor:
+    """Removes scratch directories in a background thread, and keeps what it could not remove for the command to
+    report (a leftover scratch can hold a case's materialized hidden tests)."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindcast-janitor")
+        self._lock = threading.Lock()
+        self.failures: list[str] = []
+        """`PATH: reason` of each directory not removed."""
+
+    def discard(self, path: Path) -> None:
+        """Remove path soon (Node.discard)."""
+        self._pool.submit(self._remove, path)
+
+    def _remove(self, path: Path) -> None:
+        try:
+            remove_tree(path)
+        except OSError as exc:
+            with self._lock:
+                self.failures.append(f"{path}: {exc.strerror or exc}")
+
+    def close(self, *also: Path) -> list[str]:
+        """Wait for the removals, remove also (now), and return every failure."""
+        self._pool.shutdown(wait=True)
+        for path in also:
+            self._remove(path)
+        return list(self.failures)
+
+
+def not_removed(failures: list[str]) -> list[str]:
+    """The warnings of a command's scratch directories it could not remove."""
+    return [f"scratch not removed: {failure}" for failure in failures]
 
 
 class Job(Protocol[T_co]):

@@ -3,11 +3,14 @@ command's settings choose."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from runner.executors.jobs import Executor, Job, Node, publish
+from corpus.errors import HindcastError
+from runner.executors.jobs import Executor, Job, Node, harness_error, publish
 from runner.process import kill_running
 from runner.settings import Settings
 
@@ -33,7 +36,18 @@ class LocalExecutor(Generic[T]):
         return future
 
     def _run(self, job: Job[T]) -> T | None:
-        return publish(job.target, lambda out: job.run(self.node, out))
+        started = time.monotonic()
+        try:
+            return publish(job.target, lambda out: job.run(self.node, out))
+        except HindcastError:  # a full disk, a refused path: the command stops with it
+            raise
+        except Exception as exc:  # noqa: BLE001 - a job the harness broke is that job's error, not the command's end
+            error = exc
+
+            def failed(out: Path) -> T:
+                return job.failed(harness_error(error, out), time.monotonic() - started, out)
+
+            return publish(job.target, failed)
 
     def wait(self, pending: set[Future[T | None]]) -> set[Future[T | None]]:
         """The jobs among pending that ended (at least one; blocks until then)."""

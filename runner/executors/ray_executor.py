@@ -11,6 +11,7 @@ an error naming the cause, never a fail. Ray is imported here only, and only whe
 
 from __future__ import annotations
 
+import shlex
 import socket
 import sys
 import time
@@ -27,7 +28,8 @@ from runner.executors.remote import run_remote, unpack_folder
 from runner.settings import Settings
 
 T = TypeVar("T")
-INSTALL = "--executor ray needs Ray on this machine and on the cluster: pip install 'hindcast[ray]'"
+INSTALL = (f"--executor ray needs Ray on this machine and on the cluster: "
+           f"uv pip install --python {shlex.quote(sys.executable)} 'ray>=2.9'")
 CANCEL_GRACE = 10.0
 """Seconds cancelled tasks get to kill their job's processes before their workers are killed."""
 

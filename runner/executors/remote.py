@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from corpus.errors import HindcastError
 from runner.envs.cache import EnvCache, open_env_cache
-from runner.envs.environment import pin_base_version
+from runner.envs.environment import pin_base_version, uv_binary
 from runner.executors.jobs import Job, Node
 from runner.executors.packs import CasePack, materialize
 from runner.grading.assets import AssetCache
@@ -51,6 +51,7 @@ def run_remote(job: Job[T], settings: Settings, hide: tuple[str, ...], pack: Cas
             confinement = confine(settings, hidden_paths(*hide, root, *harness_dirs()))
             # A cache object of the task's own, closed when it ends: a worker process lives as long as the
             # cluster, and an entry it kept holding would never be pruned on its node.
+            uv_binary()  # what the trials' threads need of the interpreter, resolved before they start
             cache = open_env_cache(settings.env_cache)
         except HindcastError as exc:
             return job.failed(exc.message, time.monotonic() - started, out), pack_folder(out)

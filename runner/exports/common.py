@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.errors import GitError, UsageError
+from corpus.fsutil import hindcast_temp
 from corpus.gitutil import open_repository, resolve_commit, run_git
 from corpus.store import Corpus, StoredCase
 
@@ -129,7 +130,7 @@ def out_file_free(out: Path) -> None:
 @contextmanager
 def scratch_directory(prefix: str) -> Iterator[Path]:
     """A temporary directory removed afterwards."""
-    path = Path(tempfile.mkdtemp(prefix=prefix))
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=hindcast_temp()))
     try:
         yield path
     finally:

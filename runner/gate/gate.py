@@ -41,6 +41,7 @@ from runner.gate.quarantine import Quarantine
 from runner.gate.scorecard_rules import ScoreChange, score_changes, scorecard_findings
 from runner.gate.stats import DropTest, significant_drop
 from runner.gate.summary import Summary, summarize
+from runner.runs.aggregate import Aggregate
 
 Decision = Literal["PASS", "WARN", "BLOCK"]
 """What the gate decides (printed as ``verdict:`` and written as the JSON key ``verdict``)."""
@@ -150,6 +151,15 @@ class CompareReport:
     scores: tuple[ScoreChange, ...] = ()
     """Each compared variant's scorecard means and counts in both runs (``runner.gate.scorecard_rules``)."""
 
+    @property
+    def cannot_block(self) -> str | None:
+        """What the gate cannot do on these runs, said before anything else: with every case advisory no drop
+        and no regression blocks; None when some case is blocking (or the gate refused)."""
+        if self.refused or not self.rows or any(r.info.blocking for r in self.rows):
+            return None
+        return ("note: every case is advisory, so this gate can warn but never block on a drop or a regression "
+                "(make the cases that must hold blocking: authoring set --policy blocking ID..., or critical)")
+
     def risk_flags(self, case_id: str) -> tuple[str, ...]:
         """The case's risk labels as the candidate (else the baseline) recorded them."""
         for run in (self.candidate, self.baseline):
@@ -223,15 +233,22 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
                          scores=scores)
 
 
+def _scored_pairs(rows: Sequence[Row]) -> list[tuple[Aggregate, Aggregate]]:
+    """The two sides of the rows both runs scored (a case whose trials all errored has no rate: the gate refuses
+    it, and the statistics leave it out)."""
+    return [(r.baseline, r.candidate) for r in rows
+            if r.baseline is not None and r.candidate is not None and r.baseline.scored and r.candidate.scored]
+
+
 def _drop_test(rows: Sequence[Row], alpha: float) -> DropTest:
-    pairs = [(r.baseline, r.candidate) for r in rows if r.baseline is not None and r.candidate is not None]
+    pairs = _scored_pairs(rows)
     return significant_drop([b.rate for b, _ in pairs], [c.rate for _, c in pairs],
                             [b.passed for b, _ in pairs], [c.passed for _, c in pairs], alpha=alpha)
 
 
 def power_note(gated: Sequence[Row], test: DropTest, options: CompareOptions) -> PowerNote:
     """Minimum detectable drop for these cases and trials, and the cases needed for the observed drop."""
-    pairs = [(r.baseline, r.candidate) for r in gated if r.baseline is not None and r.candidate is not None]
+    pairs = _scored_pairs(gated)
     trials = min((min(b.scored, c.scored) for b, c in pairs), default=MIN_TRIALS)
     trials = max(trials, 1)
     sd = estimate_sd_of_differences([c.rate - b.rate for b, c in pairs], trials)

@@ -118,6 +118,8 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
     header = (f"baseline {_run_label(base)} ({', '.join(base.variants)}) vs candidate {_run_label(cand)} "
               f"({', '.join(cand.variants)}), compared by {report.keyed_by}")
     lines = [header, f"policy and criticality: {report.policy_source}"]
+    if report.cannot_block:
+        lines.insert(0, report.cannot_block)
     if triage is not None:
         lines.append(f"triage: run {triage.run_id} ({triage.directory})")
     lines.append("")
@@ -267,7 +269,7 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
         "verdict": report.decision, "exit_code": report.exit_code, "refused": report.refused,
         "findings": [{"level": f.level, "rule": f.rule, "message": f.message} for f in report.findings],
         "baseline": _run_document(report.baseline), "candidate": _run_document(report.candidate),
-        "policy_source": report.policy_source,
+        "policy_source": report.policy_source, "cannot_block": report.cannot_block,
         "triage": None if triage is None else {"run_id": triage.run_id, "directory": str(triage.directory)},
         "keyed_by": report.keyed_by,
         **{name: [row(r) for r in rows] for name, rows in (

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from corpus.errors import WorkspaceError
 from corpus.gitutil import run_git
-from corpus.model import Case, CaseFiles
+from corpus.model import Case, CaseFiles, TamperingPolicy
 from corpus.testfiles import matcher_for_tests
 from runner.grading.failclosed import (
     FixConfig,
@@ -21,8 +20,10 @@ from runner.grading.failclosed import (
     needs_before,
     restore_for_grading,
 )
-from runner.grading.grader import GradeResult, judge, materialize_grader
+from runner.grading.grader import PYTEST_WORD, GradeResult, judge, materialize_grader
 from runner.grading.invariants import INVARIANTS_LOG, InvariantResult, run_invariants
+from runner.grading.scan import StaticHint, static_hints
+from runner.grading.seal import Seal, SealReport
 from runner.process import run_command
 from runner.sandbox.bwrap import Bind
 from runner.sandbox.confine import Confinement, phase_sandbox
@@ -76,6 +77,9 @@ class GradingSetup:
     """Test configuration paths of the base tree."""
     test_globs: tuple[str, ...] = ()
     """The corpus's test-file globs (built-in rules when empty)."""
+    tampering: TamperingPolicy = "fail"
+    """What observed tampering with the grader does to a candidate: fail the trial, or only flag it (corpus.yaml's
+    `grader_tampering`)."""
 
 
 @dataclass(frozen=True)
@@ -88,32 +92,18 @@ class Graded:
     """Paths set back before grading."""
     touched: tuple[str, ...] = ()
     """Every path the patch touches."""
-    test_aware: tuple[str, ...] = ()
-    """A candidate's source files whose added lines name the test framework (`test_aware_paths`)."""
+    static: tuple[StaticHint, ...] = ()
+    """What the candidate's added source lines say (`runner.grading.scan`): a hint, never the verdict."""
     invariants: tuple[InvariantResult, ...] = ()
     """The case's invariants, run after the grader (none unless grade_patch was asked to run them)."""
+    seal: SealReport | None = None
+    """What the seal saw while the grader ran (`runner.grading.seal`)."""
 
-
-TEST_AWARE = re.compile(rb"\b(pytest|_pytest|PYTEST_\w*|unittest|conftest|sys\.modules|JEST_WORKER_ID|VITEST\w*)\b")
-"""Words a source line says when it looks at the test framework rather than doing its job."""
-
-
-def test_aware_paths(patch: bytes, is_test: Callable[[str], bool]) -> list[str]:
-    """Files outside the tests whose added lines name the test framework (`"pytest" in sys.modules`, a plugin
-    registered from the code under test): a real source edit that may hold only while the tests run."""
-    found, path = [], None
-    for line in patch.splitlines():
-        if line.startswith(b"diff --git "):
-            path = None
-        elif line.startswith(b"+++ "):
-            name = line[4:].decode("utf-8", "surrogateescape")
-            path = name[2:] if name.startswith("b/") else None
-            if path is not None and (is_test(path) or is_test_config(path)):
-                path = None
-        elif path is not None and line.startswith(b"+") and TEST_AWARE.search(line):
-            found.append(path)
-            path = None
-    return found
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """The result flags of the static scan and the seal."""
+        flags = sorted({hint.flag for hint in self.static if hint.flag != "binary_file"})
+        return (*flags, *(self.seal.flags if self.seal else ()))
 
 
 def patch_paths(workspace: Path, patch: bytes, what: str = "candidate patch") -> list[str]:
@@ -165,17 +155,48 @@ def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping
                                    grader_paths, setup.test_globs, root_before,
                                    lambda names: importable(names, env))
     materialize_grader(case, setup.files, workspace)
-    sandbox = phase_sandbox(conf, "grader", scratch, workspace=workspace, env=env, extra=env_binds,
-                            loopback=loopback, grader_network=case.grader.network)
-    ran = run_command(case.grader.command, workspace, dict(env), case.grader.timeout, log_path, sandbox=sandbox,
-                      max_output_bytes=GRADER_LOG_LIMIT)
+    reset = {a.path for a in restored}
+    protected = {*grader_paths, *setup.base_config, *(p for p, _ in setup.fix_config.files)}
+    sources = [p for p in touched if p not in reset and p not in protected] if candidate else []
+    seal = Seal(scratch, workspace, sandboxed=conf.sandboxed, candidate=sources,
+                hidden=[p for p, _ in setup.files.grader_files], protected=protected, junit=case.grader.junit)
+    try:
+        sealed_env = seal.env(env)
+        sandbox = phase_sandbox(conf, "grader", scratch, workspace=workspace, env=sealed_env,
+                                extra=(*env_binds, *seal.binds()), loopback=loopback,
+                                grader_network=case.grader.network)
+        ran = run_command(case.grader.command, workspace, sealed_env, case.grader.timeout, log_path,
+                          sandbox=sandbox, max_output_bytes=GRADER_LOG_LIMIT, inherit_fds=(seal.write_fd,))
+    finally:
+        seal.close()
     result = judge(case.grader, ran, workspace, log_head(log_path))
     if candidate and result.outcome == "error" and not ran.start_error:
         result = replace(result, outcome="fail", reason=f"{result.reason}, with the candidate's code")
-    aware = tuple(test_aware_paths(patch, is_test)) if candidate else ()
-    checks = run_invariants(case.invariants, workspace, env, sandbox, log_path.with_name(INVARIANTS_LOG),
+    report = seal.report(ran, result.tests, result.outcome == "pass",
+                         expected=candidate and bool(PYTEST_WORD.search(case.grader.command)))
+    result = sealed_outcome(result, report, candidate, setup.tampering)
+    hints = tuple(static_hints(workspace, sources, lambda p: not is_test(p) and not is_test_config(p)))
+    plain = phase_sandbox(conf, "grader", scratch, workspace=workspace, env=env, extra=env_binds,
+                          loopback=loopback, grader_network=case.grader.network)
+    checks = run_invariants(case.invariants, workspace, env, plain, log_path.with_name(INVARIANTS_LOG),
                             scratch) if invariants and case.invariants and not ran.start_error else ()
-    return Graded(result, restored, tuple(touched), aware, checks)
+    return Graded(result, restored, tuple(touched), hints, checks, report)
+
+
+def sealed_outcome(result: GradeResult, report: SealReport, candidate: bool,
+                   policy: TamperingPolicy) -> GradeResult:
+    """The grader's outcome after what the seal saw: a candidate's tampering with the grader is a fail (unless
+    the corpus only flags it); a pass whose report, pytest's account and exit status disagree is a fail for a
+    candidate and an error otherwise (the case's grader cannot be trusted)."""
+    tampering = report.tampering
+    if candidate and tampering and policy == "fail" and result.outcome != "error":
+        first = tampering[0]
+        where = f" at {first.where}" if first.where else ""
+        return replace(result, outcome="fail", reason=f"grader tampering: {first.kind}: {first.detail}{where}")
+    if report.disagreement and result.outcome == "pass":
+        return replace(result, outcome="fail" if candidate else "error",
+                       reason=f"the grader's accounts disagree: {report.disagreement}")
+    return result
 
 
 def log_head(log_path: Path, limit: int = 64 * 1024) -> str | None:

@@ -26,7 +26,11 @@ class TestOutcome:
     outcome: Literal["passed", "failed", "skipped"]
     """What happened to it."""
     message: str = ""
-    """For a failed test, its failure's message and the exception line of its report (`E   ImportError: ...`)."""
+    """For a failed test, its failure's message and the exception line of its report (`E   ImportError: ...`);
+    for a skipped one, the skip's reason."""
+    raised_in: str = ""
+    """For a failed test, the file of the frame that raised (the last `path:line: Error` line of its traceback),
+    as the report gives it; "" when the report names none."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,8 @@ PYTEST_NO_RUN = {2: "collection errors or interrupted", 3: "internal error", 4: 
                  5: "no tests collected"}
 """pytest's exit codes for a session that ran no test (or stopped before its end)."""
 EXCEPTION_LINE = re.compile(r"[A-Za-z_][\w.]*(Error|Exception|Exit)\b")
+RAISED_AT = re.compile(r"^(\S[^:]*):\d+: [A-Za-z_][\w.]*$")
+"""pytest's last traceback line: the raising frame's file, its line and the exception's name."""
 ERROR_LINE = re.compile(r"\b(\w*Error|ERROR|INTERNALERROR|Exception)\b")
 
 
@@ -146,17 +152,29 @@ def read_junit(report: bytes | None, name: str) -> tuple[TestOutcome, ...]:
     for suite in suites:
         for test in suite:
             results = list(test.result)
-            message = ""
+            message, raised_in = "", ""
             if any(isinstance(r, (Failure, Error)) for r in results):
                 state: Literal["passed", "failed", "skipped"] = "failed"
-                message = _failure_message(next(r for r in results if isinstance(r, (Failure, Error))))
+                failure = next(r for r in results if isinstance(r, (Failure, Error)))
+                message, raised_in = _failure_message(failure), _raised_in(failure.text or "")
             elif any(isinstance(r, Skipped) for r in results):
                 state = "skipped"
+                skip = next(r for r in results if isinstance(r, Skipped))
+                message = (skip.message or "").strip()[:500]
             else:
                 state = "passed"
             name = f"{test.classname}.{test.name}" if test.classname else str(test.name)
-            outcomes.append(TestOutcome(name, state, message))
+            outcomes.append(TestOutcome(name, state, message, raised_in))
     return tuple(outcomes)
+
+
+def _raised_in(text: str) -> str:
+    """The file of the raising frame: pytest ends a traceback with `path:line: ExceptionName`."""
+    for line in reversed(text.splitlines()):
+        if line.strip():
+            match = RAISED_AT.match(line.strip())
+            return match.group(1) if match else ""
+    return ""
 
 
 def _failure_message(failure: Failure | Error) -> str:

@@ -81,7 +81,7 @@ def run_notes(run: LoadedRun) -> list[str]:
     notes = []
     planned = run.manifest.config.trials * len(run.manifest.config.cases) * len(run.manifest.config.variants)
     if run.missing:
-        recorded = run.manifest.settings
+        recorded = run.manifest.current_settings()  # what the run last ran with, as Ctrl-C's line says
         line = resume_command(run.directory, recorded.settings) if recorded is not None else \
             f"runner run --resume {run.directory}"
         notes.append(f"INCOMPLETE: {run.missing} of {planned} planned trials missing; complete the run with "

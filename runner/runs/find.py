@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.errors import HindcastError, UsageError
-from corpus.layout import RESULTS_DIR
+from corpus.layout import RESULTS_DIR, default_corpus
 from runner.runs.manifest import RUN_FILE, RunManifest, read_manifest
 
 LATEST = "latest"
@@ -40,12 +40,13 @@ def runs_in(results_dir: Path) -> list[FoundRun]:
             found.append(FoundRun(child, None, exc.message))
     dated = sorted(((f.manifest.created, f.manifest.run_id, index) for index, f in enumerate(found)
                     if f.manifest is not None), reverse=True)
-    return [found[index] for _, _, index in dated] + sorted((f for f in found if f.manifest is None), key=lambda f: f.directory.name)
+    unreadable = sorted((f for f in found if f.manifest is None), key=lambda f: f.directory.name)
+    return [found[index] for _, _, index in dated] + unreadable
 
 
 def default_results(corpus_dir: Path | None) -> Path:
     """Where a bare ``latest`` or run name is looked up: the results directory of --corpus (default ./evals)."""
-    return (corpus_dir or Path("evals")) / RESULTS_DIR
+    return (corpus_dir or default_corpus()) / RESULTS_DIR
 
 
 def resolve_run(argument: Path, results_dir: Path, *, frozen: bool = True) -> Path:

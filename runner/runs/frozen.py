@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus.errors import UsageError
-from corpus.fsutil import atomic_write_bytes, atomic_write_text
+from corpus.fsutil import atomic_write_bytes, atomic_write_text, hindcast_temp
 from runner.runs.behaviour_record import BEHAVIOUR_FILE
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import RUN_FILE, VARIANT_NAME, read_manifest
@@ -93,6 +93,6 @@ def thaw(path: Path, into: Path) -> Path:
 
 def thawed(path: Path) -> Path:
     """A frozen run unpacked into a temporary directory removed when the process exits."""
-    scratch = Path(tempfile.mkdtemp(prefix="hindcast-frozen-"))
+    scratch = Path(tempfile.mkdtemp(prefix="hindcast-frozen-", dir=hindcast_temp()))
     atexit.register(shutil.rmtree, scratch, True)
     return thaw(path, scratch)

@@ -3,8 +3,10 @@
 
 An imported run is a run like any other on disk (run.json with every trial's digest, one folder per trial), so
 ``report``, ``compare`` and ``flakes`` read it unchanged. It has no corpus: its dataset fingerprint is the
-sha256 of its sorted case ids (two imports of the same cases compare; other cases need --allow-dataset-change),
-each case's governance is recorded from the rows (critical) and --policy, and a trajectory becomes the trial's
+sha256 of its sorted case ids (two imports of the same cases compare; other cases need --allow-dataset-change)
+unless the rows name the fingerprint of the run they came from (``runner export --jsonl`` does, so a run exported
+and imported again compares with itself), each case's governance is recorded from the rows (critical, policy,
+title, owner) and --policy where they say nothing, and a trajectory becomes the trial's
 transcript.log in the generic JSONL format, one ``{"tool", "args"}`` object per line.
 """
 
@@ -58,6 +60,12 @@ def import_rows(source: Path, out: Path, variant: str = "imported", policy: Poli
         raise UsageError(f"{source}: a trial of a case is given twice for one variant")
     cases = sorted({r.case_id for r in rows})
     critical = {c: any(r.critical for r in rows if r.case_id == c) for c in cases}
+    given = {c: next((r.extra for r in rows if r.case_id == c), {}) for c in cases}  # a case's first row
+    fingerprints = {r.extra.get("dataset_fingerprint") for r in rows}
+    if len(fingerprints) > 1:
+        raise UsageError(f"{source}: the rows name {len(fingerprints - {None})} dataset fingerprints; every row "
+                         f"gives the one of the run it came from, or none does")
+    dataset = fingerprints.pop() or dataset_fingerprint(cases)
     now = created_now()
     variants = tuple(Variant(n, None) for n in dict.fromkeys(names))
     config = RunConfig("agent", max(r.trial for r in rows), variants, tuple(cases), 0.0)
@@ -72,7 +80,8 @@ def import_rows(source: Path, out: Path, variant: str = "imported", policy: Poli
             if row.trajectory:
                 atomic_write_text(folder / TRANSCRIPT, "".join(json.dumps(step) + "\n" for step in row.trajectory))
             tokens = row.extra.get("tokens")
-            outcome: Outcome = "error" if row.extra.get("error") else "pass" if row.passed else "fail"
+            outcome: Outcome = row.extra.get("outcome") or ("error" if row.extra.get("error") else
+                                                            "pass" if row.passed else "fail")
             result = TrialResult(
                 row.case_id, name_, row.trial, outcome,
                 str(row.extra.get("reason") or ("imported: passed" if row.passed else "imported: failed")),
@@ -81,8 +90,10 @@ def import_rows(source: Path, out: Path, variant: str = "imported", policy: Poli
             text = result.to_json()
             atomic_write_text(folder / RESULT_FILE, text)
             digests[trial_key(name_, row.case_id, row.trial)] = result_digest(text.encode("utf-8"))
-        meta = {c: CaseMeta(c, None, "blocking" if critical[c] else policy, critical[c]) for c in cases}
-        write_manifest(staged, RunManifest(out.name, now, dataset_fingerprint(cases), runtime, config,
+        meta = {c: CaseMeta(given[c].get("title") or c, given[c].get("owner"),
+                            given[c].get("policy") or ("blocking" if critical[c] else policy), critical[c])
+                for c in cases}
+        write_manifest(staged, RunManifest(out.name, now, dataset, runtime, config,
                                            digests=digests, name=name, cases_meta=meta))
         os.rename(staged, out)
     except BaseException:

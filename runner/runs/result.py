@@ -68,7 +68,8 @@ class TrialResult:
     """Paths the candidate patch touches."""
     flags: tuple[str, ...] = ()
     """edited_tests, edited_test_config, added_test_config, shadowing_module, package_metadata, ignored_files,
-    transcript_truncated."""
+    transcript_truncated, over_limit, test_aware_source, dynamic_source, grader_tampering, grader_disagreement,
+    unsealed, dynamic_code, frame_access, always_equal, native_code."""
     test_edits: tuple[str, ...] = ()
     """Changed paths that are grader or test files."""
     restored: tuple[dict[str, str], ...] = ()
@@ -97,6 +98,9 @@ class TrialResult:
     env_cache: str | None = None
     """hit, miss or off: whether the environment and workspace overlay came from the environment cache (None:
     the trial ended before its workspace was prepared, or a result written before the cache existed)."""
+    seal: dict[str, Any] | None = None
+    """What the sealed grader saw of the candidate's code (``runner.grading.seal.SealReport.to_dict``) and the
+    static scan's hints: {sealed, disagreement, events, static}; None when there was nothing to say."""
     scorecard: dict[str, Any] | None = None
     """The patch scorecard (``runner.scorecard.card.Scorecard.to_dict``); None when the grader did not run, or in
     a result written before trials were scored."""

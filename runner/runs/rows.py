@@ -1,5 +1,6 @@
 """The row of a run made elsewhere, one imported trial (``case_id``, ``trial``, ``passed``, ``critical``,
-``cost_usd``, ``trajectory``), and a JSONL file of rows read with errors naming the file and line."""
+``cost_usd``, ``trajectory`` and the optional EXTRA fields), and a JSONL file of rows read with errors naming
+the file and line."""
 
 from __future__ import annotations
 
@@ -29,7 +30,15 @@ class Row:
     trajectory: tuple[dict[str, Any], ...] = ()
     """Tool calls, each ``{"tool", "args"}``."""
     extra: dict[str, Any] = field(default_factory=dict)
-    """tokens, reason and variant when the row gives them."""
+    """The EXTRA fields the row gives (what `runner export --jsonl` writes besides the above)."""
+
+
+OUTCOMES = ("pass", "fail", "error")
+POLICIES = ("advisory", "blocking")
+EXTRA = ("tokens", "reason", "variant", "outcome", "policy", "title", "owner", "dataset_fingerprint")
+"""Optional fields of a row: the trial's tokens, reason, variant and outcome (error for a trial that could not
+be established: `passed` is then false); its case's policy, title and owner; the dataset fingerprint of the run
+it came from (every row of a file gives the same one or none does)."""
 
 
 def _row(data: Any, where: str, counts: dict[str, int]) -> Row:
@@ -55,7 +64,15 @@ def _row(data: Any, where: str, counts: dict[str, int]) -> Row:
     critical = data.get("critical", False)
     if not isinstance(critical, bool):
         raise UsageError(f"{where}: critical must be true or false, got {critical!r}")
-    extra = {key: data[key] for key in ("tokens", "reason", "variant") if key in data}
+    for key, allowed in (("outcome", OUTCOMES), ("policy", POLICIES)):
+        if key in data and data[key] not in allowed:
+            raise UsageError(f"{where}: {key} must be one of {', '.join(allowed)}, got {data[key]!r}")
+    if data.get("outcome") is not None and (data["outcome"] == "pass") != passed:
+        raise UsageError(f"{where}: outcome {data['outcome']!r} disagrees with passed {passed!r}")
+    for key in ("title", "owner", "dataset_fingerprint"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise UsageError(f"{where}: {key} must be a string, got {data[key]!r}")
+    extra = {key: data[key] for key in EXTRA if data.get(key) is not None}
     return Row(case_id, trial, passed, critical, None if cost is None else float(cost), tuple(trajectory), extra)
 
 

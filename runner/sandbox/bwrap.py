@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from corpus.errors import UsageError
+from runner.sandbox.limits import Limits, enforcement, inside_argv
 from runner.sandbox.loopback import Loopback, opener_argv, opener_dirs
 
 WORKSPACE = "/workspace"
@@ -66,6 +67,8 @@ class SandboxSpec:
     """The working directory inside."""
     loopback: Loopback | None = None
     """A host server's ports the command reaches at 127.0.0.1 when network is off (with it on, they are there)."""
+    limits: Limits | None = None
+    """Memory, processes, /tmp and file size (`runner.sandbox.limits`); None: none (/tmp as the kernel sizes it)."""
 
     @property
     def opens_loopback(self) -> bool:
@@ -92,13 +95,26 @@ def _probe(bwrap: str | None) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4)
+def user_namespace(bwrap: str | None = None) -> bool:
+    """Whether bubblewrap can give a sandbox a user namespace of its own here (`--unshare-user`)."""
+    bwrap = bwrap or shutil.which("bwrap")
+    if bwrap is None:
+        return False
+    proc = subprocess.run([bwrap, "--unshare-user", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                           "--unshare-pid", "--die-with-parent", "true"], capture_output=True, check=False)
+    return proc.returncode == 0
+
+
 def command_line(spec: SandboxSpec, argv: Sequence[str], status_fd: int | None = None,
-                 loopback_fd: int | None = None) -> list[str]:
+                 loopback_fd: int | None = None, seccomp_fd: int | None = None) -> list[str]:
     """The bwrap command line that runs argv inside the sandbox the spec describes.
 
     With status_fd, bwrap writes JSON lines to that descriptor: `child-pid` once the command started inside,
     `exit-code` when it ended; no `child-pid` means the sandbox itself could not be set up. With loopback_fd
-    (when spec.opens_loopback), argv runs behind the opener, which hands the loopback's sockets over on it.
+    (when spec.opens_loopback), argv runs behind the opener, which hands the loopback's sockets over on it. With
+    seccomp_fd, bwrap loads the filter read from it (`runner.sandbox.seccomp`). The sandbox has a user namespace
+    of its own wherever bubblewrap can make one (its uid mapped to the caller's), and the spec's limits.
     """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -107,6 +123,10 @@ def command_line(spec: SandboxSpec, argv: Sequence[str], status_fd: int | None =
     # open_by_handle_at the host's disk); no command of a trial needs one.
     args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--hostname", "sandbox", "--cap-drop", "ALL"]
+    if user_namespace(bwrap):  # keyrings and other per-user kernel state of its own, no capability on the host
+        args.append("--unshare-user")
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     if status_fd is not None:
         args += ["--json-status-fd", str(status_fd)]
     if not spec.network:
@@ -118,7 +138,8 @@ def command_line(spec: SandboxSpec, argv: Sequence[str], status_fd: int | None =
             bound.append(directory)
         elif os.path.islink(directory):  # merged-/usr systems: /bin -> usr/bin
             args += ["--symlink", os.readlink(directory), directory]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--size", str(spec.limits.tmp_size), "--tmpfs", "/tmp"] if spec.limits else ["--tmpfs", "/tmp"]
     args += ["--dir", _parent(spec.home_target), "--bind", str(spec.home), spec.home_target]
     args += ["--dir", _parent(WORKSPACE), "--bind", str(spec.workspace), WORKSPACE]
     binds = list(spec.binds)
@@ -137,6 +158,8 @@ def command_line(spec: SandboxSpec, argv: Sequence[str], status_fd: int | None =
         inside = str(hidden)
         if any(_under(inside, top) for top in bound) and os.path.isdir(inside):
             args += ["--tmpfs", inside]
+    if spec.limits is not None:
+        argv = inside_argv(spec.limits, list(argv), enforcement())
     args += ["--chdir", spec.cwd, "--clearenv"]
     for name, value in sorted({**spec.env, "HOME": spec.home_target}.items()):
         args += ["--setenv", name, value]

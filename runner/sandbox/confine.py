@@ -20,13 +20,22 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
 from corpus.errors import UsageError
-from runner.sandbox.bwrap import SYSTEM_DIRS, TASK_DIR, WORKSPACE, Bind, SandboxSpec, available
+from runner.sandbox.bwrap import (
+    SYSTEM_DIRS,
+    TASK_DIR,
+    WORKSPACE,
+    Bind,
+    SandboxSpec,
+    available,
+    user_namespace,
+)
+from runner.sandbox.limits import Limits, enforcement
 from runner.sandbox.loopback import Loopback
 from runner.settings import SANDBOXES, SandboxKind, Settings
 
@@ -60,6 +69,8 @@ class Confinement:
     """Files or directories of the real HOME copied into each agent's HOME at the same place (credentials)."""
     hide: tuple[Path, ...] = ()
     """Paths no sandbox may show even under a bound directory: corpus, results, source repository, scratch."""
+    limits: Limits = field(default_factory=lambda: Limits.of(Settings()))
+    """What each sandboxed command may use, and the candidate patch's cap (which holds unsandboxed too)."""
 
     @property
     def sandboxed(self) -> bool:
@@ -72,7 +83,15 @@ def confine(settings: Settings, hide: Iterable[Path | str]) -> Confinement:
     (bubblewrap, the binds, the home copies); UsageError naming the flag on bad input."""
     settings.check()
     return _checked(Confinement(settings.sandbox, settings.agent_network, settings.agent_binds, settings.agent_home,
-                                tuple(Path(p) for p in hide)))
+                                tuple(Path(p) for p in hide), Limits.of(settings)))
+
+
+def isolation(conf: Confinement) -> dict[str, object] | None:
+    """What run.json records of how this machine isolates the sandboxes (None unsandboxed): a user namespace of
+    each sandbox's own, the keyring filter, and how memory and processes are limited."""
+    if not conf.sandboxed:
+        return None
+    return {"user_namespace": user_namespace(), "keyring": "seccomp", **enforcement().to_json()}
 
 
 def _checked(conf: Confinement) -> Confinement:
@@ -94,7 +113,7 @@ def _checked(conf: Confinement) -> Confinement:
             raise UsageError(f"--agent-home {path}: not a file or directory under your home directory {home}")
         if not path.exists():
             raise UsageError(f"--agent-home {path}: no such file or directory")
-    return Confinement(conf.kind, conf.agent_network, binds, copies, conf.hide)
+    return Confinement(conf.kind, conf.agent_network, binds, copies, conf.hide, conf.limits)
 
 
 @lru_cache(maxsize=1)
@@ -225,10 +244,12 @@ def _sandbox_spec(conf: Confinement, *, workspace: Path, home: Path, env: Mappin
     inside = {k: v for k, v in env.items() if k not in HOST_ONLY}
     inside["TMPDIR"] = "/tmp"
     inside["PWD"] = WORKSPACE
-    if tools.path_prefix:
-        inside["PATH"] = f"{tools.path_prefix}{os.pathsep}{env.get('PATH', '')}"
+    path = f"{tools.path_prefix}{os.pathsep}{env.get('PATH', '')}" if tools.path_prefix else env.get("PATH", "")
+    shown = [b.target for b in binds]  # PATH names no host directory the sandbox does not show
+    inside["PATH"] = os.pathsep.join(dict.fromkeys(d for d in path.split(os.pathsep)
+                                                   if d and os.path.isabs(d) and _visible(d, shown)))
     return SandboxSpec(workspace=workspace, home=home, home_target=HOME_INSIDE, binds=tuple(binds),
-                       network=network, env=inside, hide=conf.hide, loopback=loopback)
+                       network=network, env=inside, hide=conf.hide, loopback=loopback, limits=conf.limits)
 
 
 def _copy_home_files(conf: Confinement, home: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shlex
@@ -70,16 +71,22 @@ def render_command(template: str, values: dict[str, str]) -> str:
 
 
 def command_problem(template: str) -> str | None:
-    """Why an agent command cannot run, found before any trial: an unknown placeholder, an empty or unparsable
-    command, or a first word that is no builtin, no program on PATH and no executable file; None if none.
+    """Why an agent command cannot run, found before any trial: an unknown or misspelt placeholder, an empty or
+    unparsable command, or a command (the first word of each part between `&&`, `||`, `;`, `|` and `&`) that is
+    no builtin, no program on PATH and no executable file; None if none.
 
-    A leading VAR=value assignment (or `env VAR=value`) is skipped. A first word that the shell expands ($, `,
-    globs), that holds a placeholder, or that is a relative path (resolved in the trial's workspace) is not
-    checked.
+    A leading VAR=value assignment (or `env VAR=value`) is skipped, and so are the shell's keywords (`then`,
+    `do`, ...). A word that the shell expands ($, `, globs), that holds a placeholder, or that is a relative path
+    (resolved in the trial's workspace) is not checked, nor is anything from a `case` on.
     """
+    misspelt = _misspelt(template)
+    if misspelt:
+        return misspelt
     unknown = [name for _, _, name, _ in _placeholders(template) if name not in PLACEHOLDERS]
     if unknown:
-        return (f"unknown placeholder {{{unknown[0]}}} (the placeholders are "
+        close = difflib.get_close_matches(unknown[0], PLACEHOLDERS, n=1)
+        hint = f": did you mean {{{close[0]}}}?" if close else ""
+        return (f"unknown placeholder {{{unknown[0]}}}{hint} (the placeholders are "
                 f"{', '.join('{' + p + '}' for p in PLACEHOLDERS)})")
     if not template.strip():
         return "the agent command is empty"
@@ -91,21 +98,62 @@ def command_problem(template: str) -> str | None:
         words = list(lexer)
     except ValueError as exc:
         return f"the agent command cannot be parsed: {exc}"
-    while words and _ASSIGNMENT.match(words[0]):
-        words.pop(0)
-    if words[:1] == ["env"]:
-        words.pop(0)
-        while words and _ASSIGNMENT.match(words[0]):
-            words.pop(0)
-        if not words or words[0].startswith("-"):
-            return None
-    if not words:
-        return "the agent command only sets variables: no command to run"
-    return _program_problem(words[0])
+    segments: list[list[str]] = [[]]
+    for word in words:
+        if word in _SEPARATORS:
+            segments.append([])
+        else:
+            segments[-1].append(word)
+    for number, segment in enumerate(segments):
+        if segment[:1] == ["case"]:
+            break
+        while segment and segment[0] in _LEADING_KEYWORDS:
+            segment.pop(0)
+        while segment and _ASSIGNMENT.match(segment[0]):
+            segment.pop(0)
+        if segment[:1] == ["env"]:
+            segment.pop(0)
+            while segment and _ASSIGNMENT.match(segment[0]):
+                segment.pop(0)
+            if not segment or segment[0].startswith("-"):
+                continue
+        if not segment:
+            if len(segments) == 1 and number == 0:
+                return "the agent command only sets variables: no command to run"
+            continue
+        problem = _program_problem(segment[0])
+        if problem:
+            return problem
+    return None
+
+
+_SEPARATORS = frozenset(("&&", "||", ";", "|", "&", "|&", ";;", ";&", ";;&"))
+"""What ends one command of a shell line and starts the next."""
+_LEADING_KEYWORDS = frozenset(("if", "then", "elif", "else", "while", "until", "do", "!", "{", "time"))
+"""Keywords a command may follow."""
+_ENDING_KEYWORDS = frozenset(("fi", "done", "esac", "}", "]]", "in"))
+# {case-id}, { workspace }, {{workspace}}, ${workspace}: a placeholder written the way another tool spells one.
+_NEAR_MISS = re.compile(r"\$?\{+\s*([A-Za-z][A-Za-z0-9_-]*)\s*\}+")
+
+
+def _misspelt(template: str) -> str | None:
+    """The first placeholder of template spelt wrong (a hyphen, spaces, doubled braces, a shell `$`), said with
+    the right spelling; None if none. `${trial}` is the shell's own when the command sets `trial`."""
+    for match in _NEAR_MISS.finditer(template):
+        text, name = match.group(0), match.group(1)
+        right = "{" + name.lower().replace("-", "_") + "}"
+        if right[1:-1] not in PLACEHOLDERS or text == right:
+            continue
+        if text.startswith("$") and re.search(rf"(^|[\s;&|(]){re.escape(name)}=|\b(for|read)\s+{re.escape(name)}\b",
+                                              template):
+            continue
+        shell = " (the shell would expand it as a variable)" if text.startswith("$") else ""
+        return f"{text} is not a placeholder{shell}: did you mean {right}?"
+    return None
 
 
 def _program_problem(word: str) -> str | None:
-    if word in SHELL_WORDS or any(c in word for c in "$`*?[") or word[0] in "(;&|<>":
+    if word in SHELL_WORDS or word in _ENDING_KEYWORDS or any(c in word for c in "$`*?[") or word[0] in "(;&|<>":
         return None
     if "/" not in word:
         return None if shutil.which(word) else f"{word!r} is not a program on PATH"

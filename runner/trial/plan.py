@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -56,7 +55,7 @@ class RunOptions:
     repo: Path | None = None
     """Source repository overriding corpus.yaml's."""
     scratch_root: Path | None = None
-    """Where scratch directories are made (default: the system temp dir)."""
+    """Where scratch directories are made (default: corpus.fsutil.hindcast_temp, the one the sandbox hides)."""
     transcript_limit: int = DEFAULT_TRANSCRIPT_LIMIT
     """Bytes of agent output kept per trial."""
     name: str | None = None
@@ -197,9 +196,6 @@ def check_commands(variants: tuple[Variant, ...]) -> None:
     """Refuse (UsageError) the first agent command that could not run, before any trial starts."""
     for variant in variants:
         problem = command_problem(variant.command) if variant.command is not None else None
-        if not problem and variant.preset in PRESETS and not shutil.which(variant.preset):
-            problem = (f"{variant.preset!r} is not a program on PATH (install it, or put its directory on PATH and "
-                       f"show it to the sandbox with --agent-bind)")
         if problem:
             raise UsageError(f"agent {variant.name!r}: {problem}")
 

@@ -6,19 +6,20 @@ import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from corpus import Corpus, corpus_fingerprint
 from corpus.errors import UsageError
-from corpus.fsutil import publish_directory
+from corpus.fsutil import hindcast_temp, publish_directory
 from corpus.gitutil import open_repository
 from corpus.layout import RESULTS_DIR
+from corpus.model import TamperingPolicy
 from runner.behaviour.prices import load_prices
 from runner.envs.cache import EnvCache, open_env_cache
-from runner.executors.jobs import Node, run_jobs
+from runner.envs.environment import uv_binary
+from runner.executors.jobs import Janitor, Node, not_removed, run_jobs
 from runner.executors.local import executor_for
 from runner.grading.assets import AssetCache
 from runner.runs.digests import DigestLedger, forget_trials
@@ -41,6 +42,7 @@ from runner.sandbox.confine import (
     confine,
     harness_dirs,
     hidden_paths,
+    isolation,
 )
 from runner.settings import Change, RecordedSettings, Settings
 from runner.trial.agent import render_command
@@ -65,7 +67,8 @@ DEFAULT_ERROR_STREAK = 5
 def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         announce: Callable[[Path, int], None] | None = None,
         stopped: Callable[[str], None] | None = None,
-        overridden: Callable[[tuple[Change, ...]], None] | None = None) -> LoadedRun:
+        overridden: Callable[[tuple[Change, ...]], None] | None = None,
+        warned: Callable[[str], None] | None = None) -> LoadedRun:
     """Run (or resume) a run and return it as read back from disk.
 
     Bad input raises UsageError before anything is written. A resume restores the settings the run was started
@@ -73,6 +76,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     announce(run_dir, trials to run) is called once the run directory exists; progress(done, total, result)
     after every trial. When too many trials end in error (max_errors, see stop_reason) no new trial starts,
     running ones finish, the run stays resumable like an interrupted one and stopped(why) is called once.
+    warned(line) is called for each scratch directory that could not be removed.
     """
     _check_numbers(options)
     repo = open_repository(corpus.repo_path(options.repo))
@@ -96,11 +100,12 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
     if missing:
         raise UsageError(f"case {missing[0]!r} is not in the corpus {corpus.root}")
     # No variable of the agent's environment may name these; the sandbox also never shows the scratch root
-    # (templates, other trials) or Hindcast's own packages.
+    # (templates, other trials, other runs) or Hindcast's own packages.
     hidden = hidden_paths(corpus.root, repo, results_dir, options.resume, options.patch_from)
-    unseen = hidden_paths(*hidden, options.scratch_root or tempfile.gettempdir(), *harness_dirs())
+    scratch = options.scratch_root or hindcast_temp()
+    unseen = hidden_paths(*hidden, scratch, *harness_dirs())
     confinement = confine(settings, unseen)
-    record = RecordedSettings(settings, bwrap_version() if confinement.sandboxed else None)
+    record = RecordedSettings(settings, bwrap_version() if confinement.sandboxed else None, isolation(confinement))
     if options.resume is None:
         name = check_run_name(options.name) if options.name is not None else None
         run_id, created = new_run_stamp()
@@ -118,6 +123,7 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         from runner.executors.ray_executor import connect
 
         connect(settings)  # before the run directory exists: no cluster, no run
+    uv_binary()  # what the trials' threads need of the interpreter, resolved before they start
     env_cache = open_env_cache(settings.env_cache)
     try:
         saved = source_trials(config) if config.mode == "regrade" else {}
@@ -137,8 +143,9 @@ def run(corpus: Corpus, options: RunOptions, progress: Progress | None = None,
         if announce:
             announce(run_dir, len(plan))
         hidden = hidden_paths(*hidden, run_dir.parent, run_dir, config.patch_from)
-        _execute(plan, repo, run_dir, config, options, settings, hidden, corpus.config.test_globs, progress,
-                 confinement, env_cache, stopped)
+        _execute(plan, repo, run_dir, config, replace(options, scratch_root=scratch), settings, hidden,
+                 corpus.config.test_globs, progress, confinement, env_cache, stopped, warned,
+                 tampering=corpus.config.grader_tampering)
     finally:
         if env_cache is not None:
             env_cache.close()
@@ -214,7 +221,7 @@ def preview(corpus: Corpus, options: RunOptions) -> tuple[Preview, ...]:
         if first.command is not None:
             case_id = first.stored.case.id
             if settings.sandbox == "none":
-                scratch = Path(options.scratch_root or tempfile.gettempdir()) / f"hindcast-{case_id}-XXXXXXXX"
+                scratch = (options.scratch_root or hindcast_temp()) / f"hindcast-{case_id}-XXXXXXXX"
                 places = {"workspace": str(scratch / WORKSPACE_DIR),
                           "prompt_file": str(scratch / TASK_DIR_NAME / "prompt.md"),
                           "output_dir": str(scratch / OUTPUT_DIR_NAME)}
@@ -239,25 +246,22 @@ def _create_run(results_dir: Path, manifest: RunManifest) -> Path:
 def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig, options: RunOptions,
              settings: Settings, hidden: tuple[str, ...], test_globs: tuple[str, ...], progress: Progress | None,
              confinement: Confinement, env_cache: EnvCache | None = None,
-             stopped: Callable[[str], None] | None = None) -> None:
+             stopped: Callable[[str], None] | None = None, warned: Callable[[str], None] | None = None, *,
+             tampering: TamperingPolicy = "fail") -> None:
     """Run the planned trials as jobs of the executor the settings choose, jobs at a time; on any interruption
     every running command is killed; when stop_reason says so, trials not yet started are dropped and running
-    ones finish."""
+    ones finish. warned gets a line per scratch directory that could not be removed."""
     if not plan:
         return
     if options.scratch_root is not None:
         options.scratch_root.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="hindcast-run-", dir=options.scratch_root))
-    janitor = ThreadPoolExecutor(max_workers=1)
-
-    def discard(path: Path) -> None:
-        janitor.submit(shutil.rmtree, path, True)
-
+    janitor = Janitor()
     ctx = TrialContext(agent_timeout=config.agent_timeout, hidden=hidden, test_globs=test_globs,
-                       keep=settings.keep, transcript_limit=options.transcript_limit,
+                       tampering=tampering, keep=settings.keep, transcript_limit=options.transcript_limit,
                        prices=load_prices(settings.prices) if settings.prices is not None else None)
     node = Node(repo, AssetCache(repo, root), confinement, env_cache, scratch=options.scratch_root,
-                discard=discard)
+                discard=janitor.discard)
     jobs = (TrialJob(spec, ctx, trial_path(run_dir, spec.variant, spec.stored.case.id, spec.trial))
             for spec in plan)
     ledger = DigestLedger(run_dir)
@@ -288,8 +292,9 @@ def _execute(plan: list[TrialSpec], repo: Path, run_dir: Path, config: RunConfig
         finally:
             executor.close()
     finally:
-        janitor.shutdown(wait=True)
-        shutil.rmtree(root, ignore_errors=True)
+        for warning in not_removed(janitor.close(root)):
+            if warned is not None:
+                warned(warning)
         ledger.flush()
 
 

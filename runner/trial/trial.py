@@ -18,7 +18,8 @@ from typing import Any
 
 from corpus import StoredCase, case_fingerprint
 from corpus.errors import GitError, HindcastError
-from corpus.fsutil import writing
+from corpus.fsutil import tree_bytes, writing
+from corpus.model import TamperingPolicy
 from runner.behaviour.prices import PriceTable
 from runner.behaviour.sources import (
     SESSION_FILE,
@@ -30,7 +31,7 @@ from runner.behaviour.sources import (
     keep_session,
 )
 from runner.behaviour.trial import record_behaviour
-from runner.executors.jobs import Node
+from runner.executors.jobs import Node, harness_error
 from runner.fixture.server import HTTP_LOG, FixtureServer, http_fixture, in_phase
 from runner.grading.assets import CaseAssets
 from runner.grading.failclosed import RestoreAction, edited_test_files
@@ -45,7 +46,7 @@ from runner.scorecard.card import score_trial
 from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
 from runner.trial.presets import PRESETS, home_files
 from runner.workspace.prepare import Prepared, prepare
-from runner.workspace.snapshots import Snapshots, flatten, is_cache
+from runner.workspace.snapshots import PatchTooLarge, Snapshots, flatten, is_cache
 from runner.workspace.workspace import copy_workspace
 
 DEFAULT_TRANSCRIPT_LIMIT = 10 * 1024 * 1024
@@ -67,6 +68,11 @@ class Cancelled(Exception):
 
 class Unrecordable(Exception):
     """What the agent left in its workspace cannot be taken as a patch: a fail, never an error."""
+
+
+class Oversized(Exception):
+    """The agent's workspace or its patch is over its limit (--workspace-limit, --patch-limit): a fail of its
+    own, never graded."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,8 @@ class TrialContext:
     """Paths no variable of the agent's environment may contain (corpus, source repository, results)."""
     test_globs: tuple[str, ...] = ()
     """The corpus's test-file globs (built-in rules when empty)."""
+    tampering: TamperingPolicy = "fail"
+    """corpus.yaml's `grader_tampering`: what tampering with the grader seen while it ran does to a trial."""
     keep: bool = False
     """Keep the scratch directory (workspace included) after the trial."""
     transcript_limit: int = DEFAULT_TRANSCRIPT_LIMIT
@@ -198,6 +206,15 @@ def write_home_files(home: Path, files: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+def _check_size(workspace: Path, limit: int | None) -> None:
+    """Oversized when the workspace holds more than limit bytes."""
+    if limit is None:
+        return
+    size = tree_bytes(workspace, limit)
+    if size > limit:
+        raise Oversized(f"the agent's workspace is over {limit} bytes when it ended (--workspace-limit)")
+
+
 class _Trial:
     """The steps of one trial, collecting facts for result.json as they are established."""
 
@@ -220,11 +237,12 @@ class _Trial:
         except HindcastError as exc:
             outcome, reason = "error", exc.message
         except OSError as exc:
+            harness_error(exc, self.staging)
             outcome, reason = "error", f"harness: {exc.strerror or exc}"
         except Cancelled:
             raise
         except Exception as exc:  # noqa: BLE001 - one trial's harness failure must not end the run
-            outcome, reason = "error", f"harness: {type(exc).__name__}: {exc}"
+            outcome, reason = "error", harness_error(exc, self.staging)
         self.durations["total"] = round(time.monotonic() - clock, 3)
         return TrialResult(
             case_id=self.case.id, variant=self.spec.variant, trial=self.spec.trial, outcome=outcome,
@@ -269,6 +287,10 @@ class _Trial:
         except Unrecordable as exc:
             (self.staging / "grader.log").write_text(f"[hindcast: not graded: {exc}]\n")
             return "fail", f"the workspace the agent left cannot be recorded as a patch: {exc}"
+        except Oversized as exc:
+            (self.staging / "grader.log").write_text(f"[hindcast: not graded: {exc}]\n")
+            self.flags.append("over_limit")
+            return "fail", str(exc)
         finally:
             self.durations["agent"] = round(time.monotonic() - clock, 3)
         if failure:
@@ -278,7 +300,7 @@ class _Trial:
         clock = time.monotonic()
         try:
             setup = GradingSetup(self.case, spec.stored.files, assets.fix_config, assets.base_config,
-                                 ctx.test_globs)
+                                 ctx.test_globs, ctx.tampering)
             env, loopback = in_phase(self.fixture, prepared.env, "grader")
             graded = grade_patch(setup, prepared.workspace, patch, env, node.confinement, self.scratch,
                                  self.staging / "grader.log", env_binds=prepared.env_binds(),
@@ -291,8 +313,11 @@ class _Trial:
         if changed is None:
             self._record_changes(list(graded.touched))
         self._record_restoration(graded.restored)
-        if graded.test_aware:
-            self.flags.append("test_aware_source")
+        self.flags.extend(flag for flag in graded.flags if flag not in self.flags)
+        if graded.seal is not None and (graded.seal.events or graded.static or graded.seal.disagreement):
+            self.facts["seal"] = {**graded.seal.to_dict(),
+                                  "static": [{"path": h.path, "flag": h.flag, "reason": h.reason}
+                                             for h in graded.static]}
         result = graded.result
         self.facts.update(grader_outcome=result.outcome, grader_reason=result.reason,
                           grader_exit_code=result.exit_code)
@@ -331,11 +356,15 @@ class _Trial:
             self._check()
             failure = self._run_agent(prepared)
             self._check()
+            limits = self.node.confinement.limits
+            _check_size(workspace, limits.workspace)
             try:
                 flattened = flatten(workspace)
                 snapshots.take("final", stat_cache=snapshots.index("setup"))
-                patch, changed = snapshots.diff(setup_tree, "final")
+                patch, changed = snapshots.diff(setup_tree, "final", limit=limits.patch)
                 ignored = sorted(snapshots.ignored("final") - ignored_at_setup)
+            except PatchTooLarge as exc:
+                raise Oversized(str(exc)) from None
             except (GitError, OSError) as exc:  # only what the agent left can make this fail
                 raise Unrecordable(str(exc)) from None
         finally:
@@ -391,6 +420,9 @@ class _Trial:
                     shutil.copyfile(saved.directory / name, self.staging / name)
             if source.outcome == "error" and source.grader_outcome is None:
                 return b"", f"source trial was an error: {source.reason}"
+            limit = self.node.confinement.limits.patch
+            if (saved.directory / "candidate.patch").stat().st_size > limit:
+                raise Oversized(str(PatchTooLarge(limit)))
             patch = (saved.directory / "candidate.patch").read_bytes()
         (self.staging / "candidate.patch").write_bytes(patch)
         return patch, None

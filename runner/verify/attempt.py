@@ -3,7 +3,6 @@ patch, its logs in one folder that the executor publishes under verify's scratch
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -12,7 +11,7 @@ from typing import Literal
 
 from corpus import StoredCase
 from corpus.errors import HindcastError
-from runner.executors.jobs import Node
+from runner.executors.jobs import Node, harness_error
 from runner.fixture.server import HTTP_LOG, http_fixture, in_phase
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import TestOutcome
@@ -120,11 +119,14 @@ class AttemptJob:
         except HindcastError as exc:
             outcome, reason = "error", exc.message
         except OSError as exc:
+            harness_error(exc, out)
             outcome, reason = "error", f"harness: {exc.strerror or exc}"
+        except Exception as exc:  # noqa: BLE001 - one attempt's harness failure is its case's error, not verify's end
+            outcome, reason = "error", harness_error(exc, out)
         try:
             stage_logs(scratch, out, case.grader.junit, self.keep)
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            node.discard(scratch)
         return Attempt(side, self.repeat, outcome, reason, time.monotonic() - started, setup_duration, exit_code,
                        None, tests, env_state, invariants)
 

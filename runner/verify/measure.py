@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from corpus.model import Case, Grader
+from corpus.testfiles import matcher_for_tests
 from runner.grading.grader import TestOutcome, matches_test_id, normalize_test_id
 
 FailureKind = Literal["assertion", "missing", "other"]
@@ -42,14 +43,25 @@ class Measured:
     failures: dict[str, FailureKind] = field(default_factory=dict)
     """How each fail-to-pass test fails at base."""
     flaky: tuple[str, ...] = ()
-    """Tests whose outcome on one side differed across repeats (left out of both lists)."""
+    """Tests whose outcome on one side differed across repeats (left out of both lists: unstable)."""
     command: str = ""
     """The command that ran the grader's test files whole (the measured grader's command)."""
+    skipped: tuple[str, ...] = ()
+    """The fix's tests (those the grader named; every test when it named none) skipped in every run of both
+    sides: measured on neither."""
+    skip_reason: str = ""
+    """The first of those skips' reason."""
 
     @property
     def feature(self) -> bool:
         """True when the base fails only because it lacks the names or signatures the tests use."""
         return bool(self.fail_to_pass) and all(kind == "missing" for kind in self.failures.values())
+
+    @property
+    def mixed(self) -> bool:
+        """True when some fail-to-pass tests fail at base for lack of an interface and others do not."""
+        kinds = set(self.failures.values())
+        return "missing" in kinds and len(kinds) > 1
 
     def grader(self, grader: Grader) -> Grader:
         """grader with the measured command and lists."""
@@ -83,14 +95,25 @@ def measuring_case(case: Case) -> Case:
     return replace(case, grader=grader)
 
 
-def failure_kind(message: str) -> FailureKind:
-    """How a test failed, from its JUnit failure message and exception line."""
+def failure_kind(message: str, raised_in: str = "", grader_paths: Sequence[str] = ()) -> FailureKind:
+    """How a test failed, from its JUnit failure message and exception line, and the file of the frame that
+    raised: a missing name or signature is the test's own call failing (raised in a test file, or at
+    collection); the same error raised inside the code under test is a bug there, not a missing interface."""
     parts = [part.strip() for part in message.split(" | ") if part.strip()]
     if any(pattern.search(part) for part in parts for pattern in MISSING):
-        return "missing"
+        return "missing" if not raised_in or _is_test_path(raised_in, grader_paths) else "other"
     if any(ASSERTION.search(part) for part in parts):
         return "assertion"
     return "other"
+
+
+def _is_test_path(path: str, grader_paths: Sequence[str]) -> bool:
+    """Whether a traceback's file is one of the tests' (a grader file, or a test file by the built-in rules);
+    absolute paths are the workspace's when they end in a grader file."""
+    path = path.removeprefix("./")
+    if path in grader_paths or any(path.endswith("/" + g) for g in grader_paths):
+        return True
+    return not path.startswith("/") and matcher_for_tests(())(path)
 
 
 def collection_failures(tests: Sequence[TestOutcome]) -> list[TestOutcome]:
@@ -108,9 +131,10 @@ def missing_collection(tests: Sequence[TestOutcome], grader_paths: Sequence[str]
 
 
 def measure(base: Sequence[Sequence[TestOutcome]], oracle: Sequence[Sequence[TestOutcome]], command: str,
-            grader_paths: Sequence[str]) -> Measured:
+            grader_paths: Sequence[str], named: Sequence[str] = ()) -> Measured:
     """fail_to_pass and pass_to_pass from every repeat's reports of each side (node ids where the grader files
-    name the module, else the report's dotted ids)."""
+    name the module, else the report's dotted ids), and the tests of named (the fix's; every test when empty)
+    that skipped everywhere."""
     oracle_states = _states(oracle)
     base_states = _states(base)
     uncollected = [t for run in base for t in collection_failures(run)]
@@ -127,19 +151,48 @@ def measure(base: Sequence[Sequence[TestOutcome]], oracle: Sequence[Sequence[Tes
         if at_base is None:
             lost = [t for t in uncollected if _in_module(test_id, t.test_id)]
             if lost and len(lost) == len(base):
-                f2p[test_id] = failure_kind(lost[0].message)
+                f2p[test_id] = failure_kind(lost[0].message, lost[0].raised_in, grader_paths)
             continue
         if len(at_base) > 1 or len(_runs(base, test_id)) != len(base):
             flaky.append(test_id)
         elif at_base == {"failed"}:
-            messages = [t.message for run in base for t in run if t.test_id == test_id]
-            kinds = {failure_kind(m) for m in messages}
+            failed = [t for run in base for t in run if t.test_id == test_id]
+            kinds = {failure_kind(t.message, t.raised_in, grader_paths) for t in failed}
             f2p[test_id] = kinds.pop() if len(kinds) == 1 else "other"
         elif at_base == {"passed"}:
             p2p.append(test_id)
-    ids = {test_id: node_id(test_id, grader_paths) for test_id in [*f2p, *p2p, *flaky]}
+    skips = _skipped_everywhere([*base, *oracle], named)
+    paths = [*grader_paths, *_command_paths(command)]  # a helper's users are named by the command only
+    ids = {test_id: node_id(test_id, paths) for test_id in [*f2p, *p2p, *flaky, *skips]}
     return Measured(tuple(sorted(ids[t] for t in f2p)), tuple(sorted(ids[t] for t in p2p)),
-                    {ids[t]: kind for t, kind in sorted(f2p.items())}, tuple(sorted(ids[t] for t in flaky)), command)
+                    {ids[t]: kind for t, kind in sorted(f2p.items())}, tuple(sorted(ids[t] for t in flaky)), command,
+                    tuple(sorted(ids[t] for t in skips)), next(iter(skips.values()), ""))
+
+
+def _command_paths(command: str) -> list[str]:
+    """The Python files a command names (its words ending in .py, before any ::)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    return [path for word in words if (path := word.partition("::")[0]).endswith(".py")]
+
+
+def _skipped_everywhere(runs: Sequence[Sequence[TestOutcome]], named: Sequence[str]) -> dict[str, str]:
+    """The tests (of named, when given) that every run reported skipped, with their first skip reason."""
+    skipped: dict[str, str] = {}
+    ran: set[str] = set()
+    for run in runs:
+        for test in run:
+            if test.outcome == "skipped":
+                skipped.setdefault(test.test_id, test.message)
+            else:
+                ran.add(test.test_id)
+    everywhere = {t: reason for t, reason in skipped.items() if t not in ran
+                  and all(any(x.test_id == t for x in run) for run in runs)}
+    if named:
+        everywhere = {t: reason for t, reason in everywhere.items() if any(matches_test_id(n, t) for n in named)}
+    return everywhere
 
 
 def node_id(reported: str, grader_paths: Sequence[str]) -> str:

@@ -15,8 +15,11 @@ if TYPE_CHECKING:
 
 def recorded(verdict: CaseVerdict, now: str) -> RecordedVerdict:
     """The verdict as recorded."""
+    measured = verdict.measured
     return RecordedVerdict(verdict.verdict, verdict.reason, verdict.case_fingerprint, verdict.feature,
-                           max((a.repeat for a in verdict.attempts), default=0), now, __version__, verdict.logs)
+                           max((a.repeat for a in verdict.attempts if a.side == "oracle"), default=0), now,
+                           __version__, verdict.logs, verdict.mixed, measured.skipped if measured else (),
+                           measured.flaky if measured else ())
 
 
 def now_stamp() -> str:
@@ -26,6 +29,8 @@ def now_stamp() -> str:
 
 def record_verdicts(corpus: Corpus, report: VerifyReport) -> None:
     """Merge the cases' verdicts into verification.json (atomically), with fingerprints for later runs to check."""
+    if report.dataset_fingerprint is None:  # no case: nothing to record
+        return
     now = now_stamp()
     write_case_verdicts(corpus.root, {v.case_id: recorded(v, now) for v in report.verdicts},
                         report.dataset_fingerprint, now)

@@ -24,11 +24,12 @@ def verdict_json(verdict: CaseVerdict) -> dict[str, Any]:
     measured = verdict.measured
     return {
         "case_id": verdict.case_id, "verdict": verdict.verdict, "reason": verdict.reason,
-        "feature": verdict.feature, "case_fingerprint": verdict.case_fingerprint, "logs": verdict.logs,
+        "feature": verdict.feature, "mixed": verdict.mixed, "case_fingerprint": verdict.case_fingerprint, "logs": verdict.logs,
         "measured": None if measured is None else {
             "command": measured.command, "fail_to_pass": list(measured.fail_to_pass),
             "pass_to_pass": list(measured.pass_to_pass), "failures": measured.failures,
-            "flaky": list(measured.flaky), "written": verdict.written, "current": verdict.current},
+            "flaky": list(measured.flaky), "skipped": list(measured.skipped), "skip_reason": measured.skip_reason,
+            "written": verdict.written, "current": verdict.current},
         "attempts": [attempt_json(a) for a in verdict.attempts],
     }
 
@@ -41,8 +42,9 @@ def report_json(report: VerifyReport) -> str:
 
 def verdict_line(verdict: CaseVerdict) -> str:
     """One line for a verdict as soon as it is known (`calc-add: VALID (feature)`)."""
-    label = f"{verdict.verdict} (feature)" if verdict.feature else verdict.verdict
-    reason = "" if verdict.feature else verdict.reason
+    label = (f"{verdict.verdict} (feature)" if verdict.feature else f"{verdict.verdict} (mixed)" if verdict.mixed
+             else verdict.verdict)
+    reason = "" if verdict.feature or verdict.mixed else verdict.reason
     return f"{verdict.case_id}: {label}" + (f" — {reason}" if reason else "")
 
 
@@ -56,7 +58,9 @@ def measured_line(verdict: CaseVerdict) -> str | None:
     text = (f"measured: {len(measured.fail_to_pass)} fail-to-pass" + (f" ({how})" if how else "")
             + f", {len(measured.pass_to_pass)} pass-to-pass")
     if measured.flaky:
-        text += f", {len(measured.flaky)} flaky left out"
+        text += f", {len(measured.flaky)} unstable left out"
+    if measured.skipped:
+        text += f", {len(measured.skipped)} of the fix's tests skipped on both sides"
     if verdict.written:
         return text + "; written to case.yaml"
     if verdict.current:
@@ -83,5 +87,6 @@ def render_verdicts(report: VerifyReport) -> list[str]:
                  f"{counts['INVALID']} invalid, {counts['ERROR']} errors" if features else
                  f"{len(report.verdicts)} cases: {counts['VALID']} valid, {counts['INVALID']} invalid, "
                  f"{counts['ERROR']} errors")
-    lines.append(f"dataset fingerprint: {report.dataset_fingerprint}")
+    if report.dataset_fingerprint is not None:
+        lines.append(f"dataset fingerprint: {report.dataset_fingerprint}")
     return lines

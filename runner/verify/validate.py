@@ -34,8 +34,7 @@ class ValidationReport:
 def validate(corpus: Corpus, repo_override: Path | None = None) -> ValidationReport:
     """Validate cases, candidates and rejected.yaml, collecting every problem instead of stopping at the first.
 
-    A case whose case.yaml does not parse contributes its first error (the parser cannot go on past it); a case
-    that loads is then checked against the source repository: both commits must exist and oracle.patch must
+    A case whose case.yaml does not load contributes every problem of it (`Corpus.problems`); a case that loads is then checked against the source repository: both commits must exist and oracle.patch must
     apply to the base commit's tree. Only an unusable source repository is raised (nothing can be checked)."""
     errors: list[str] = []
     cases = _load_all(corpus, "cases", errors)
@@ -68,8 +67,8 @@ def _load_all(corpus: Corpus, kind: Kind, errors: list[str]) -> list[StoredCase]
     for case_id in corpus.ids(kind):
         try:
             out.append(corpus.load(case_id, kind))
-        except UsageError as exc:
-            errors.append(exc.message)
+        except UsageError:
+            errors.extend(corpus.problems(case_id, kind))
     return out
 
 
@@ -81,12 +80,18 @@ def _check_commits(repo: Path, stored: list[StoredCase], errors: list[str]) -> s
     query = "".join(f"{sha}^{{commit}}\n" for _, _, sha in wanted).encode()
     lines = run_git(["cat-file", "--batch-check"], repo, input=query).stdout.decode().splitlines()
     present = set()
+    missing = []
     for (s, field, sha), line in zip(wanted, lines, strict=False):
         if line.endswith("missing") or " commit " not in f" {line} ":
-            errors.append(CorpusError(s.directory / CASE_FILE, f"commit {sha} is not in the repository {repo}",
-                                      field=field).message)
+            missing.append(CorpusError(s.directory / CASE_FILE, f"commit {sha} is not in the repository {repo}",
+                                       field=field).message)
         else:
             present.add(sha)
+    if not present and len(stored) > 1:  # not one line per commit: the repository is the wrong one
+        errors.append(f"{repo}: none of the {len(wanted)} commits of the corpus's {len(stored)} cases and "
+                      f"candidates is in this repository; is it the right one (--repo, or repo: in corpus.yaml)?")
+    else:
+        errors.extend(missing)
     return present
 
 

@@ -3,7 +3,6 @@ which tests fail at base and pass with the oracle (`runner.verify.measure`)."""
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -12,11 +11,13 @@ from typing import Literal
 
 from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
+from corpus.fsutil import hindcast_temp
 from corpus.gitutil import open_repository
 from corpus.layout import Kind
-from corpus.model import Grader
+from corpus.model import Case, Grader
 from runner.envs.cache import open_env_cache
-from runner.executors.jobs import Node, run_jobs
+from runner.envs.environment import uv_binary
+from runner.executors.jobs import Janitor, Node, not_removed, run_jobs
 from runner.executors.local import executor_for
 from runner.grading.assets import AssetCache
 from runner.grading.grader import judge_tests
@@ -29,6 +30,18 @@ from runner.verify.record import record_candidate_verdict, record_verdicts
 
 Verdict = Literal["VALID", "INVALID", "ERROR"]
 FEATURE_REASON = "feature: the base lacks the names or signatures the tests use; the prompt must specify them"
+MIXED_REASON = ("mixed: some tests fail at base for lack of the names or signatures they use, others on the bug; "
+                "the prompt must specify the new interface")
+BASE_RUNS = 2
+"""The base side runs at least this often when its tests are measured: a test enters fail_to_pass only when its
+base failure repeats (a timing test that fails once under load is unstable, never an expectation)."""
+
+
+def side_runs(case: Case, repeats: int) -> dict[str, int]:
+    """How often each side of a case runs: repeats, and the base at least BASE_RUNS times when verify measures
+    its tests (a JUnit report)."""
+    base = max(repeats, BASE_RUNS) if case.grader.junit is not None else repeats
+    return {"baseline": base, "oracle": repeats}
 
 
 @dataclass(frozen=True)
@@ -47,11 +60,22 @@ class VerifyOptions:
     kind: Kind = "cases"
     """Verify approved cases or the miner's candidates."""
     scratch_root: Path | None = None
-    """Where scratch directories are made (default: the system temp dir)."""
+    """Where scratch directories are made (default: corpus.fsutil.hindcast_temp, the one the sandbox hides)."""
     all_cases: bool = False
     """Every active case, or every candidate (`--all`)."""
     update: bool = False
     """Write the measured grader into approved cases too (candidates always get it)."""
+    top: int | None = None
+    """Of the selection, the best-scored this many (mined.score, then id); implies every case or candidate."""
+    min_score: float | None = None
+    """Only those the miner scored at least this; implies every case or candidate."""
+    since: str | None = None
+    """Only fixes authored on or after this ISO date (YYYY-MM-DD); implies every case or candidate."""
+
+    @property
+    def narrowed(self) -> bool:
+        """True when --top, --min-score or --since narrows the selection."""
+        return self.top is not None or self.min_score is not None or self.since is not None
 
 
 @dataclass(frozen=True)
@@ -70,6 +94,8 @@ class CaseVerdict:
     """Every attempt, baseline and oracle."""
     feature: bool = False
     """The base fails only for lack of the names or signatures the tests use."""
+    mixed: bool = False
+    """Some tests fail at base for lack of an interface, others on the bug (the prompt must name the interface)."""
     measured: Measured | None = None
     """The tests measured on both sides (None without a JUnit report or when an attempt erred)."""
     written: bool = False
@@ -86,8 +112,11 @@ class VerifyReport:
 
     verdicts: list[CaseVerdict]
     """One per case, in id order."""
-    dataset_fingerprint: str
-    """Fingerprint of the corpus's active cases at the time."""
+    dataset_fingerprint: str | None
+    """Fingerprint of the corpus's active cases at the time; None when candidates were verified (they are no
+    dataset) or the corpus has no case (a fingerprint of nothing is no dataset either)."""
+    warnings: tuple[str, ...] = ()
+    """What the harness could not clean up (a scratch directory not removed)."""
 
     @property
     def all_valid(self) -> bool:
@@ -98,8 +127,8 @@ class VerifyReport:
 def cases_to_verify(corpus: Corpus, options: VerifyOptions) -> list[StoredCase]:
     """The named cases (each must exist), or every one: `--all`, or no `--case` for approved cases."""
     kind, case_ids = options.kind, options.case_ids
-    if case_ids and options.all_cases:
-        raise UsageError("--case and --all exclude each other")
+    if case_ids and (options.all_cases or options.narrowed):
+        raise UsageError("--case excludes --all, --top, --min-score and --since")
     if case_ids:
         known = set(corpus.ids(kind))
         missing = [c for c in case_ids if c not in known]
@@ -107,19 +136,35 @@ def cases_to_verify(corpus: Corpus, options: VerifyOptions) -> list[StoredCase]:
             raise UsageError(f"--case {missing[0]}: no such {'case' if kind == 'cases' else 'candidate'} in "
                              f"{corpus.root}")
         return [corpus.load(c, kind) for c in dict.fromkeys(case_ids)]
-    if kind == "candidates" and not options.all_cases:
-        raise UsageError("--candidates needs --case ID or --all (every candidate)")
-    return corpus.load_all(kind, active_only=True)
+    if kind == "candidates" and not (options.all_cases or options.narrowed):
+        raise UsageError("--candidates needs --case ID, --all (every candidate) or --top N")
+    chosen = corpus.load_all(kind, active_only=True)
+    if not options.narrowed:
+        return chosen
+
+    def score(stored: StoredCase) -> float:
+        return stored.case.mined.score if stored.case.mined else 0.0
+
+    def authored(stored: StoredCase) -> str:
+        return (stored.case.mined.authored or "") if stored.case.mined else ""
+
+    if options.min_score is not None:
+        chosen = [s for s in chosen if score(s) >= options.min_score]
+    if options.since is not None:
+        chosen = [s for s in chosen if authored(s)[:10] >= options.since]
+    if options.top is not None:
+        chosen = sorted(chosen, key=lambda s: (-score(s), s.case.id))[:options.top]
+    return sorted(chosen, key=lambda s: s.case.id)
 
 
 def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], None] | None = None,
            on_verdict: Callable[[CaseVerdict], None] | None = None,
-           on_start: Callable[[int], None] | None = None) -> VerifyReport:
+           on_start: Callable[[int, int], None] | None = None) -> VerifyReport:
     """Verify the selected cases; record the verdicts (verification.json for cases, each candidate its own) and
     write the measured grader into candidates (and cases with update).
 
     The attempts are jobs of the executor the settings choose (threads here, or a Ray cluster), whose logs are
-    published under this call's scratch root. on_start gets the number of attempts about to run, progress a line
+    published under this call's scratch root. on_start gets the numbers of cases and attempts about to run, progress a line
     per finished attempt, on_verdict each case's verdict as soon as it is known (both in case order)."""
     settings = options.settings.absolute()
     if options.repeats < 1 or settings.jobs < 1:
@@ -130,17 +175,20 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         from runner.executors.ray_executor import connect
 
         connect(settings)
-    scratch_root = options.scratch_root or Path(tempfile.gettempdir())
+    scratch_root = options.scratch_root or hindcast_temp()
     conf = confine(settings, hidden_paths(corpus.root, repo, scratch_root, *harness_dirs()))
+    uv_binary()  # what the trials' threads need of the interpreter, resolved before they start
     env_cache = open_env_cache(settings.env_cache)
     scratch_root.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="hindcast-verify-", dir=scratch_root))
     verdicts: list[CaseVerdict] = []
+    runs = {stored.case.id: side_runs(stored.case, options.repeats) for stored in cases}
     if on_start:
-        on_start(len(cases) * options.repeats * 2)
+        on_start(len(cases), sum(sum(n.values()) for n in runs.values()))
     jobs = {stored.case.id: [AttemptJob(stored, side, r, corpus.config.test_globs, settings.keep,
                                         root / LOGS_DIR / stored.case.id / f"{side}-{r}")
-                             for r in range(1, options.repeats + 1) for side in SIDES]
+                             for r in range(1, max(runs[stored.case.id].values()) + 1) for side in SIDES
+                             if r <= runs[stored.case.id][side]]
             for stored in cases}
     ended: dict[AttemptJob, Attempt] = {}
 
@@ -161,8 +209,10 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
                 on_verdict(verdict)
         return True
 
+    janitor = Janitor()
     try:
-        node = Node(repo, AssetCache(repo, root / "templates"), conf, env_cache, scratch=root)
+        node = Node(repo, AssetCache(repo, root / "templates"), conf, env_cache, scratch=root,
+                    discard=janitor.discard)
         executor = executor_for(settings, node)
         try:  # Ctrl-C: every attempt is stopped, nothing of this verify stays on a cluster
             run_jobs(executor, (job for case_jobs in jobs.values() for job in case_jobs), settings.jobs, done)
@@ -171,9 +221,10 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
     finally:
         if env_cache is not None:
             env_cache.close()
-        shutil.rmtree(root, ignore_errors=True)
-    all_cases = corpus.load_all("cases")
-    report = VerifyReport(verdicts, corpus_fingerprint((s.case, s.files) for s in all_cases))
+        warnings = not_removed(janitor.close(root))
+    all_cases = corpus.load_all("cases") if options.kind == "cases" else []
+    fingerprint = corpus_fingerprint((s.case, s.files) for s in all_cases) if all_cases else None
+    report = VerifyReport(verdicts, fingerprint, tuple(warnings))
     if options.kind == "cases":
         record_verdicts(corpus, report)
     return report
@@ -191,11 +242,15 @@ def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], option
         runs = {side: [a.tests for a in sorted(attempts, key=lambda a: a.repeat) if a.side == side]
                 for side in ("baseline", "oracle")}
         measured = measure(runs["baseline"], runs["oracle"], measuring_case(stored.case).grader.command,
-                           grader_paths)
+                           grader_paths, stored.case.grader.fail_to_pass)
         if write:
             target = measured.grader(stored.case.grader)
         attempts = [_judged(a, target) for a in attempts]
     verdict = decide(stored, attempts)
+    if measured is not None and measured.skipped and not measured.fail_to_pass:
+        first = measured.skipped[0]
+        verdict = replace(verdict, verdict="ERROR", reason=f"the fix's tests skipped on both sides "
+                          f"({len(measured.skipped)}): {first}: {measured.skip_reason or 'no reason given'}")
     case, written = stored.case, False
     if write and measured is not None and verdict.verdict == "VALID" and target != stored.case.grader:
         case = replace(stored.case, grader=target)
@@ -206,14 +261,17 @@ def conclude(corpus: Corpus, stored: StoredCase, attempts: list[Attempt], option
             verdict = replace(verdict, verdict="ERROR", reason=f"measured grader not written: {exc.message}")
             case = stored.case
     feature = verdict.verdict == "VALID" and measured is not None and measured.feature
+    mixed = verdict.verdict == "VALID" and measured is not None and measured.mixed
     expected = {"baseline": "fail", "oracle": "pass"}
     kept = [a for a in verdict.attempts if options.settings.keep or a.outcome != expected[a.side]
             or any(status != "pass" for _, status, _ in a.invariants)]
     logs = publish_logs(corpus.root, stored.case.id, [Path(a.logs) for a in kept if a.logs])
     shown = tuple(keep_attempt(a, logs) for a in verdict.attempts)
-    reason = FEATURE_REASON if feature and not verdict.reason else verdict.reason
+    reason = (FEATURE_REASON if feature and not verdict.reason else MIXED_REASON if mixed and not verdict.reason
+              else verdict.reason)
     current = measured is not None and measured.grader(stored.case.grader) == stored.case.grader
-    return replace(verdict, reason=reason, attempts=shown, feature=feature, measured=measured, written=written,
+    return replace(verdict, reason=reason, attempts=shown, feature=feature, mixed=mixed, measured=measured,
+                   written=written,
                    current=current,
                    logs=str(logs) if logs else None, case_fingerprint=case_fingerprint(case, stored.files))
 

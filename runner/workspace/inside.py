@@ -131,9 +131,10 @@ def read_inside(root: Path, relative: str) -> bytes | None:
             if exc.errno in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR, errno.ENXIO):
                 return None
             raise
+        if not stat.S_ISREG(os.fstat(handle).st_mode):  # a directory: fdopen would raise
+            os.close(handle)
+            return None
         with os.fdopen(handle, "rb") as stream:
-            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-                return None
             return stream.read()
     finally:
         os.close(fd)

@@ -25,6 +25,7 @@ from runner.envs.environment import (
     version_environment,
 )
 from runner.envs.key import env_key
+from runner.envs.project import env_holds_project, overlay_holds_project
 from runner.process import ProcessResult, run_command
 from runner.sandbox.bwrap import Bind
 from runner.sandbox.confine import Confinement, phase_sandbox
@@ -34,8 +35,6 @@ from runner.workspace.workspace import copy_workspace, create_workspace
 WORKSPACE_DIR = "workspace"
 ENV_DIR = "python"
 CacheUse = Literal["hit", "miss", "off"]
-COMPILED = (".so", ".pyd", ".dll", ".dylib", ".o", ".obj", ".a", ".class")
-"""Suffixes of files compiled from the workspace's source: an overlay holding them serves only its base tree."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,7 @@ class Prepared:
     """Seconds to make the workspace, the environment and run setup (or find them in the cache)."""
     env_cache: CacheUse = "off"
     """hit: environment and overlay came from the cache; miss: built now and cached; off: no cache was used
-    (none given, nothing to set up, or an entry that serves another base tree)."""
+    (none given, or nothing to set up)."""
 
     def env_binds(self, writable: bool = False) -> tuple[Bind, ...]:
         """The interpreter environment as a sandbox shows it: at its own path, read-only unless writable; the
@@ -107,9 +106,9 @@ def _fresh(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: 
 
 
 def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: Confinement,
-                cache: EnvCache) -> Prepared | None:
-    """The workspace made what setup leaves from the cache entry of the case's key (built here on a miss);
-    None when the entry serves only another base tree."""
+                cache: EnvCache) -> Prepared:
+    """The workspace made what setup leaves from the cache entry of the case's key (built here on a miss; one
+    holding files of the project, `runner.envs.project`, serves its own base tree alone)."""
     key = env_key(case, repo)
     ran: list[ProcessResult | None] = []
 
@@ -124,8 +123,8 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
         if (scratch / "setup.log").is_file():
             shutil.copyfile(scratch / "setup.log", directory / "setup.log")
         captured = overlay.capture(workspace, before, directory / "overlay")
-        compiled = any(p.endswith(COMPILED) and "node_modules" not in p.split("/") for p in captured.changed)
-        return Built(captured, env_dir, key.base_tree if compiled else None)
+        project = overlay_holds_project(captured.changed) or env_holds_project(env_dir, workspace)
+        return Built(captured, env_dir, key.base_tree if project else None)
 
     entry, hit = cache.acquire(key, case.id, build)
     env = base_environment()
@@ -133,8 +132,6 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
         env = python_env(case.setup.python, entry.env_dir, env)
     if not hit:
         return Prepared(workspace, env, ran[0] if ran else None, entry.env_dir, env_cache="miss")
-    if entry.tree is not None and entry.tree != key.base_tree:
-        return None
     overlay.apply(entry.overlay, entry.overlay_dir, workspace)
     return Prepared(workspace, env, None, entry.env_dir, env_cache="hit")
 

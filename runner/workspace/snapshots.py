@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import tempfile
+import threading
 from pathlib import Path
 
-from corpus.gitutil import git_env, run_git
+from corpus.errors import GitError
+from corpus.gitutil import GIT, ISOLATED_CONFIG, git_env, run_git
 from runner.workspace.workspace import BASE_BRANCH, NEUTRAL_ATTRIBUTES, STAT_CONFIG
 
 GIT_TIMEOUT = 600.0
@@ -58,6 +62,44 @@ def is_cache(path: str) -> bool:
     return any(part in CACHE_NAMES or part.endswith(".egg-info") for part in parts) or path.endswith((".pyc", ".pyo"))
 
 
+class PatchTooLarge(Exception):
+    """A candidate patch bigger than its limit."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the candidate patch is over {limit} bytes (--patch-limit)")
+        self.limit = limit
+
+
+def _capped_git(args: list[str], cwd: Path, env: dict[str, str], limit: int) -> bytes:
+    """git's output, read in chunks; PatchTooLarge (git killed) once it passes limit bytes; GitError on
+    failure or after GIT_TIMEOUT."""
+    with tempfile.TemporaryFile() as errors:
+        try:
+            proc = subprocess.Popen([GIT, *ISOLATED_CONFIG, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=errors)
+        except FileNotFoundError as exc:
+            raise GitError(f"cannot run git in {cwd}: {exc.strerror}") from None
+        timer = threading.Timer(GIT_TIMEOUT, proc.kill)
+        timer.start()
+        out = bytearray()
+        try:
+            assert proc.stdout is not None
+            while chunk := proc.stdout.read(1 << 16):
+                out += chunk
+                if len(out) > limit:
+                    proc.kill()
+                    raise PatchTooLarge(limit)
+        finally:
+            proc.stdout.close() if proc.stdout is not None else None
+            proc.wait()
+            timer.cancel()
+        if proc.returncode != 0:
+            errors.seek(0)
+            message = errors.read().decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git {args[0]} failed in {cwd}: {message[-1] if message else f'exit {proc.returncode}'}")
+        return bytes(out)
+
+
 class Snapshots:
     """Snapshots of a workspace's files, kept through a private git directory and index files outside it.
 
@@ -104,11 +146,14 @@ class Snapshots:
         """Write a snapshot's tree object and return its sha."""
         return run_git(["write-tree"], self.workspace, env=self._env(self.index(name))).stdout.decode().strip()
 
-    def diff(self, old_tree: str, name: str) -> tuple[bytes, list[str]]:
-        """The binary-safe patch from old_tree to the snapshot, and the paths it touches (one git call)."""
-        out = run_git(["diff", "--cached", "--raw", "-z", "-p", "--binary", "--full-index", "--no-renames",
-                       "--ignore-submodules=all", old_tree],
-                      self.workspace, env=self._env(self.index(name)), timeout=GIT_TIMEOUT).stdout
+    def diff(self, old_tree: str, name: str, limit: int | None = None) -> tuple[bytes, list[str]]:
+        """The binary-safe patch from old_tree to the snapshot, and the paths it touches (one git call); read
+        as git writes it, and PatchTooLarge as soon as git's output passes limit bytes (never held whole)."""
+        args = ["diff", "--cached", "--raw", "-z", "-p", "--binary", "--full-index", "--no-renames",
+                "--ignore-submodules=all", old_tree]
+        env = self._env(self.index(name))
+        out = run_git(args, self.workspace, env=env, timeout=GIT_TIMEOUT).stdout if limit is None \
+            else _capped_git(args, self.workspace, env, limit)
         # --raw -z first lists ":modes shas status\0path\0" per file, then one NUL, then the patch.
         paths, pos = [], 0
         while out.startswith(b":", pos):

@@ -46,7 +46,7 @@ def test_approve_writes_the_case(shop: Shop, tmp_path: Path, capsys: pytest.Capt
     code, out, err = run(["approve", "cart-total-cents", "--corpus", str(shop.corpus.root), "--prompt-file",
                           str(prompt), "--id", "cart-cents", "--policy", "blocking", "--critical", "--tag", "money",
                           "--tag", "cart", "--grader-timeout", "60"], capsys)
-    assert (code, out, err) == (0, "approved cart-total-cents as cases/cart-cents\n", "")
+    assert (code, out, err) == (0, "approved cart-total-cents as cases/cart-cents (critical: any regression blocks the gate)\n", "")
     case = shop.corpus.load("cart-cents", "cases").case
     assert (case.policy, case.critical, case.tags, case.grader.timeout, case.owner) == (
         "blocking", True, ("money", "cart"), 60, "team-shop")
@@ -90,14 +90,14 @@ def test_approve_with_override(shop: Shop, tmp_path: Path, capsys: pytest.Captur
     prompt.write_text("Add round_half_up.\n")
     code, out, _ = run(["approve", "cart-total-cents", "--corpus", str(shop.corpus.root), "--prompt-file",
                         str(prompt), "--override", "the helper is the requested API"], capsys)
-    assert (code, out) == (0, "approved cart-total-cents as cases/cart-total-cents\n")
+    assert (code, out) == (0, "approved cart-total-cents as cases/cart-total-cents (advisory: the gate warns on it, never blocks)\n")
     assert shop.corpus.load("cart-total-cents", "cases").case.leak_override == "the helper is the requested API"
 
 
 def test_approve_prompt_from_stdin(shop: Shop) -> None:
     result = CliRunner().invoke(cli, ["approve", "tax-of-zero", "--corpus", str(shop.corpus.root),
                                       "--prompt-file", "-"], input="Tax of zero must be zero.\n")
-    assert (result.exit_code, result.output) == (0, "approved tax-of-zero as cases/tax-of-zero\n")
+    assert (result.exit_code, result.output) == (0, "approved tax-of-zero as cases/tax-of-zero (advisory: the gate warns on it, never blocks)\n")
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -56,11 +56,11 @@ def test_cases_read_verification_json(shop: Shop) -> None:
 
 def test_the_verdict_filter_cycles() -> None:
     seen, needle = [], "cart"
-    for _ in range(7):
+    for _ in range(8):
         needle = cycle_verdict_filter(needle)
         seen.append(needle)
-    assert seen == ["cart is:valid", "cart is:feature", "cart is:unverified", "cart is:invalid", "cart is:error",
-                    "cart", "cart is:valid"]
+    assert seen == ["cart is:valid", "cart is:feature", "cart is:mixed", "cart is:unverified", "cart is:invalid",
+                    "cart is:error", "cart", "cart is:valid"]
 
 
 @sync
@@ -74,7 +74,7 @@ async def test_the_queue_shows_sorts_and_filters_by_verdict(shop: Shop) -> None:
         assert queue(app) == ["tax-of-zero"]
         assert app.screen.query_one("#filter", Input).value == "is:valid"
         assert "filter “is:valid”" in str(app.screen.query_one("#bar").render())
-        await pilot.press("f", "f")
+        await pilot.press("f", "f", "f")  # feature, mixed, unverified
         await settle(pilot)
         assert queue(app) == ["discount-percent"]
         await pilot.press("f", "f", "f")

@@ -75,7 +75,7 @@ async def test_approve_writes_the_case(shop: Shop) -> None:
         await pilot.press("a")
         await settle(pilot)
         assert queue(app) == ["discount-percent", "tax-of-zero"]
-        assert status(app) == "approved cart-total-cents as cases/cart-total-cents · u undoes"
+        assert status(app) == "approved cart-total-cents as cases/cart-total-cents (advisory: the gate warns on it, never blocks) · u undoes"
     case = shop.corpus.load("cart-total-cents", "cases").case
     assert (case.prompt, case.owner, case.leak_override) == (CLEAN + "\n", "team-shop", None)
     assert not shop.candidate("cart-total-cents").exists()

@@ -16,6 +16,7 @@ from authoring.screens.modals import MessageModal, QuitModal
 from authoring.widgets.prompt_editor import PromptEditor
 from authoring.widgets.queue_table import EDITED_MARK, SKIPPED_MARK, QueueTable
 from corpus import UsageError
+from corpus.verdicts import RecordedVerdict, candidate_verdict, write_candidate_verdict
 from tests.authoring.test_review_actions import CLEAN, give_reason, queue, review, status, type_prompt
 from tests.testing.pilothelpers import settle, sync
 from tests.testing.shopfactory import TODAY, Shop, tree
@@ -264,3 +265,28 @@ def test_keeping_a_draft_refuses_a_candidate_changed_on_disk(shop: Shop) -> None
     with pytest.raises(UsageError, match="changed on disk since it was opened"):
         keep_draft(shop.corpus, "cart-total-cents", draft, expect_mtime_ns=stored.mtime_ns - 1)
     assert tree(shop.corpus.root) == before
+
+
+@sync
+async def test_saving_a_prompt_draft_keeps_the_verdict_and_a_grader_edit_drops_it(shop: Shop) -> None:
+    candidates = shop.corpus.root / "candidates"
+    for case_id in ("cart-total-cents", "discount-percent"):
+        write_candidate_verdict(candidates / case_id, RecordedVerdict("VALID", repeats=1, verified_at="2024-03-01"))
+    async with review(shop) as (app, pilot):
+        assert cell(app, "cart-total-cents", "verdict").strip() == "VALID"
+        await type_prompt(pilot, CLEAN)
+        await pilot.press("down", "5")
+        app.screen.query_one("#form-grader_command", Input).value = "python -m pytest -q tests"
+        await pilot.press("escape", "q")
+        await settle(pilot)
+        assert isinstance(app.screen, QuitModal)
+        await pilot.press("enter")  # Save and quit
+        await settle(pilot)
+        assert app.return_code == 0
+    assert shop.corpus.load("cart-total-cents", "candidates").case.prompt == CLEAN + "\n"
+    assert candidate_verdict(candidates / "cart-total-cents") == RecordedVerdict("VALID", repeats=1,
+                                                                                 verified_at="2024-03-01")
+    assert shop.corpus.load("discount-percent", "candidates").case.grader.command == "python -m pytest -q tests"
+    assert candidate_verdict(candidates / "discount-percent") is None  # what verify measured changed
+    async with review(shop) as (app, pilot):
+        assert cell(app, "cart-total-cents", "verdict").strip() == "VALID"

@@ -35,7 +35,7 @@ def test_approve_sets_the_scorecard_fields(shop: Shop, tmp_path: Path, capsys: p
                                       "!src/shop/vendored/", "--risk-flag", "payments", "--risk-flag", "auth",
                                       "--invariant", IMPORTS, "--invariant", FLOOR, "--policy", "blocking",
                                       "--invariant-policy", "blocking"), capsys)
-    assert (code, out, err) == (0, "approved cart-total-cents as cases/cart-total-cents\n", "")
+    assert (code, out, err) == (0, "approved cart-total-cents as cases/cart-total-cents (blocking: a significant drop blocks the gate)\n", "")
     case = shop.corpus.load("cart-total-cents", "cases").case
     assert case.allowed_paths == ("src/shop/", "!src/shop/vendored/")
     assert case.risk_flags == ("payments", "auth")

@@ -4,6 +4,9 @@ OSError as one line."""
 from __future__ import annotations
 
 import errno
+import os
+import stat
+import tempfile
 from pathlib import Path
 
 import click
@@ -11,7 +14,7 @@ import pytest
 
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode, HindcastError, WriteError
-from corpus.fsutil import atomic_write_text, publish_directory, undo_new
+from corpus.fsutil import atomic_write_text, hindcast_temp, publish_directory, undo_new
 from tests.testing.fulldisk import FILLER, contents, full_disk
 
 
@@ -60,3 +63,15 @@ def test_an_unmapped_os_error_is_one_line_at_the_cli_edge(tmp_path: Path, capsys
 
     assert run_cli(group, "tool", ["read"]) == ExitCode.FAILED
     assert capsys.readouterr().err == f"tool: error: {tmp_path}: Is a directory\n"
+
+
+def test_the_private_temp_dir_is_the_users_own_and_a_planted_link_is_refused(tmp_path: Path) -> None:
+    made = hindcast_temp()
+    assert made.parent == Path(tempfile.gettempdir()) and stat.S_IMODE(made.stat().st_mode) == 0o700
+    made.chmod(0o755)
+    assert hindcast_temp() == made and stat.S_IMODE(made.stat().st_mode) == 0o700
+    made.rmdir()
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", made)
+    with pytest.raises(WriteError, match=rf"cannot write {made}: exists and is not a directory of this user's own"):
+        hindcast_temp()

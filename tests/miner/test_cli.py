@@ -118,3 +118,18 @@ def test_the_console_script_keeps_its_exit_codes(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout) == (ExitCode.BAD_INPUT, "")
     assert done.stderr == f"miner: error: {plain}: not a git repository\n"
     assert run_console_script("scan", "--no-such-option").returncode == ExitCode.BAD_INPUT
+
+
+def test_a_scan_that_finds_nothing_new_says_so(tmp_path: Path) -> None:
+    repo, _ = one_fix_repo(tmp_path / "repo")
+    evals = tmp_path / "evals"
+    assert CliRunner().invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(evals)]).exit_code == 0
+    again = CliRunner().invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(evals)])
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    assert again.exit_code == 0 and again.stdout.splitlines()[-1] == (
+        f"nothing new: every commit up to {head[:7]} was covered by an earlier scan (--full rescans the whole "
+        "history)")
+    full = CliRunner().invoke(cli, ["scan", "--repo", str(repo), "--corpus", str(evals), "--full"])
+    assert full.exit_code == 0 and full.stdout.splitlines()[-1] == (
+        "no new candidate: none of the 3 commits is a fix that changes tests and source and was not proposed before")

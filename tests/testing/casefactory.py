@@ -17,10 +17,12 @@ PYTEST = "python -m pytest -q -p no:cacheprovider"
 """The fixture graders' pytest: the `python` first on PATH, a project's (`isolation.project_python`)."""
 
 
-def build_repo(path: Path) -> tuple[GitRepo, str, str]:
-    """A repo whose commit `fix` fixes add() and adds test_add; returns (repo, base sha, fix sha)."""
+def build_repo(path: Path, initial: dict[str, str] | None = None) -> tuple[GitRepo, str, str]:
+    """A repo whose commit `fix` fixes add() and adds test_add; returns (repo, base sha, fix sha). initial: more
+    files of the first commit (and so of base and fix)."""
     repo = git_init(path)
-    repo.commit({"calc.py": CALC_FIXED, "test_calc.py": TEST_V1, "README.md": "calc\n"}, "Initial commit")
+    repo.commit({"calc.py": CALC_FIXED, "test_calc.py": TEST_V1, "README.md": "calc\n", **(initial or {})},
+                "Initial commit")
     base = repo.commit({"calc.py": CALC_BUGGY}, "Refactor add")
     fix = repo.commit({"calc.py": CALC_FIXED, "test_calc.py": TEST_V2}, "Fix add returning the difference")
     repo.commit({"README.md": "calc, later\n"}, "Docs after the fix")
@@ -42,8 +44,9 @@ def make_case(base: str, fix: str, **changes: object) -> Case:
 
 
 def build_corpus(tmp_path: Path, **changes: object) -> tuple[Corpus, GitRepo, Case]:
-    """A repo plus a corpus at tmp_path/evals with the calc case (fields overridable)."""
-    repo, base, fix = build_repo(tmp_path / "repo")
+    """A repo plus a corpus at tmp_path/evals with the calc case (fields overridable; `initial`: more files of the
+    repository's first commit)."""
+    repo, base, fix = build_repo(tmp_path / "repo", changes.pop("initial", None))  # type: ignore[arg-type]
     corpus = Corpus.init(tmp_path / "evals", "calc", repo="../repo")
     case = make_case(base, fix, **changes)
     files = CaseFiles.of(oracle_patch(repo, base, fix, "calc.py"), {"test_calc.py": TEST_V2.encode()})

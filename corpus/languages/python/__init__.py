@@ -60,12 +60,45 @@ def _is_test_module(path: str) -> bool:
     return name.endswith(".py") and (name.startswith("test") or name.endswith("_test.py"))
 
 
+def _is_helper(path: str) -> bool:
+    """A Python file of the tests that is no test module and no conftest: a helpers module, a mixin in a
+    package's __init__.py; pytest collects nothing from it, the test modules that import it run its code."""
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and not _is_test_module(path) and name != "conftest.py"
+
+
+WORD_END = "([^[:alnum:]_]|$)"
+
+
+def _users(helper: str, hints: RepoHints) -> list[str]:
+    """The test modules of the fix revision that import helper (by its module's name, or `from PKG import` /
+    `from . import` for a package's __init__.py)."""
+    parts = helper[:-3].split("/")
+    package = parts[-1] == "__init__"
+    if package:
+        parts = parts[:-1]
+    if not parts:
+        return []
+    leaf = parts[-1]
+    found = set(hints.grep(f"^[[:space:]]*(from[[:space:]]+([[:alnum:]_.]*\\.)?{leaf}[[:space:]]+import|import"
+                           f"[[:space:]]+([[:alnum:]_.]*\\.)?{leaf}([[:space:],]|$)|from[[:space:]]+[[:alnum:]_.]+"
+                           f"[[:space:]]+import[[:space:]]+(.*[^[:alnum:]_])?{leaf}{WORD_END})"))
+    if package:
+        inside = "/".join(parts) + "/"
+        found |= {p for p in hints.grep("^[[:space:]]*from[[:space:]]+\\.[[:space:]]+import") if p.startswith(inside)}
+    return sorted(p for p in found if _is_test_module(p))
+
+
 def command(files: list[str], refs: list[TestRef], hints: RepoHints) -> Command:
-    """pytest over the node ids of the tests changed and the other test modules; the directories of the
-    files when there are neither."""
+    """pytest over the node ids of the tests changed and the other test modules, and the test modules that
+    import a changed helper module (the tests a mixin or a helper's change reaches); the directories of the
+    files when there are none of these."""
+    refs = [ref for ref in refs if not _is_helper(ref.path)]  # a helper's tests run in the modules using it
     ids = sorted({ref_id(ref) for ref in refs})
     covered = {ref.path for ref in refs}
     targets = ids + sorted(p for p in files if p not in covered and _is_test_module(p))
+    users = {user for helper in files if _is_helper(helper) for user in _users(helper, hints)}
+    targets += sorted(users - covered - set(targets))
     if not targets:
         targets = sorted({p.rsplit("/", 1)[0] + "/" if "/" in p else "." for p in files})
     line = f"python -m pytest -q -p no:cacheprovider --junitxml={JUNIT_PATH} {' '.join(map(quote, targets))}"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -37,8 +39,24 @@ def not_executable(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--agent-command", "true {caseid}"],
-     ("agent 'default': unknown placeholder {caseid} (the placeholders are {workspace}, {prompt_file}, {case_id}, "
-     "{trial}, {output_dir})")),
+     ("agent 'default': unknown placeholder {caseid}: did you mean {case_id}? (the placeholders are {workspace}, "
+      "{prompt_file}, {case_id}, {trial}, {output_dir})")),
+    (["--agent-command", "true {nonsense}"],
+     "agent 'default': unknown placeholder {nonsense} (the placeholders are {workspace}, {prompt_file}, {case_id}"),
+    (["--agent-command", "true {case-id}"], "agent 'default': {case-id} is not a placeholder: did you mean {case_id}?"),
+    (["--agent-command", "cat {prompt-file}"],
+     "agent 'default': {prompt-file} is not a placeholder: did you mean {prompt_file}?"),
+    (["--agent-command", "cd { workspace }"],
+     "agent 'default': { workspace } is not a placeholder: did you mean {workspace}?"),
+    (["--agent-command", "cd ${workspace}"],
+     ("agent 'default': ${workspace} is not a placeholder (the shell would expand it as a variable): "
+     "did you mean {workspace}?")),
+    (["--agent-command", "cd {{workspace}}"],
+     "agent 'default': {{workspace}} is not a placeholder: did you mean {workspace}?"),
+    (["--agent", "x=cd {workspace} && hindcast-no-such-agent -p < {prompt_file}"],
+     "agent 'x': 'hindcast-no-such-agent' is not a program on PATH"),
+    (["--agent", "x=cat {prompt_file} | hindcast-no-such-agent; true"],
+     "agent 'x': 'hindcast-no-such-agent' is not a program on PATH"),
     (["--agent", "a=true", "--agent", "b=cat \"{promptfile}\""], "agent 'b': unknown placeholder {promptfile}"),
     (["--agent-command", "   "], "agent 'default': the agent command is empty"),
     (["--agent-command", ""], "agent 'default': the agent command is empty"),
@@ -83,6 +101,11 @@ def test_a_file_that_is_not_executable_is_refused(calc_fast: Bench, not_executab
     "{workspace}/run-agent",
     "$HOME/bin/agent",
     "source ~/.profile; true",
+    "for trial in 1 2; do echo ${trial}; done",
+    "if true; then true; else false; fi",
+    "cd {workspace} && prompt=$(cat {prompt_file}) && true \"$prompt\"",
+    "true 2>/dev/null || true &",
+    "echo '{\"a\": 1}' | cat",
 ])
 def test_shell_braces_builtins_and_unchecked_first_words_are_accepted(command: str) -> None:
     assert command_problem(command) is None
@@ -121,7 +144,7 @@ def test_dry_run_without_sandbox_shows_the_host_paths(calc_fast: Bench,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call([*base(calc_fast), "--sandbox", "none", "--dry-run", "--agent-command", "true {workspace}"],
                         capsys)
-    scratch = Path(tempfile.gettempdir()) / "hindcast-calc-add-XXXXXXXX"
+    scratch = Path(tempfile.gettempdir()) / f"hindcast-{os.getuid()}" / "hindcast-calc-add-XXXXXXXX"
     assert code == ExitCode.OK and out == f"default::calc-add #1: true {shlex.quote(str(scratch / 'workspace'))}\n"
     assert not calc_fast.results.exists()
 
@@ -146,3 +169,25 @@ def test_resuming_a_run_whose_agent_is_gone_is_refused(calc_fast: Bench, tmp_pat
     assert code == ExitCode.BAD_INPUT and out == "" and err.count("\n") == 1
     assert f"agent 'mine': {script}: no such file" in err
     assert (run_dir / "run.json").read_bytes() == manifest and list(calc_fast.results.iterdir()) == [run_dir]
+
+
+@pytest.mark.parametrize("preset", ["claude", "gemini", "opencode"])
+def test_a_preset_that_starts_with_cd_still_needs_its_program(calc_fast: Bench, preset: str,
+                                                               capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+    monkeypatch.setenv("PATH", path)
+    assert shutil.which(preset, path=path) is None
+    code, out, err = call([*base(calc_fast), "--agent", preset], capsys)
+    assert code == ExitCode.BAD_INPUT and out == "" and err.count("\n") == 1
+    assert f"agent '{preset}': '{preset}' is not a program on PATH" in err
+    assert not calc_fast.results.exists()
+
+
+def test_a_run_too_short_to_gate_is_warned_up_front(calc_fast: Bench, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = call([*base(calc_fast), "--trials", "2", "--dry-run", "--agent-command", "true"], capsys)
+    assert code == ExitCode.OK
+    assert ("warning: --trials 2: runner compare needs at least 3 non-error trials per case, so this run can be "
+            "reported but not gated") in err.splitlines()
+    code, _, err = call([*base(calc_fast), "--trials", "3", "--dry-run", "--agent-command", "true"], capsys)
+    assert code == ExitCode.OK and "--trials" not in err

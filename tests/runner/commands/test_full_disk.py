@@ -3,6 +3,7 @@ and output paths of the wrong kind refused before any work."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from runner.cli import cli
 from runner.runs.load import load_run
 from runner.runs.manifest import RUN_FILE
 from tests.testing.fulldisk import FILLER, contents, full_disk
-from tests.testing.trialkit import Bench, make_run
+from tests.testing.trialkit import Bench, agent, make_run
 
 NO_SPACE = "No space left on device"
 
@@ -88,3 +89,19 @@ def test_html_that_is_a_directory_is_refused_before_any_work(tmp_path: Path,
     assert (code, out) == (ExitCode.BAD_INPUT, "")
     assert err == f"runner: error: Invalid value for '--html': File '{folder}' is a directory.\n"
     assert list(folder.iterdir()) == []
+
+
+def test_a_disk_that_fills_while_the_agent_writes_stops_the_run_at_once(calc_fast: Bench, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """The agent's transcript fills the disk: the run stops with one error line, promptly, with no thread's
+    traceback before it."""
+    with full_disk(tmp_path / "disk", free_pages=8) as disk:
+        argv = ["run", "--corpus", str(calc_fast.corpus.root), "--results-dir", str(disk / "results"), "--all",
+                "--sandbox", "none", "--agent-timeout", "120", "--agent-command", f"{agent('flood')}; sleep 120"]
+        started = time.monotonic()
+        code, _, err = call(argv, capsys)
+        assert time.monotonic() - started < 60
+        (run_dir,) = (disk / "results").iterdir()
+        assert code == ExitCode.FAILED and "Traceback" not in err and "Exception in thread" not in err
+        assert err.splitlines()[-1].startswith(f"runner: error: cannot write {run_dir}/default/calc-add/")
+        assert err.splitlines()[-1].endswith(NO_SPACE)

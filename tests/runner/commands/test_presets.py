@@ -98,9 +98,9 @@ def test_dry_run_shows_a_presets_expanded_command(calc_fast: Bench, capsys: pyte
                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for name in ("codex", "claude"):
-        (bin_dir / name).write_text("#!/bin/sh\nexit 0\n")  # a stand-in: the dry run only checks it is there
-        (bin_dir / name).chmod(0o755)
+    for program in ("codex", "claude"):  # stand-ins: the dry run only checks they are there
+        (bin_dir / program).write_text("#!/bin/sh\nexit 0\n")
+        (bin_dir / program).chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     code, out, err = call([*base(calc_fast), "--dry-run", "--agent", "codex", "--agent", "c=preset:claude",
                            "--agent-arg", "model=o3", "--trajectory-file", "c=t.json"], capsys)

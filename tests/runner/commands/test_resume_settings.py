@@ -131,8 +131,15 @@ def test_the_incomplete_banner_names_the_binds(tmp_path: Path, capsys: pytest.Ca
     data["settings"] = Settings(jobs=2, agent_binds=(Path("/opt/cli"), Path("/usr/lib/py")),
                                 env_cache=DEFAULT_ENV_CACHE).to_json()
     (new / "run.json").write_text(json.dumps(data))
+    moved = write_run(runs, "moved", {"cart": "p.."})  # resumed once with its agent bound from elsewhere
+    data = json.loads((moved / "run.json").read_text())
+    data["settings"] = Settings(agent_binds=(Path("/opt/cli"),), env_cache=DEFAULT_ENV_CACHE).to_json()
+    data["resumed"] = [{"at": "2024-03-01T00:00:00+00:00", "trials": 2, "overridden": ["--agent-bind"],
+                        "settings": Settings(agent_binds=(Path("/srv/cli"),), env_cache=DEFAULT_ENV_CACHE).to_json()}]
+    (moved / "run.json").write_text(json.dumps(data))
     for run_dir, words in ((old, "--agent-bind '/opt/agent cli'"),
-                           (new, "--jobs 2 --agent-bind /opt/cli --agent-bind /usr/lib/py")):
+                           (new, "--jobs 2 --agent-bind /opt/cli --agent-bind /usr/lib/py"),
+                           (moved, "--agent-bind /srv/cli")):
         banner = (f"INCOMPLETE: 2 of 3 planned trials missing; complete the run with `runner run --resume "
                   f"{run_dir} {words}`")
         code, out, _ = call(capsys, "report", str(run_dir))

@@ -175,7 +175,7 @@ def test_a_cache_directory_that_cannot_be_used_is_refused(tmp_path: Path) -> Non
         EnvCache(Path("/proc/self/envs"))
 
 
-def test_an_entry_holding_compiled_files_serves_only_its_own_base_tree(tmp_path: Path) -> None:
+def test_an_entry_holding_compiled_files_serves_only_its_own_base_tree_and_another_base_gets_its_own(tmp_path: Path) -> None:
     bases = Bases(tmp_path / "repo")
     cache = EnvCache(tmp_path / "envs")
     compiled = '[ -z "$UV_CACHE_DIR" ] || echo built >> "$UV_CACHE_DIR/builds"; echo "$(cat calc.py)" > _calc.so'
@@ -183,10 +183,13 @@ def test_an_entry_holding_compiled_files_serves_only_its_own_base_tree(tmp_path:
     [entry] = list_entries(cache.root)
     assert first.env_cache == "miss" and entry.meta["tree"] is not None
     other = prep(tmp_path, bases, bases.b2, cache, "two", command=compiled)  # same key, another source
-    assert other.env_cache == "off" and (other.workspace / "_calc.so").read_text() == CALC_BUGGY + "# a comment\n"
+    assert other.env_cache == "miss" and (other.workspace / "_calc.so").read_text() == CALC_BUGGY + "# a comment\n"
+    again = prep(tmp_path, bases, bases.b2, cache, "two", command=compiled, name="two-again")  # its own entry
+    assert again.env_cache == "hit" and (again.workspace / "_calc.so").read_text() == CALC_BUGGY + "# a comment\n"
     same = prep(tmp_path, bases, bases.b1, cache, "one", command=compiled, name="one-again")
     assert same.env_cache == "hit" and (same.workspace / "_calc.so").read_text() == CALC_BUGGY
-    assert builds(cache) == 1
+    assert builds(cache) == 2
+    assert sorted(e.cases for e in list_entries(cache.root)) == [("one",), ("two",)]
 
 
 def test_the_overlay_carries_links_removals_and_replaced_paths(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shlex
 import signal
 import subprocess
 import sys
@@ -214,7 +215,7 @@ def test_without_ray_installed_the_error_says_how_to_get_it(tmp_path: Path) -> N
                           capture_output=True, text=True, check=False)
     assert proc.returncode == ExitCode.BAD_INPUT
     assert proc.stderr.strip().endswith("--executor ray needs Ray on this machine and on the cluster: "
-                                        "pip install 'hindcast[ray]'")
+                                        f"uv pip install --python {shlex.quote(sys.executable)} 'ray>=2.9'")
     assert "Traceback" not in proc.stderr
 
 

@@ -49,8 +49,9 @@ def test_eight_of_sixteen_advisory_cases_failing_warn_and_lead_the_report(tmp_pa
         "8 advisory cases passed every baseline trial and not every candidate trial: adv-01, adv-03, adv-05, "
         "adv-07, adv-09 and 3 more (rule advisory-regression)")
     lines = render_compare(report)
-    assert lines[3] == "Regressions (8):"
-    assert [line.split()[0] for line in lines[4:4 + 8 * 3:3]] == dropped
+    assert lines[0].startswith("note: every case is advisory, so this gate can warn but never block")
+    assert lines[4] == "Regressions (8):"
+    assert [line.split()[0] for line in lines[5:5 + 8 * 3:3]] == dropped
     assert lines[-3:] == [f"WARN: {f.message}" for f in report.findings] + ["verdict: WARN (exit 2)"]
 
 
@@ -66,7 +67,7 @@ def test_one_advisory_case_declining_is_listed_and_warns_over_the_tolerance(tmp_
         "advisory cases fell 2.1 pp (tolerance 2 pp), not significant with 16 cases: adv-07 "
         "(rule advisory-tolerance)")
     lines = render_compare(report)
-    assert lines[3:7] == ["Regressions (0):", "Lower pass rate (1):", "  adv-07  [advisory]",
+    assert lines[4:8] == ["Regressions (0):", "Lower pass rate (1):", "  adv-07  [advisory]",
                           "    baseline:  fail (1/3 passed): grader: 1 test failed"]
     relaxed = gate(tmp_path / "relaxed", base, cand, ADVISORY, tolerance_points=5.0)
     assert (relaxed.decision, rules(relaxed)) == ("PASS", [])

@@ -9,6 +9,7 @@ import pytest
 
 from corpus.cli_support import run_cli
 from runner.cli import cli
+from tests.runner.report.htmlkit import parse
 from tests.testing.runbuilder import write_corpus, write_run
 
 KINDS = {"cart": "blocking", "login": "critical", "docs": "advisory", "refund": "blocking",
@@ -92,7 +93,8 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert set(data) == {"verdict", "exit_code", "refused", "findings", "baseline", "candidate", "keyed_by",
                          "regressions", "declined", "fixes", "new", "missing", "quarantined", "summary", "test",
                          "advisory_test", "power", "options", "policy_source", "triage", "behaviour",
-                         "scorecard"}
+                         "scorecard", "cannot_block"}
+    assert data["cannot_block"] is None  # the corpus has blocking cases
     assert (data["verdict"], data["exit_code"], data["refused"]) == ("BLOCK", 4, False)
     assert data["findings"][0] == {"level": "BLOCK", "rule": "missing-case",
                                    "message": "1 blocking case of the baseline missing from the candidate: refund"}
@@ -161,6 +163,7 @@ def test_refusals_exit_4_with_the_reason(tmp_path: Path, capsys: pytest.CaptureF
     write_run(tmp_path / "runs", "base", {"a": "ppppp", "b": "ppppp"}, fingerprint="1" * 64)
     write_run(tmp_path / "runs", "short", {"a": "ppe", "b": "ppp"}, fingerprint="1" * 64)
     write_run(tmp_path / "runs", "moved", {"a": "ppppp", "b": "ppppp"}, fingerprint="2" * 64)
+    write_run(tmp_path / "runs", "errored", {"a": "eee", "b": "eee"}, fingerprint="1" * 64)  # a CLI without its key
 
     def gate(candidate: str, *extra: str) -> int:
         return run_cli(cli, "runner", ["compare", "--baseline", str(tmp_path / "runs" / "base"), "--candidate",
@@ -175,6 +178,10 @@ def test_refusals_exit_4_with_the_reason(tmp_path: Path, capsys: pytest.CaptureF
         capsys.readouterr().out)
     assert gate("moved", "--allow-dataset-change") == 0
     capsys.readouterr()
+    for extra in ((), ("--json",), ("--html", str(tmp_path / "errored.html"))):
+        assert gate("errored", *extra) == 4
+        out = capsys.readouterr().out
+        assert "refused: the candidate run has fewer than 3 non-error trials for a (0), b (0)" in out
 
 
 def test_bad_input_exits_3(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -211,3 +218,25 @@ def test_commands_have_help() -> None:
         command = cli.commands[name]
         assert command.help and all(p.help for p in command.params if hasattr(p, "help") and p.name != "run"
                                     and p.name != "paths")
+
+
+def test_a_gate_over_advisory_cases_only_says_first_that_it_cannot_block(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    kinds = {"cart": "advisory", "docs": "advisory"}
+    write_run(tmp_path / "runs", "base", {"cart": "ppppp", "docs": "ppppp"}, kinds=kinds)
+    write_run(tmp_path / "runs", "cand", {"cart": "fffff", "docs": "fffff"}, kinds=kinds)
+    argv = ["compare", "--baseline", str(tmp_path / "runs" / "base"), "--candidate", str(tmp_path / "runs" / "cand")]
+    note = ("note: every case is advisory, so this gate can warn but never block on a drop or a regression (make "
+            "the cases that must hold blocking: authoring set --policy blocking ID..., or critical)")
+    assert run_cli(cli, "runner", argv) == 2
+    assert capsys.readouterr().out.splitlines()[0] == note
+    assert run_cli(cli, "runner", [*argv, "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["cannot_block"] == note
+    assert run_cli(cli, "runner", [*argv, "--html", str(tmp_path / "c.html")]) == 2
+    capsys.readouterr()
+    page = parse((tmp_path / "c.html").read_text())
+    assert page.ids["cannot-block"].text == note
+    write_run(tmp_path / "runs", "gated", {"cart": "ppppp", "docs": "ppppp"}, kinds={**kinds, "cart": "blocking"})
+    assert run_cli(cli, "runner", ["compare", "--baseline", str(tmp_path / "runs" / "gated"), "--candidate",
+                                   str(tmp_path / "runs" / "gated")]) in (0, 2)
+    assert "note: every case is advisory" not in capsys.readouterr().out

@@ -12,6 +12,7 @@ from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
 from runner.cli import cli
 from runner.runs.load import load_run
+from tests.testing.runbuilder import write_run
 
 
 def rows(path: Path, outcomes: dict[str, str], *, cost: float = 0.01, critical: tuple[str, ...] = ()) -> Path:
@@ -55,12 +56,37 @@ def test_import_compare_flakes_and_export(tmp_path: Path, capsys: pytest.Capture
     assert first == {"case_id": "refund-lookup", "variant": "imported", "trial": 2, "passed": False,
                      "outcome": "fail", "reason": "imported: failed", "critical": True, "cost_usd": 0.02,
                      "tokens": None, "trajectory": [{"tool": "get_order", "args": {"id": 2}},
-                                                    {"tool": "bash", "args": {"command": "ls"}, "exit_code": 0}]}
+                                                    {"tool": "bash", "args": {"command": "ls"}, "exit_code": 0}],
+                     "dataset_fingerprint": run.manifest.dataset_fingerprint, "policy": "blocking",
+                     "title": "refund-lookup", "owner": None}
     # the export imports back to the same outcomes
     (tmp_path / "again.jsonl").write_text(out)
     assert call(capsys, "import", str(tmp_path / "again.jsonl"), "--out", str(tmp_path / "again"))[0] == 0
     assert [(t.case_id, t.trial, t.outcome) for t in load_run(tmp_path / "again").trials] == [
         (t.case_id, t.trial, t.outcome) for t in run.trials]
+
+
+def test_an_exported_run_imported_again_compares_with_itself(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    original = write_run(tmp_path / "runs", "orig", {"cart": "ppp", "login": "pfep", "docs": "fff"},
+                         kinds={"cart": "critical", "login": "blocking", "docs": "advisory"})
+    code, out, _ = call(capsys, "export", str(original), "--jsonl", str(tmp_path / "rows.jsonl"))
+    assert code == ExitCode.OK
+    code, _, err = call(capsys, "import", str(tmp_path / "rows.jsonl"), "--out", str(tmp_path / "again"),
+                        "--variant", "default")
+    assert code == ExitCode.OK, err
+    before, after = load_run(original), load_run(tmp_path / "again")
+    assert after.manifest.dataset_fingerprint == before.manifest.dataset_fingerprint
+    assert after.manifest.cases_meta == before.manifest.cases_meta  # policy, criticality, title and owner
+    assert [(t.variant, t.case_id, t.trial, t.outcome, t.reason) for t in after.trials] == [
+        (t.variant, t.case_id, t.trial, t.outcome, t.reason) for t in before.trials]
+    code, out, _ = call(capsys, "compare", "--baseline", str(original), "--candidate", str(tmp_path / "again"))
+    assert "refused" not in out and "different datasets" not in out and "verdict: " in out
+    assert code in (ExitCode.OK, ExitCode.WARN), out
+    rows_text = (tmp_path / "rows.jsonl").read_text()
+    (tmp_path / "mixed.jsonl").write_text(rows_text.replace(before.manifest.dataset_fingerprint, "0" * 64, 1))
+    code, _, err = call(capsys, "import", str(tmp_path / "mixed.jsonl"), "--out", str(tmp_path / "mixed"))
+    assert code == ExitCode.BAD_INPUT and "the rows name 2 dataset fingerprints" in err
 
 
 @pytest.mark.parametrize(("line", "message"), [
@@ -69,6 +95,10 @@ def test_import_compare_flakes_and_export(tmp_path: Path, capsys: pytest.Capture
     ('{"case_id": "a", "passed": true, "trial": 0}', "trial must be a number from 1, got 0"),
     ('{"case_id": "a", "passed": true, "cost_usd": -1}', "cost_usd must be a number >= 0, got -1"),
     ("not json", "not JSON (Expecting value)"),
+    ('{"case_id": "a", "passed": true, "outcome": "fail"}', "outcome 'fail' disagrees with passed True"),
+    ('{"case_id": "a", "passed": false, "outcome": "maybe"}', "outcome must be one of pass, fail, error, got 'maybe'"),
+    ('{"case_id": "a", "passed": true, "policy": "strict"}', "policy must be one of advisory, blocking, got 'strict'"),
+    ('{"case_id": "a", "passed": true, "title": 3}', "title must be a string, got 3"),
 ])
 def test_a_bad_row_is_one_line_naming_the_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                        line: str, message: str) -> None:

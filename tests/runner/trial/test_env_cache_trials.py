@@ -88,3 +88,55 @@ def test_the_agent_cannot_write_the_cached_environment_or_the_stored_overlay(tmp
     assert not (envs / "downloads" / "uv" / "x").exists()
     meta = json.loads((entry / "entry.json").read_text())
     assert meta["cases"] == ["tiny-add"] and meta["parts"]["python"] == VERSION
+
+
+MUL_BUGGY = FIXED + "\n\ndef mul(a, b):\n    return a + b\n"
+MUL_FIXED = FIXED + "\n\ndef mul(a, b):\n    return a * b\n"
+NON_EDITABLE = "python -m pip install --no-index --no-build-isolation --no-deps --quiet ."
+# From the workspace ('' first on sys.path): the workspace's package, or, once a patch deleted it, the installed one.
+ADD_CHECK = "import sys, tinypkg; sys.exit(0 if tinypkg.add(2, 3) == 5 else 1)"
+MUL_CHECK = "import sys, tinypkg; sys.exit(0 if tinypkg.mul(2, 3) == 6 else 1)"
+SNOOP = ('for f in "$VIRTUAL_ENV"/lib/python*/site-packages/tinypkg/__init__.py; do echo "installed: $f"; '
+         'grep -c "a - b" "$f" || true; done')
+
+
+def two_bases_bench(tmp_path: Path) -> Bench:
+    """tinypkg installed non-editably (`pip install .`), with two cases whose dependency files are equal: `early`
+    fixes add, `late` sits on a base after that fix and fixes mul."""
+    repo = git_init(tmp_path / "repo")
+    early_base = repo.commit({"pyproject.toml": PYPROJECT, "tinypkg/__init__.py": BUGGY + "\n\ndef mul(a, b):\n"
+                              "    return a + b\n", "README.md": "tiny\n"}, "Base")
+    early_fix = repo.commit({"tinypkg/__init__.py": MUL_BUGGY}, "Fix add")
+    late_fix = repo.commit({"tinypkg/__init__.py": MUL_FIXED}, "Fix mul")
+    corpus = Corpus.init(tmp_path / "evals", "tiny", repo="../repo")
+    for case_id, base, fix, check in (("early", early_base, early_fix, ADD_CHECK),
+                                      ("late", early_fix, late_fix, MUL_CHECK)):
+        case = make_case(base, fix, id=case_id, trigger_paths=("tinypkg/__init__.py",),
+                         setup=Setup(command=NON_EDITABLE, python=VERSION),
+                         grader=Grader(command=f"python -c {shlex.quote(check)}", timeout=120))
+        corpus.write(case, CaseFiles.of(oracle_patch(repo, base, fix, "tinypkg/__init__.py"), {}))
+    return Bench(tmp_path, corpus)
+
+
+def test_an_installed_copy_of_the_project_is_never_served_to_another_base(tmp_path: Path) -> None:
+    bench = two_bases_bench(tmp_path)
+    envs = tmp_path / "envs"
+    late = bench.run(case_ids=("late",), all_cases=False, mode="oracle", env_cache=envs)
+    assert [(t.outcome, t.env_cache) for t in late.trials] == [("pass", "miss")]  # built from the later base
+    early = bench.run(case_ids=("early",), all_cases=False, trials=2, env_cache=envs,
+                      variants=variants(snoop=SNOOP, deleter="rm -rf tinypkg"))
+    results = {(t.variant, t.trial): (t.outcome, t.env_cache) for t in early.trials}
+    # The later base's entry holds its copy of tinypkg, add fixed: the earlier base gets an entry of its own.
+    assert results == {("snoop", 1): ("fail", "miss"), ("snoop", 2): ("fail", "hit"),
+                       ("deleter", 1): ("fail", "hit"), ("deleter", 2): ("fail", "hit")}
+    for trial in (1, 2):
+        text = (trial_path(early.directory, "snoop", "early", trial) / "transcript.log").read_text()
+        assert "installed: " in text and text.splitlines()[-1] == "1"  # its own base's copy, add still broken
+    baseline = bench.run(case_ids=("early",), all_cases=False, mode="baseline", env_cache=envs)
+    assert [(t.outcome, t.env_cache) for t in baseline.trials] == [("fail", "hit")]
+    entries = list_entries(envs)
+    assert sorted(e.cases for e in entries) == [("early",), ("late",)]
+    trees = {e.meta["tree"] for e in entries}
+    assert len(trees) == 2 and None not in trees
+    assert [e.meta["parts"]["base_tree"] for e in entries if e.cases == ("early",)] == [e.meta["tree"] for e in entries
+                                                                                        if e.cases == ("early",)]

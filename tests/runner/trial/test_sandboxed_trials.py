@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import socket
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,7 @@ from corpus.errors import ExitCode, UsageError
 from runner.cli import cli
 from runner.report.report import render_table
 from runner.runs.result import trial_path
-from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, variants
+from tests.testing.trialkit import AGENTS, PY, SANDBOX_ARGS, Bench, agent, variants
 
 
 def transcript(loaded_dir: Path, variant: str) -> str:
@@ -97,3 +100,23 @@ def test_agent_network_none_cuts_the_host_off(calc_fast: Bench, capsys: pytest.C
             assert "sandbox bwrap" in capsys.readouterr().out
     finally:
         server.close()
+
+
+def test_a_clone_under_the_temp_dir_is_bound_and_trials_still_see_no_scratch(calc_fast: Bench) -> None:
+    """The README's first command from a clone under /tmp: the clone's agents are bound, while the scratch of
+    this run (templates, other trials' workspaces) stays hidden even when the whole temp dir is bound."""
+    temp = Path(tempfile.gettempdir())
+    clone = temp / "clone" / "demo" / "agents"
+    shutil.copytree(AGENTS, clone)
+    fix = f"{PY} {clone / 'fix.py'}"
+    loaded = calc_fast.run(variants=variants(fixer=fix), scratch_root=None, agent_binds=(clone, Path(sys.prefix)))
+    assert [t.outcome for t in loaded.trials] == ["pass"]
+    look = f"find {temp} -mindepth 1 | sort; echo END; {fix}"
+    loaded = calc_fast.run(variants=variants(fixer=look), scratch_root=None, trials=2, jobs=2,
+                           agent_binds=(temp, Path(sys.prefix)))
+    assert [t.outcome for t in loaded.trials] == ["pass", "pass"]
+    for trial in (1, 2):
+        seen = (trial_path(loaded.directory, "fixer", "calc-add", trial) / "transcript.log").read_text()
+        listed = seen.split("END")[0].split()
+        assert str(clone / "fix.py") in listed
+        assert not [p for p in listed if "calc-add" in p or "workspace" in p or "template" in p], listed

@@ -26,12 +26,12 @@ TESTS_MUL = "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 2
 
 def build(tmp_path: Path, *, kind: Kind = "candidates", source: str = CALC_FIXED, tests: str = TESTS_V2,
           extra: dict[str, str] | None = None, command: str | None = None, fail_to_pass: tuple[str, ...] = (),
-          case_id: str = "calc-add") -> tuple[Corpus, Case]:
+          case_id: str = "calc-add", base_source: str = CALC_BUGGY) -> tuple[Corpus, Case]:
     """A repo whose fix changes calc.py to source and tests/test_calc.py to tests (plus extra grader files), and a
     corpus at tmp_path/evals with it as a candidate or case graded by the miner's pytest form."""
     repo = git_init(tmp_path / "repo")
     repo.commit({"calc.py": CALC_FIXED, "tests/test_calc.py": TESTS_V1}, "Initial commit")
-    base = repo.commit({"calc.py": CALC_BUGGY}, "Refactor add")
+    base = repo.commit({"calc.py": base_source}, "Refactor add")
     fix = repo.commit({"calc.py": source, "tests/test_calc.py": tests, **(extra or {})}, "Fix add")
     corpus = Corpus.init(tmp_path / "evals", "calc", repo=str(repo.path))
     grader = Grader(command=command or f"{PYTEST} tests/test_calc.py::test_add", junit=JUNIT, timeout=60,

@@ -37,9 +37,9 @@ def test_a_grader_that_ran_no_test_is_an_error(tmp_path: Path, command: str, ext
     assert (corpus.root / "candidates" / case.id / "case.yaml").read_bytes() == before
     record = candidate_verdict(corpus.root / "candidates" / case.id)
     assert record is not None and (record.verdict, record.reason) == ("ERROR", verdict.reason)
-    # Both sides erred: both attempts' logs are kept where the verdict says.
+    # Both sides erred: every attempt's logs are kept where the verdict says (the measured base runs twice).
     assert verdict.logs == str(corpus.root / ".hindcast" / "verify" / case.id) == record.logs
-    assert sorted(p.name for p in Path(verdict.logs).iterdir()) == ["baseline-1", "oracle-1"]
+    assert sorted(p.name for p in Path(verdict.logs).iterdir()) == ["baseline-1", "baseline-2", "oracle-1"]
     assert (Path(verdict.logs) / "oracle-1" / "grader.log").is_file()
     # A corpus kept inside its repository never commits them.
     assert (corpus.root / ".hindcast" / ".gitignore").read_text() == "*\n"

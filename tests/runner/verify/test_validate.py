@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,11 @@ def test_validate_malformed_yaml_one_line(tmp_path: Path, capsys: pytest.Capture
 def test_unknown_option_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_cli(cli, "runner", ["validate", "--bogus"]) == ExitCode.BAD_INPUT
     assert capsys.readouterr().err.startswith("runner: error: No such option '--bogus'")
+
+
+def test_an_empty_corpus_has_no_fingerprint_to_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus, _, _ = build_corpus(tmp_path)
+    shutil.rmtree(corpus.root / "cases" / "calc-add")
+    assert run_cli(cli, "runner", ["validate", "--corpus", str(corpus.root)]) == 0
+    assert capsys.readouterr().out == (f"corpus {corpus.root}: 0 cases (0 active), 0 candidates, 0 rejected\n"
+                                       "dataset fingerprint: none (no active case)\n")

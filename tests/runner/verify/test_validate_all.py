@@ -13,6 +13,7 @@ from corpus.errors import CorpusError, ExitCode
 from runner.cli import cli
 from runner.verify.validate import validate
 from tests.testing.casefactory import TEST_V2, build_corpus, oracle_patch
+from tests.testing.gitrepo import git_init
 
 
 def copy_case(corpus: Corpus, new_id: str, edit: tuple[str, str]) -> Path:
@@ -133,3 +134,36 @@ def test_a_rejection_that_is_not_a_mapping_is_reported_at_its_line(tmp_path: Pat
     with pytest.raises(CorpusError) as caught:
         corpus.rejections()
     assert str(caught.value) == f"{path}:4: rejected[1]: expected a mapping, found text"
+
+
+def test_every_problem_of_one_file_is_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus, _, _ = build_corpus(tmp_path)
+    path = copy_case(corpus, "many", ("owner: ada", "owner: ada\npolicy: strict\ntgas: [a]\nholdout: maybe"))
+    text = path.read_text()
+    assert "timeout: 60" in text
+    path.write_text(text.replace("prompt:", "promt:", 1).replace("timeout: 60", "timeout: -60", 1))
+    assert run_cli(cli, "runner", ["validate", "--corpus", str(corpus.root)]) == ExitCode.BAD_INPUT
+    lines = capsys.readouterr().err.splitlines()
+    found = [line.removeprefix(f"runner: error: {path}:").split(": ", 1)[1] for line in lines[:-1]]
+    assert sorted(found) == sorted([
+        "promt: unknown key 'promt' (did you mean 'prompt'?)",
+        "policy: must be one of advisory, blocking, found 'strict'",
+        "holdout: expected true or false, found text",
+        "tgas: unknown key 'tgas' (did you mean 'tags'?)",
+        "grader.timeout: must be at least 1",
+    ])
+    assert lines[-1] == f"runner: error: {corpus.root}: {len(found)} problems found"
+    assert all(line.startswith(f"runner: error: {path}:") for line in lines[:-1])
+
+
+def test_a_wrong_repository_is_one_line_not_one_per_commit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus, _, _ = build_corpus(tmp_path)
+    for n in range(3):
+        copy_case(corpus, f"copy-{n}", ("owner: ada", "owner: ada"))
+    other = git_init(tmp_path / "other")
+    other.commit({"README.md": "another project\n"}, "start")
+    assert run_cli(cli, "runner", ["validate", "--corpus", str(corpus.root), "--repo", str(other.path)]) == 3
+    assert capsys.readouterr().err.splitlines() == [
+        (f"runner: error: {other.path.resolve()}: none of the 8 commits of the corpus's 4 cases and candidates is in "
+        "this repository; is it the right one (--repo, or repo: in corpus.yaml)?"),
+        f"runner: error: {corpus.root}: 1 problem found"]

@@ -1,16 +1,17 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from corpus import CaseFiles, Grader, Setup
+from corpus import CaseFiles, Grader, Provenance, Setup
 from corpus.cli_support import run_cli
-from corpus.errors import ExitCode
+from corpus.errors import ExitCode, UsageError
 from runner.cli import cli
 from runner.settings import Settings
-from runner.verify.verify import VerifyOptions, verify
+from runner.verify.verify import VerifyOptions, cases_to_verify, verify
 from tests.testing.casefactory import CALC_FIXED, PYTEST, build_corpus
 
 
@@ -155,3 +156,54 @@ def test_python_2_gets_a_private_user_base(tmp_path: Path) -> None:
              "assert site.USER_BASE.endswith(\"/python/user\")' && grep -q 'a + b' calc.py")
     corpus, _, _ = build_corpus(tmp_path, setup=Setup(python="2.7"), grader=Grader(command=check))
     assert verify(corpus, VerifyOptions()).verdicts[0].verdict == "VALID"
+
+
+def test_verify_run_from_inside_the_corpus_needs_no_corpus_option(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    build_corpus(tmp_path)
+    monkeypatch.chdir(tmp_path / "evals")
+    assert run_cli(cli, "runner", ["verify", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdicts"][0]["case_id"] == "calc-add"
+
+
+def test_candidates_are_no_dataset_and_have_no_fingerprint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build_corpus(tmp_path)
+    args = ["verify", "--corpus", str(tmp_path / "evals"), "--candidates", "--all"]
+    assert run_cli(cli, "runner", [*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"dataset_fingerprint": None, "verdicts": []}
+    assert run_cli(cli, "runner", args) == 0
+    assert "fingerprint" not in capsys.readouterr().out
+
+
+def test_top_min_score_and_since_pick_the_candidates_and_an_estimate_comes_first(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus, _, case = build_corpus(tmp_path)
+    stored = corpus.load(case.id)
+    for name, score, authored in (("old-low", 1.0, "2019-05-01"), ("new-high", 9.0, "2024-02-01"),
+                                  ("new-mid", 5.0, "2024-03-01"), ("old-high", 8.0, "2018-01-01")):
+        mined = Provenance(score=score, authored=f"{authored}T10:00:00+00:00")
+        corpus.write(replace(stored.case, id=name, mined=mined), stored.files, "candidates")
+
+    def chosen(*flags: str) -> list[str]:
+        return [s.case.id for s in cases_to_verify(corpus, parse(flags))]
+
+    def parse(flags: tuple[str, ...]) -> VerifyOptions:
+        top = int(flags[flags.index("--top") + 1]) if "--top" in flags else None
+        low = float(flags[flags.index("--min-score") + 1]) if "--min-score" in flags else None
+        since = flags[flags.index("--since") + 1] if "--since" in flags else None
+        return VerifyOptions(kind="candidates", top=top, min_score=low, since=since)
+
+    assert chosen("--top", "2") == ["new-high", "old-high"]
+    assert chosen("--min-score", "5") == ["new-high", "new-mid", "old-high"]
+    assert chosen("--since", "2024-01-01") == ["new-high", "new-mid"]
+    assert chosen("--since", "2024-01-01", "--top", "1") == ["new-high"]
+    with pytest.raises(UsageError, match="--case excludes --all, --top"):
+        cases_to_verify(corpus, VerifyOptions(kind="candidates", case_ids=("new-mid",), top=1))
+    code = run_cli(cli, "runner", ["verify", "--corpus", str(corpus.root), "--candidates", "--top", "1",
+                                   "--since", "2024-01-01", "--sandbox", "none"])
+    err = capsys.readouterr().err.splitlines()
+    assert code == ExitCode.OK
+    assert err[0] == ("verifying 1 candidate(s): 2 attempts (each base runs twice when measured) at --jobs 1; "
+                      "a cold environment takes the longest")
+    assert [line.split(": ", 1)[0] for line in err[1:]] == ["new-high"] * len(err[1:])
+    assert err[-1].startswith("new-high: VALID")

@@ -1,0 +1,1 @@
+"""What the grader's Python runs inside its sandbox, copied there read-only: the audit hook and the pytest plugin."""
