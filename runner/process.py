@@ -13,6 +13,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from corpus.fsutil import write_error
 from runner.sandbox.bwrap import SandboxSpec, command_line
@@ -38,13 +39,15 @@ class ProcessResult:
     duration: float
     """Wall seconds from start to the end of the process group."""
     tail: str
-    """The last few KiB of combined stdout and stderr."""
+    """The last few KiB of stdout (and stderr, when it goes to the same log)."""
     output_bytes: int
     """Total bytes the command wrote."""
     truncated: bool
     """True when output beyond the cap was discarded."""
     start_error: str | None = None
     """Why the command could not be started, if it could not."""
+    stderr_tail: str = ""
+    """The last few KiB of stderr, when it went to a log of its own (stderr_path)."""
 
 
 def run_command(
@@ -59,6 +62,7 @@ def run_command(
     marker: str | None = None,
     sandbox: SandboxSpec | None = None,
     inherit_fds: tuple[int, ...] = (),
+    stderr_path: Path | None = None,
 ) -> ProcessResult:
     """Run `bash -c command` in cwd with its own session; output goes to log_path (capped), never to memory whole.
 
@@ -69,7 +73,8 @@ def run_command(
     With sandbox, the command runs inside that bubblewrap sandbox instead (cwd and env are then the spec's):
     it is the only child of its own pid namespace, so killing bwrap ends every process it started, and a
     sandbox that could not be set up is a start error, never an exit code of the command.
-    inherit_fds: descriptors the command inherits at the same numbers (the caller's to close).
+    inherit_fds: descriptors the command inherits at the same numbers (the caller's to close). With stderr_path,
+    stderr goes to that log (capped alike) instead of being mixed into log_path.
 
     When the log cannot be written (a full disk) the command is killed at once and WriteError naming log_path
     is raised once it has ended.
@@ -79,12 +84,12 @@ def run_command(
         cgroup = stack.enter_context(command_cgroup(sandbox.limits, enforcement())) \
             if sandbox is not None and sandbox.limits is not None else []
         return _run(command, cwd, env, timeout, log_path, max_output_bytes, stdin_path, marker, sandbox, cgroup,
-                    inherit_fds)
+                    inherit_fds, stderr_path)
 
 
 def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path: Path, max_output_bytes: int | None,
          stdin_path: Path | None, marker: str | None, sandbox: SandboxSpec | None,
-         cgroup: list[str], inherit_fds: tuple[int, ...] = ()) -> ProcessResult:
+         cgroup: list[str], inherit_fds: tuple[int, ...] = (), stderr_path: Path | None = None) -> ProcessResult:
     started = time.monotonic()
     argv, status_read = ["bash", "-c", command], -1
     pass_fds: tuple[int, ...] = ()
@@ -110,7 +115,7 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
                 env=env,
                 stdin=stdin,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
+                stderr=subprocess.PIPE if stderr_path is not None else subprocess.STDOUT,
                 start_new_session=True,
                 pass_fds=pass_fds + inherit_fds,
             )
@@ -129,8 +134,11 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
         receiver.start()
     with _RUNNING_LOCK:
         _RUNNING.add(proc.pid)
-    pump = _OutputPump(proc, log_path, max_output_bytes)
+    pump = _OutputPump(proc, proc.stdout, log_path, max_output_bytes)
     pump.start()
+    errors = _OutputPump(proc, proc.stderr, stderr_path, max_output_bytes) if stderr_path is not None else None
+    if errors is not None:
+        errors.start()
     timed_out = False
     try:
         proc.wait(timeout=timeout)
@@ -144,10 +152,13 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
         with _RUNNING_LOCK:
             _RUNNING.discard(proc.pid)
         pump.join(timeout=5)
+        if errors is not None:
+            errors.join(timeout=5)
     tail = pump.tail.decode("utf-8", "replace")
+    stderr_tail = errors.tail.decode("utf-8", "replace") if errors is not None else ""
     start_error = None
     if status_read >= 0 and not _sandbox_started(status_read):
-        lines = [line for line in tail.splitlines() if line.strip()]
+        lines = [line for line in (tail + stderr_tail).splitlines() if line.strip()]
         start_error = f"the sandbox could not be set up: {lines[-1] if lines else f'bwrap exit {proc.returncode}'}"
     # The loopback's port is opened before the command starts: without it the command never ran.
     unopened = receiver.finish() if receiver is not None else None
@@ -155,6 +166,8 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
         start_error = f"the sandbox's loopback could not be set up: {unopened}"
     if pump.error is not None:
         raise write_error(pump.error, log_path)
+    if errors is not None and errors.error is not None and stderr_path is not None:
+        raise write_error(errors.error, stderr_path)
     return ProcessResult(
         exit_code=None if timed_out or start_error else proc.returncode,
         timed_out=timed_out and not start_error,
@@ -163,6 +176,7 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
         output_bytes=pump.total,
         truncated=pump.truncated,
         start_error=start_error,
+        stderr_tail=stderr_tail,
     )
 
 
@@ -222,9 +236,11 @@ class _OutputPump(threading.Thread):
     """Copies the child's output to the log, up to a cap, keeping a tail and draining the rest. When the log
     cannot be written, the error is kept for the caller (error) and the child's process group killed."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], log_path: Path, limit: int | None) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], stream: IO[bytes] | None, log_path: Path,
+                 limit: int | None) -> None:
         super().__init__(daemon=True)
         self.proc = proc
+        self.stream = stream
         self.log_path = log_path
         self.limit = limit
         self.total = 0
@@ -233,22 +249,21 @@ class _OutputPump(threading.Thread):
         self.error: OSError | None = None
 
     def run(self) -> None:
-        assert isinstance(self.proc.stdout, io.BufferedReader)
+        assert isinstance(self.stream, io.BufferedReader)
         try:
-            self._copy()
+            self._copy(self.stream)
         except OSError as error:
             self.error = error
             kill_group(self.proc.pid)  # its output has nowhere to go: the command stops now, not at its timeout
-            while self.proc.stdout.read1(65536):
+            while self.stream.read1(65536):
                 pass
         finally:
-            self.proc.stdout.close()
+            self.stream.close()
 
-    def _copy(self) -> None:
-        assert isinstance(self.proc.stdout, io.BufferedReader)
+    def _copy(self, stream: io.BufferedReader) -> None:
         written = 0
         with open(self.log_path, "wb") as log:
-            while chunk := self.proc.stdout.read1(65536):
+            while chunk := stream.read1(65536):
                 self.total += len(chunk)
                 self.tail = (self.tail + chunk)[-TAIL_BYTES:]
                 if self.limit is None or written + len(chunk) <= self.limit:

@@ -10,6 +10,8 @@ regular file, and refuses one larger than the limit instead of keeping a truncat
 from __future__ import annotations
 
 import errno
+import fnmatch
+import itertools
 import os
 import stat
 from pathlib import Path, PurePosixPath
@@ -19,7 +21,11 @@ from corpus.fsutil import atomic_write_bytes
 TRAJECTORY_FILE = "trajectory.json"
 """The copy of the agent's trajectory file in the trial folder."""
 TRANSCRIPT_FILE = "transcript.log"
-"""The agent's stdout and stderr in the trial folder."""
+"""The agent's stdout in the trial folder (stdout and stderr in a run made before agent.stderr.log)."""
+STDERR_FILE = "agent.stderr.log"
+"""The agent's stderr in the trial folder: kept, never parsed."""
+SESSION_FILE = "session.jsonl"
+"""A copy of the session file a preset's CLI keeps in its HOME (Codex's rollout), read with the transcript."""
 TRAJECTORY_LIMIT = 32 * 1024 * 1024
 """Bytes of a trajectory file that are copied at most."""
 DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -108,3 +114,36 @@ def source_text(folder: Path) -> str:
         if path.is_file():
             return path.read_text(encoding="utf-8", errors="replace")
     return ""
+
+
+def keep_output(output: Path, folder: Path, limit: int = TRAJECTORY_LIMIT) -> None:
+    """Copy the regular files of the trial's output directory into folder (made when there is one), never
+    following a link; a file larger than limit is left out."""
+    for root, dirs, files in os.walk(output):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
+        for name in files:
+            relative = os.path.relpath(os.path.join(root, name), output)
+            data, _ = read_trajectory(output, relative, limit)
+            if data is not None:
+                (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_bytes(folder / relative, data)
+
+
+def keep_session(home: Path, pattern: str, folder: Path, limit: int = TRAJECTORY_LIMIT) -> str | None:
+    """Copy the newest (by name) regular file under home matching pattern (a glob relative to home) into folder as
+    session.jsonl, never following a link; its path relative to home, or None when there is none."""
+    literal = itertools.takewhile(lambda part: not any(c in part for c in "*?["), PurePosixPath(pattern).parts[:-1])
+    top = PurePosixPath(*literal)
+    found: list[str] = []
+    for root, dirs, files in os.walk(home / top):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
+        for name in files:
+            relative = os.path.relpath(os.path.join(root, name), home)
+            if fnmatch.fnmatchcase(relative, pattern):
+                found.append(relative)
+    for relative in sorted(found, reverse=True):
+        data, _ = read_trajectory(home, relative, limit)
+        if data is not None:
+            atomic_write_bytes(folder / SESSION_FILE, data)
+            return relative
+    return None

@@ -99,6 +99,9 @@ class Behaviour:
     """Lines that were not JSON (a cut-off last line included)."""
     model: str | None = None
     """The model the transcript names (as the agent spells it), for pricing; None when it names none."""
+    unreached: str | None = None
+    """The agent's own error or retry event saying it could not reach its model, when its stream shows no model
+    call answered (``runner.behaviour.trial.unreached_error``); None otherwise."""
 
 
 def unparsed(format: str, reason: str) -> Behaviour:

@@ -53,6 +53,10 @@ class Variant:
     """A file the agent leaves in its workspace (a path relative to it) read instead of its stdout."""
     hosts: tuple[str, ...] = ()
     """The model provider's hosts its agent may reach with --agent-network model (a preset's, `HOST[:PORT]`)."""
+    preset: str | None = None
+    """The preset the command is (``runner.trial.presets``): its HOME files, trajectory and session files."""
+    model: str | None = None
+    """The preset's model (--agent-arg model=M), None for the CLI's default."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import shutil
 from runner.grading.grader import NOT_RUNNABLE
 from runner.process import ProcessResult
 
-PLACEHOLDERS = ("workspace", "prompt_file", "case_id", "trial")
+PLACEHOLDERS = ("workspace", "prompt_file", "case_id", "trial", "output_dir")
 MARKER_VAR = "HINDCAST_TRIAL_MARK"
 
 # A placeholder is {identifier}; `${...}` is the shell's parameter expansion, and inside single quotes (awk, jq,
@@ -56,7 +56,8 @@ def _placeholders(template: str) -> list[tuple[int, int, str, str]]:
 
 
 def render_command(template: str, values: dict[str, str]) -> str:
-    """Replace {workspace}, {prompt_file}, {case_id} and {trial} by shell-quoted values; other braces stay.
+    """Replace {workspace}, {prompt_file}, {case_id}, {trial} and {output_dir} by shell-quoted values; other braces
+    stay.
 
     Inside quotes the quoting is closed around the value, so each value stays one literal piece of the word.
     """
@@ -188,8 +189,9 @@ def agent_environment(env: dict[str, str], hidden: tuple[str, ...], marker: str)
 
 
 def agent_error(ran: ProcessResult) -> str | None:
-    """The error reason for an agent that could not start or exited non-zero; None otherwise."""
-    last = (ran.tail.strip().splitlines() or [""])[-1][:200]
+    """The error reason for an agent that could not start or exited non-zero (its last line of stderr, else of
+    stdout); None otherwise."""
+    last = ((ran.stderr_tail.strip() or ran.tail.strip()).splitlines() or [""])[-1][:200]
     detail = f": {last}" if last else ""
     if ran.start_error:
         return f"agent command could not start: {ran.start_error}"

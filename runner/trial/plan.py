@@ -17,7 +17,7 @@ from runner.runs.manifest import MODES, VARIANT_NAME, CaseMeta, RunConfig, RunMa
 from runner.runs.result import RESULT_FILE, parse_trial, trial_path
 from runner.settings import Change, Settings
 from runner.trial.agent import command_problem
-from runner.trial.presets import PRESETS, preset_command, preset_name
+from runner.trial.presets import PRESETS, preset_command, preset_name, provider_hosts
 from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT, SavedAttempt, TrialSpec
 
 DEFAULT_AGENT_TIMEOUT = 1800.0
@@ -88,8 +88,10 @@ def parse_agent(spec: str, arguments: Mapping[str, str] | None = None) -> Varian
     if preset is not None:
         name, which = preset
         chosen = PRESETS[which]
-        return check_variant(Variant(name, preset_command(chosen, arguments or {}), chosen.transcript_format,
-                                     hosts=chosen.hosts))
+        arguments = arguments or {}
+        return check_variant(Variant(name, preset_command(chosen, arguments), chosen.transcript_format,
+                                     hosts=provider_hosts(chosen, os.environ), preset=which,
+                                     model=arguments.get("model")))
     if arguments:
         raise UsageError(f"--agent-arg: {spec!r} is not a preset (--agent NAME=preset:{'|'.join(PRESETS)})")
     name, sep, command = spec.partition("=")
@@ -306,7 +308,7 @@ def plan_trials(config: RunConfig, stored: dict[str, StoredCase], saved: dict[Tr
             continue
         plan.append(TrialSpec(stored[case_id], variant.name, t, config.mode, variant.command,
                               saved.get((variant.name, case_id, t)), variant.transcript_format,
-                              variant.trajectory_file, variant.hosts))
+                              variant.trajectory_file, variant.hosts, variant.preset, variant.model))
     return plan
 
 

@@ -56,7 +56,7 @@ from runner.trial.plan import (
     run_settings,
     source_trials,
 )
-from runner.trial.trial import TASK_DIR_NAME, TrialContext, TrialJob, TrialSpec
+from runner.trial.trial import OUTPUT_DIR, OUTPUT_DIR_NAME, TASK_DIR_NAME, TrialContext, TrialJob, TrialSpec
 from runner.workspace.prepare import WORKSPACE_DIR
 
 Progress = Callable[[int, int, TrialResult], None]
@@ -223,9 +223,10 @@ def preview(corpus: Corpus, options: RunOptions) -> tuple[Preview, ...]:
             if settings.sandbox == "none":
                 scratch = (options.scratch_root or hindcast_temp()) / f"hindcast-{case_id}-XXXXXXXX"
                 places = {"workspace": str(scratch / WORKSPACE_DIR),
-                          "prompt_file": str(scratch / TASK_DIR_NAME / "prompt.md")}
+                          "prompt_file": str(scratch / TASK_DIR_NAME / "prompt.md"),
+                          "output_dir": str(scratch / OUTPUT_DIR_NAME)}
             else:
-                places = {"workspace": WORKSPACE, "prompt_file": PROMPT_FILE}
+                places = {"workspace": WORKSPACE, "prompt_file": PROMPT_FILE, "output_dir": OUTPUT_DIR}
             command = render_command(first.command, {**places, "case_id": case_id, "trial": str(first.trial)})
         previews.append(Preview(variant.name, first.stored.case.id, first.trial, command))
     return tuple(previews)

@@ -21,7 +21,15 @@ from corpus.errors import GitError, HindcastError
 from corpus.fsutil import tree_bytes, writing
 from corpus.model import TamperingPolicy
 from runner.behaviour.prices import PriceTable
-from runner.behaviour.sources import TRAJECTORY_FILE, copy_trajectory
+from runner.behaviour.sources import (
+    SESSION_FILE,
+    STDERR_FILE,
+    TRAJECTORY_FILE,
+    TRANSCRIPT_FILE,
+    copy_trajectory,
+    keep_output,
+    keep_session,
+)
 from runner.behaviour.trial import record_behaviour
 from runner.executors.jobs import Node, harness_error
 from runner.fixture.server import HTTP_LOG, FixtureServer, http_fixture, in_phase
@@ -33,11 +41,12 @@ from runner.grading.invariants import outcome_with_invariants
 from runner.process import run_command
 from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult
 from runner.sandbox.bwrap import TASK_DIR, WORKSPACE, Bind
-from runner.sandbox.confine import PROMPT_FILE, agent_proxy, phase_sandbox
+from runner.sandbox.confine import PHASE_HOMES, PROMPT_FILE, agent_proxy, phase_sandbox
 from runner.sandbox.egress import NETWORK_LOG
 from runner.sandbox.loopback import joined
 from runner.scorecard.card import score_trial
 from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
+from runner.trial.presets import PRESETS, home_files
 from runner.workspace.prepare import Prepared, prepare
 from runner.workspace.snapshots import PatchTooLarge, Snapshots, flatten, is_cache
 from runner.workspace.workspace import copy_workspace
@@ -46,6 +55,11 @@ DEFAULT_TRANSCRIPT_LIMIT = 10 * 1024 * 1024
 ATTEMPT_DIR = "attempt"
 """Where the agent's workspace is moved once the agent ended (the grading workspace takes its place)."""
 TASK_DIR_NAME = "task"
+OUTPUT_DIR_NAME = "output"
+"""The trial's output directory (``{output_dir}``: trajectory files, a CLI's history), outside the workspace, and
+its copy in the trial folder."""
+OUTPUT_DIR = "/output"
+"""Where the output directory is inside the sandbox (read-write)."""
 GRADING_DIR = "grading"
 """Where the grading workspace is made before it takes the agent's workspace's place."""
 
@@ -97,6 +111,10 @@ class TrialSpec:
     """A file the agent leaves in its workspace, copied as trajectory.json and read instead of the transcript."""
     hosts: tuple[str, ...] = ()
     """The model provider's hosts the agent may reach with --agent-network model (its preset's)."""
+    preset: str | None = None
+    """The preset the command is: its HOME files are written, its trajectory and session files kept."""
+    model: str | None = None
+    """The preset's model, None for the CLI's default."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +177,8 @@ class TrialJob:
             if node.cancel.is_set():
                 raise Cancelled
             with writing(target):
-                result = record_behaviour(out, result, spec.transcript_format, spec.stored.case, ctx.prices)
+                result = record_behaviour(out, result, spec.transcript_format, spec.stored.case, ctx.prices,
+                                          spec.model)
                 (out / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
             return result
         except Cancelled:
@@ -178,6 +197,17 @@ class TrialJob:
         (out / "transcript.log").write_text(f"[hindcast: {reason}]\n")
         (out / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
         return result
+
+
+def write_home_files(home: Path, files: dict[str, str]) -> None:
+    """Write a preset's files into the agent's HOME, each unless a file is there already (--agent-home put the
+    user's own there: it wins)."""
+    for relative, text in files.items():
+        path = home / relative
+        if path.exists() or path.is_symlink():
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
 
 
 def _check_size(workspace: Path, limit: int | None) -> None:
@@ -389,7 +419,7 @@ class _Trial:
                                              "reason": source.reason})
             if (saved.directory / "transcript.log").is_file():
                 shutil.copyfile(saved.directory / "transcript.log", transcript)
-            for name in (TRAJECTORY_FILE, NETWORK_LOG):
+            for name in (TRAJECTORY_FILE, SESSION_FILE, STDERR_FILE, NETWORK_LOG):
                 if (saved.directory / name).is_file():
                     shutil.copyfile(saved.directory / name, self.staging / name)
             if source.upstream_lookups:
@@ -407,25 +437,38 @@ class _Trial:
     def _run_agent(self, prepared: Prepared) -> str | None:
         spec, ctx, conf = self.spec, self.ctx, self.node.confinement
         assert spec.command is not None
+        preset = PRESETS.get(spec.preset) if spec.preset else None
         task = self.scratch / TASK_DIR_NAME
         task.mkdir()
         (task / "prompt.md").write_text(self._prompt(), encoding="utf-8")
+        output = self.scratch / OUTPUT_DIR_NAME
+        output.mkdir()
         marker = f"{MARKER_VAR}={secrets.token_hex(8)}"
         env, loopback = in_phase(self.fixture, agent_environment(prepared.env, (*ctx.hidden, *self.node.hide), marker), "agent")
         proxy = agent_proxy(conf, spec.hosts, loopback.ports if loopback else ())
         if proxy is not None:
             env, loopback = {**env, **proxy.env()}, joined(loopback, proxy.loopback())
         sandbox = phase_sandbox(conf, "agent", self.scratch, workspace=prepared.workspace, env=env,
-                                extra=(*prepared.env_binds(), Bind(task, TASK_DIR)), loopback=loopback)
+                                extra=(*prepared.env_binds(), Bind(task, TASK_DIR), Bind(output, OUTPUT_DIR, True)),
+                                loopback=loopback)
         if sandbox is not None:
-            places = {"workspace": WORKSPACE, "prompt_file": PROMPT_FILE}
+            places = {"workspace": WORKSPACE, "prompt_file": PROMPT_FILE, "output_dir": OUTPUT_DIR}
+            home = sandbox.home
         else:
-            places = {"workspace": str(prepared.workspace), "prompt_file": str(task / "prompt.md")}
+            places = {"workspace": str(prepared.workspace), "prompt_file": str(task / "prompt.md"),
+                      "output_dir": str(output)}
+            home = self.scratch / PHASE_HOMES["agent"]
+            if preset is not None:  # a preset's files never go into the user's own HOME
+                home.mkdir(exist_ok=True)
+                env = {**env, "HOME": str(home)}
+        if preset is not None:
+            inside = sandbox.env if sandbox is not None else env
+            write_home_files(home, home_files(preset, spec.model, inside))
         command = render_command(spec.command, {**places, "case_id": self.case.id, "trial": str(spec.trial)})
         try:
-            ran = run_command(command, prepared.workspace, env, ctx.agent_timeout, self.staging / "transcript.log",
+            ran = run_command(command, prepared.workspace, env, ctx.agent_timeout, self.staging / TRANSCRIPT_FILE,
                               max_output_bytes=ctx.transcript_limit, marker=None if sandbox else marker,
-                              sandbox=sandbox)
+                              sandbox=sandbox, stderr_path=self.staging / STDERR_FILE)
         finally:
             if proxy is not None:
                 proxy.stop()
@@ -434,8 +477,18 @@ class _Trial:
                           transcript_bytes=ran.output_bytes)
         if ran.truncated:
             self.flags.append("transcript_truncated")
-        if spec.trajectory_file and copy_trajectory(prepared.workspace, spec.trajectory_file, self.staging):
-            self.flags.append("trajectory_missing")  # behaviour is then read from the transcript
+        keep_output(output, self.staging / OUTPUT_DIR_NAME)
+        # a trajectory the agent should have left and did not: behaviour is then read from the transcript
+        if spec.trajectory_file:
+            missing = copy_trajectory(prepared.workspace, spec.trajectory_file, self.staging)
+        elif preset is not None and preset.trajectory:
+            missing = copy_trajectory(output, preset.trajectory, self.staging)
+        else:
+            missing = None
+        if missing:
+            self.flags.append("trajectory_missing")
+        if preset is not None and preset.session:
+            keep_session(home, preset.session, self.staging)
         failure = agent_error(ran)
         if proxy is not None:
             if lookups := proxy.upstream_lookups():

@@ -23,6 +23,12 @@ class TranscriptFormat:
     be read (the record is then unparsed with the reason)."""
     document: bool = False
     """The transcript is one JSON document (any number of lines), not one JSON object per line."""
+    session: Callable[[Behaviour, str], Behaviour] | None = None
+    """The record completed from the session file the CLI keeps beside its stream (the trial's session.jsonl:
+    Codex's rollout, with its model and each model call's usage), when the format has one."""
+    answered: Callable[[str], bool] | None = None
+    """Whether the agent's stdout shows a model call answered, for a format read from a file the agent's
+    commands could rewrite: such a file may say the model was never reached only when stdout shows none."""
     cut_marks: tuple[str, ...] = ()
     """Text a pretty-printed document of this format still shows when cut before its end (it is then unparsed in
     this format, not plain text); documents only."""

@@ -91,8 +91,12 @@ def parse_claude(text: str) -> Behaviour:
     seen_text: set[str] = set()
     last_text = None
     result: dict[str, Any] | None = None
+    retries: list[str] = []  # api_retry events: a model call that did not get through
     for event in lines.objects:
         kind = event.get("type")
+        if kind == "system" and event.get("subtype") == "api_retry":
+            retries.append(f"api_retry attempt {event.get('attempt')}: error {event.get('error')}, "
+                           f"HTTP status {event.get('error_status')}")
         if kind == "system" and event.get("subtype") == "init":
             session = event.get("session_id") or session
             model = event.get("model") if isinstance(event.get("model"), str) else model
@@ -159,7 +163,8 @@ def parse_claude(text: str) -> Behaviour:
         status_word, reason = "partial", "the stream ended before its result line (cut off or killed)"
     return Behaviour("claude", status_word, reason, session, len(main_messages) or None, turns,
                      tuple(calls), tokens, cost, "agent" if cost is not None else "none", final,
-                     tuple(w for w, _ in order), (), lines.skipped, model)
+                     tuple(w for w, _ in order), (), lines.skipped, model,
+                     unreached=retries[-1] if retries and not main_messages else None)
 
 
 FORMAT = TranscriptFormat("claude", recognise, parse_claude)

@@ -10,6 +10,7 @@ event, so only a line cut mid-way marks it partial.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
 from runner.behaviour.formats.base import TranscriptFormat, event_type
@@ -88,6 +89,8 @@ def parse_codex(text: str) -> Behaviour:
     items: dict[str, tuple[int, dict[str, Any], bool]] = {}  # id -> (first position, last seen, finished)
     order: list[tuple[int, Literal["text", "tool"], str]] = []
     final = None
+    errors: list[str] = []  # the stream's own error events (Reconnecting..., turn.failed)
+    answered = False  # an item of the model's (a message, a tool call) or a turn's usage
     turn_message: str | None = None  # this turn's last agent message
     turn_plan: str | None = None  # this turn's last plan (plan mode), the final message when it has no message
     for position, event in enumerate(lines.objects, start=1):
@@ -99,8 +102,14 @@ def parse_codex(text: str) -> Behaviour:
         elif kind == "turn.started":
             turns += 1
             turn_message = turn_plan = None
+        elif kind == "error" and isinstance(event.get("message"), str):
+            errors.append(event["message"])
         elif kind in ("turn.completed", "turn.failed"):
             ended = True
+            failure = mapping(event.get("error")).get("message")
+            if kind == "turn.failed" and isinstance(failure, str):
+                errors.append(failure)
+            answered = answered or kind == "turn.completed"
             if turn_message is None and turn_plan is not None:
                 final = turn_plan
             if isinstance(event.get("usage"), dict):
@@ -110,6 +119,7 @@ def parse_codex(text: str) -> Behaviour:
             item_type = _item_type(item)
             item_id = str(item.get("id") or f"#{position}")
             done = kind == "item.completed"
+            answered = answered or item_type not in ("error", "user_message")
             if item_type in MESSAGE_ITEMS and done:
                 if isinstance(item.get("text"), str):
                     final = turn_message = item["text"]
@@ -138,7 +148,8 @@ def parse_codex(text: str) -> Behaviour:
     if not ended and turn_message is None and turn_plan is not None:
         final = turn_plan
     return Behaviour("codex", status, reason, session, None, turns or None, calls,
-                     _tokens(usage) if usage else Tokens(), None, "none", final, timeline, (), lines.skipped)
+                     _tokens(usage) if usage else Tokens(), None, "none", final, timeline, (), lines.skipped,
+                     unreached=errors[0] if errors and not answered else None)
 
 
 def _parse_legacy(text: str) -> Behaviour:
@@ -230,4 +241,35 @@ def _parse_legacy(text: str) -> Behaviour:
                      lines.skipped, model)
 
 
-FORMAT = TranscriptFormat("codex", recognise, parse_codex)
+def with_rollout(record: Behaviour, text: str) -> Behaviour:
+    """The record completed from Codex's rollout file (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``): the
+    model of ``turn_context``, one model call per ``token_usage_record`` (per response id), their usage summed
+    (else the last ``token_count`` total, each change of it one call). The stream keeps its tool calls, its
+    final message and whether the model was reached."""
+    model = record.model
+    per_response: dict[str, dict[str, Any]] = {}
+    totals: list[dict[str, Any]] = []
+    for entry in read_lines(text).objects:
+        payload = mapping(entry.get("payload"))
+        kind = entry.get("type")
+        if kind == "turn_context" and isinstance(payload.get("model"), str):
+            model = payload["model"]
+        elif kind == "token_usage_record" and isinstance(payload.get("usage"), dict):
+            per_response[str(payload.get("response_id") or len(per_response))] = payload["usage"]
+        elif kind == "event_msg" and payload.get("type") == "token_count":
+            total = mapping(mapping(payload.get("info")).get("total_token_usage"))
+            if total and (not totals or totals[-1] != total):
+                totals.append(total)
+    if per_response:
+        parts = [_tokens(usage) for usage in per_response.values()]
+        tokens = Tokens(*(sum(getattr(t, name) or 0 for t in parts)
+                          for name in ("input", "cache_read", "cache_write", "output", "reasoning")))
+        calls: int | None = len(per_response)
+    elif totals:
+        tokens, calls = _tokens(totals[-1]), len(totals)
+    else:
+        tokens, calls = record.tokens, record.llm_calls
+    return replace(record, model=model, llm_calls=calls, tokens=tokens)
+
+
+FORMAT = TranscriptFormat("codex", recognise, parse_codex, session=with_rollout)

@@ -4,6 +4,7 @@ events, one per line."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any, Literal
 
 from runner.behaviour.formats.base import TranscriptFormat, event_type
@@ -89,8 +90,10 @@ def parse_gemini_stream(text: str) -> Behaviour:
     final = "".join(final_parts) if order and order[-1][0] == "text" else None
     if model is None or model.startswith("auto"):
         model = main_model(mapping(stats.get("models")), "total_tokens") or model
+    failure = mapping(result.get("error")).get("message") if result and result.get("status") == "error" else None
     return Behaviour("gemini", status_word, reason, session, calls_made or None, None, tuple(calls),
-                     tokens, None, "none", final, tuple(w for w, _ in order), (), lines.skipped, model)
+                     tokens, None, "none", final, tuple(w for w, _ in order), (), lines.skipped, model,
+                     unreached=str(failure) if failure and not calls_made else None)
 
 
 def _gemini_stream_tokens(stats: dict[str, Any]) -> Tokens:
@@ -118,4 +121,48 @@ def main_model(models: dict[str, Any], key: str) -> str | None:
     return best
 
 
-FORMAT = TranscriptFormat("gemini", recognise, parse_gemini_stream)
+CHAT_EXIT = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
+"""How the result the model gets of a shell command names its exit code (the stream's display text does not)."""
+
+
+def with_chat(record: Behaviour, text: str) -> Behaviour:
+    """The record completed from Gemini CLI's chat file (``~/.gemini/tmp/<project>/chats/session-*.jsonl``): one
+    model call per ``gemini`` message id with its tokens (``input`` the prompt, cached inside it; ``output``
+    without ``thoughts``) and model, and each shell command's exit code from the result the model got (the
+    stream shows a failed command as a success). The stream keeps the tool calls' order and whether the model
+    was reached."""
+    messages: dict[str, dict[str, Any]] = {}
+    results: list[tuple[str, str]] = []  # (tool name, output) of each tool call, in order
+    for entry in read_lines(text).objects:
+        if entry.get("type") != "gemini" or not isinstance(entry.get("tokens"), dict):
+            continue
+        message_id = str(entry.get("id"))
+        messages[message_id] = entry  # the last copy of a message is the whole
+    for entry in messages.values():
+        for call in entry.get("toolCalls") or []:
+            call = mapping(call)
+            output = ""
+            for part in call.get("result") or []:
+                response = mapping(mapping(mapping(part).get("functionResponse")).get("response"))
+                output += str(response.get("output") or response.get("error") or "")
+            results.append((str(call.get("name") or ""), output))
+    if not messages:
+        return record
+    prompt = sum(integer(mapping(m["tokens"]).get("input")) or 0 for m in messages.values())
+    cached = sum(integer(mapping(m["tokens"]).get("cached")) or 0 for m in messages.values())
+    thoughts = sum(integer(mapping(m["tokens"]).get("thoughts")) or 0 for m in messages.values())
+    generated = sum(integer(mapping(m["tokens"]).get("output")) or 0 for m in messages.values())
+    models = [m.get("model") for m in messages.values() if isinstance(m.get("model"), str)]
+    calls = list(record.tool_calls)
+    if len(results) == len(calls):
+        for index, (call, (name, result)) in enumerate(zip(calls, results, strict=True)):
+            found = CHAT_EXIT.search(result)
+            if call.name == "shell" and call.raw_name == name and found:
+                code = int(found.group(1))
+                calls[index] = replace(call, exit_code=code, status="ok" if code == 0 else "error")
+    return replace(record, llm_calls=len(messages), model=models[-1] if models else record.model,
+                   tokens=Tokens(prompt - cached, cached, None, generated + thoughts, thoughts),
+                   tool_calls=tuple(calls))
+
+
+FORMAT = TranscriptFormat("gemini", recognise, parse_gemini_stream, session=with_chat)

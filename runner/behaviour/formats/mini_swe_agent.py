@@ -13,6 +13,8 @@ from runner.runs.jsonvalues import integer, mapping, number
 
 FENCED = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 """A mini-swe-agent text-mode action: one fenced ``bash`` (v1) or ``mswea_bash_command`` (v2) block."""
+NOT_EXECUTED = "action was not executed"
+"""How mini-swe-agent v2 answers its submit command (returncode -1): the submission ends the run instead."""
 RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 
 
@@ -145,6 +147,8 @@ def parse_mini_swe_agent(text: str) -> Behaviour:
         elif ((role == "tool" and str(message.get("tool_call_id")) in by_id)
               or (message.get("type") == "function_call_output" and str(message.get("call_id")) in by_id)):
             index = by_id[str(message.get("tool_call_id") or message.get("call_id"))]
+            if integer(extra.get("returncode")) == -1 and NOT_EXECUTED in str(extra.get("exception_info")):
+                continue  # v2's submit command, never run: the exit message that follows answers it
             calls[index] = _answered(calls[index], integer(extra.get("returncode")))
             pending = [i for i in pending if i != index]
         elif role in ("exit", "user") and pending and "exit_status" in extra:
@@ -169,9 +173,17 @@ def parse_mini_swe_agent(text: str) -> Behaviour:
     cost = agent_cost(stats.get("instance_cost", response_cost), llm_calls)
     status, reason = finished(info)
     model = mapping(mapping(info.get("config")).get("model")).get("model_name")
-    return Behaviour("mini-swe-agent", status, reason, None, llm_calls, api_calls, tuple(calls), tokens, cost,
-                     "agent" if cost is not None else "none", final, tuple(timeline),
-                     model=model if isinstance(model, str) else None)
+    failure = next((mapping(m.get("extra")).get("exception_str") for m in messages
+                    if isinstance(m, dict) and m.get("role") == "exit"), None)
+    return Behaviour("mini-swe-agent", status, reason, None, llm_calls if responses else 0, api_calls,
+                     tuple(calls), tokens, cost, "agent" if cost is not None else "none", final, tuple(timeline),
+                     model=model if isinstance(model, str) else None,
+                     unreached=str(failure) if failure and not responses else None)
+
+
+def answered_in_stdout(stdout: str) -> bool:
+    """mini prints each model response under a ``mini-swe-agent (step N, $cost):`` header as it arrives."""
+    return "mini-swe-agent (step " in stdout
 
 
 def _answered(call: ToolCall, code: int | None, status: CallStatus | None = None) -> ToolCall:
@@ -179,4 +191,5 @@ def _answered(call: ToolCall, code: int | None, status: CallStatus | None = None
 
 
 FORMAT = TranscriptFormat("mini-swe-agent", recognise, parse_mini_swe_agent, document=True,
+                          answered=answered_in_stdout,
                           cut_marks=('"trajectory_format": "mini-swe-agent',))

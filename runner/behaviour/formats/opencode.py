@@ -42,6 +42,7 @@ def parse_opencode(text: str) -> Behaviour:
     terminal = False
     started: float | None = None
     seconds: list[float] = []
+    failure: str | None = None  # the first error event (an API error after opencode's retries)
     for number_, event in enumerate(lines.objects):
         session = event.get("sessionID") or session
         part = mapping(event.get("part"))
@@ -84,12 +85,16 @@ def parse_opencode(text: str) -> Behaviour:
             terminal = isinstance(why, str) and why != "tool-calls"
         elif kind in ("done", "error"):
             terminal = True
+            error = mapping(event.get("error"))
+            message = mapping(error.get("data")).get("message") or error.get("name")
+            if kind == "error" and message and failure is None:
+                failure = f"{error.get('name') or 'error'}: {message}"
     status_word, reason = stream_status(lines.skipped, terminal, "its last step")
     tokens_record = (Tokens(sums["input"], sums["read"], sums["write"], sums["output"] + sums["reasoning"],
                             sums["reasoning"]) if steps else Tokens())
     return Behaviour("opencode", status_word, reason, session, steps or None, None, tuple(calls),
                      tokens_record, cost or None, "agent" if cost else "none", final, tuple(order), tuple(seconds),
-                     lines.skipped)
+                     lines.skipped, unreached=failure if failure and not steps and not calls else None)
 
 
 FORMAT = TranscriptFormat("opencode", recognise, parse_opencode)

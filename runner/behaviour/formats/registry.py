@@ -9,6 +9,7 @@ where two formats could take one object the one with the narrower test comes fir
 from __future__ import annotations
 
 from runner.behaviour.formats import (
+    aider,
     atif,
     claude,
     codex,
@@ -30,6 +31,7 @@ REGISTRY: list[TranscriptFormat] = [
     opencode.FORMAT,
     claude.FORMAT,
     gemini.FORMAT,
+    aider.FORMAT,
     generic.FORMAT,
 ]
 """The formats in detection order (documents, then streams)."""

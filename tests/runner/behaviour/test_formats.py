@@ -32,6 +32,8 @@ from tests.runner.behaviour.test_behaviour_realtrajectories import (
 )
 from tests.runner.behaviour.test_trajectories import ATIF, MINI_V2_TEXT, SWE_AGENT
 
+AIDER = (Path(__file__).resolve().parents[2] / "agents" / "captures" / "aider" / "analytics.jsonl").read_text()
+
 CODEX_LEGACY = jsonl(
     {"model": "gpt-5-codex", "workdir": "/repo", "approval": "never", "sandbox": "workspace-write"},
     {"prompt": "fix add"},
@@ -53,7 +55,7 @@ REAL = [
     ("codex", CODEX), ("codex", CODEX_LEGACY), ("codex", CODEX_EXPERIMENTAL),
     ("claude", CLAUDE + CLAUDE_RESULT), ("claude", CLAUDE_HOOKS_FIRST), ("claude", CLAUDE_RESULT),
     ("gemini", GEMINI), ("gemini-json", GEMINI_JSON), ("opencode", OPENCODE), ("opencode", NOISE + OPENCODE),
-    ("generic", GENERIC),
+    ("generic", GENERIC), ("aider", AIDER),
     ("mini-swe-agent", json.dumps(MINI_TOOLCALL, indent=2)), ("mini-swe-agent", json.dumps(MINI_RESPONSES)),
     ("mini-swe-agent", json.dumps(MINI_V2_TEXT, indent=2)),
     ("swe-agent", json.dumps(SWE_AGENT, indent=2)),

@@ -40,7 +40,7 @@ def not_executable(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(("args", "message"), [
     (["--agent-command", "true {caseid}"],
      ("agent 'default': unknown placeholder {caseid}: did you mean {case_id}? (the placeholders are {workspace}, "
-      "{prompt_file}, {case_id}, {trial})")),
+      "{prompt_file}, {case_id}, {trial}, {output_dir})")),
     (["--agent-command", "true {nonsense}"],
      "agent 'default': unknown placeholder {nonsense} (the placeholders are {workspace}, {prompt_file}, {case_id}"),
     (["--agent-command", "true {case-id}"], "agent 'default': {case-id} is not a placeholder: did you mean {case_id}?"),
@@ -171,14 +171,14 @@ def test_resuming_a_run_whose_agent_is_gone_is_refused(calc_fast: Bench, tmp_pat
     assert (run_dir / "run.json").read_bytes() == manifest and list(calc_fast.results.iterdir()) == [run_dir]
 
 
-@pytest.mark.parametrize("preset", ["claude", "gemini", "opencode"])
+@pytest.mark.parametrize("preset", ["codex", "claude", "gemini", "opencode", "mini", "aider"])
 def test_a_preset_that_starts_with_cd_still_needs_its_program(calc_fast: Bench, preset: str,
                                                                capsys: pytest.CaptureFixture[str],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     path = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
     monkeypatch.setenv("PATH", path)
     assert shutil.which(preset, path=path) is None
-    code, out, err = call([*base(calc_fast), "--agent", preset], capsys)
+    code, out, err = call([*base(calc_fast), "--agent", preset, "--agent-arg", "model=m"], capsys)
     assert code == ExitCode.BAD_INPUT and out == "" and err.count("\n") == 1
     assert f"agent '{preset}': '{preset}' is not a program on PATH" in err
     assert not calc_fast.results.exists()
