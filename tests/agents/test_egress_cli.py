@@ -75,7 +75,7 @@ def test_claude_code_whose_provider_is_down_is_an_error_not_a_fail(agent_bin: Ca
                                           agent_binds=(*SANDBOX_BINDS, installed(claude, "claude")))
     (result,) = loaded.trials
     assert (result.outcome, result.grader_outcome) == ("error", None)
-    assert result.reason.startswith(NEVER_REACHED), result.reason
+    assert NEVER_REACHED in result.reason, result.reason  # beside the agent's own retry event, when it saw one
     network = json.loads((trial_path(loaded.directory, "claude", "calc-add", 1) / "network.json").read_text())
     assert network["allowed_bytes"] == 0 and network["attempts"]
     assert all(a["host"] == HOST and a["status"] == 502 for a in network["attempts"])
