@@ -48,7 +48,7 @@ def test_a_verify_that_meets_a_harness_error_reports_it_per_case_and_writes_its_
     assert verdict["case_id"] == case.id and verdict["verdict"] == "ERROR"
     assert verdict["reason"].startswith("baseline: harness: TypeError: can only concatenate str")
     kept = corpus.root / ".hindcast" / "verify" / case.id
-    assert sorted(p.name for p in kept.iterdir()) == ["baseline-1", "oracle-1"]
+    assert sorted(p.name for p in kept.iterdir()) == ["baseline-1", "baseline-2", "oracle-1"]
     assert "in broken" in (kept / "baseline-1" / HARNESS_ERROR).read_text()
 
 

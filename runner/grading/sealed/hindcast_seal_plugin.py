@@ -204,4 +204,6 @@ def _check_plugins(config: Any) -> None:
                 continue
             CHECKED_IMPLS.add(id(function))
             if id(impl.plugin) not in installed and SEAL.foreign(function):
-                _event("registered_plugin", f"{impl.plugin_name} implements {caller.name} ({SEAL.code_origin(function)})")
+                # a plugin registered without a name is named by its id(): say which module it is
+                name = getattr(impl.plugin, "__name__", None) or getattr(function, "__module__", None) or impl.plugin_name
+                _event("registered_plugin", f"{name} implements {caller.name} ({SEAL.code_origin(function)})")

@@ -63,7 +63,7 @@ def test_triage_labels_reproduced_and_flaky_and_compare_shows_them(tmp_path: Pat
                         str(bench.results / "latest"))
     lines = out.splitlines()
     assert code == ExitCode.WARN
-    assert lines[2] == f"triage: run {manifest.run_id} ({triage_dir})"
+    assert f"triage: run {manifest.run_id} ({triage_dir})" in lines[:4]
     late = lines.index("  late::calc-add  [advisory]")
     assert lines[late + 3] == "    triage:    flaky (1 of 4 reruns passed)"
     code, out, _ = call(capsys, "compare", "--baseline", str(baseline), "--candidate", str(candidate), "--json")
