@@ -63,11 +63,13 @@ def static_hints(workspace: Path, paths: Iterable[str], is_source: Callable[[str
         old = decode_source(path, base.get(path))[0] or ""
         before = set(old.splitlines())
         added = [line for line in text.splitlines() if line not in before]
-        for flag, pattern, joined in (("test_aware_source", TEST_AWARE, True), ("dynamic_source", DYNAMIC, False)):
+        checks: tuple[tuple[Flag, re.Pattern[str], bool], ...] = (("test_aware_source", TEST_AWARE, True),
+                                                                  ("dynamic_source", DYNAMIC, False))
+        for flag, pattern, joined in checks:
             found = next((m for line in added if (m := pattern.search(JOINED.sub("", line) if joined else line))),
                          None)
             if found:
-                hints.append(StaticHint(path, flag, f"adds {found.group(0).strip()!r}"))  # type: ignore[arg-type]
+                hints.append(StaticHint(path, flag, f"adds {found.group(0).strip()!r}"))
     return hints
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from runner.behaviour.formats.base import TranscriptFormat
 from runner.behaviour.jsonl import read_lines
-from runner.runs.behaviour_record import Behaviour, Tokens
+from runner.runs.behaviour_record import Behaviour, Status, Tokens
 from runner.runs.jsonvalues import integer, mapping, number
 
 
@@ -37,13 +37,14 @@ def parse_aider(text: str) -> Behaviour:
     tokens = Tokens(sum(t or 0 for t in prompt), None, None, sum(t or 0 for t in completion), None) if sends \
         else Tokens()
     cost = sum(c or 0.0 for c in costs) if any(c for c in costs) else None
-    status, reason = ("parsed", "") if ended else ("partial", "the log ended before its exit event")
+    status: Status = "parsed" if ended else "partial"
+    reason = "" if ended else "the log ended before its exit event"
     if ended and lines.skipped:
         status, reason = "partial", f"{lines.skipped} line(s) were not JSON"
     started = sum(e.get("event") == "message_send_starting" for e in lines.objects)
     unreached = (f"{started} model request(s) started, none answered (aider's analytics log)"
                  if started and not sends and ended else None)
-    return Behaviour("aider", status, reason, None, len(sends), None, (), tokens, cost,  # type: ignore[arg-type]
+    return Behaviour("aider", status, reason, None, len(sends), None, (), tokens, cost,
                      "agent" if cost is not None else "none", None, (), (), lines.skipped, model,
                      unreached=unreached)
 
