@@ -54,8 +54,9 @@ def test_a_frozen_run_reads_like_its_directory(made: tuple[Bench, Path, Path], c
     code, out, _ = call(capsys, "compare", "--baseline", str(frozen), "--candidate", str(candidate))
     lines = out.splitlines()
     assert code == ExitCode.WARN and lines[-1] == "verdict: WARN (exit 2)"
-    assert lines[1] == "policy and criticality: as the runs recorded them when they started"
-    assert lines[3:5] == ["Regressions (1):", "  calc-add  [advisory]"]
+    assert lines[0].startswith("note: every case is advisory")
+    assert lines[2] == "policy and criticality: as the runs recorded them when they started"
+    assert lines[4:6] == ["Regressions (1):", "  calc-add  [advisory]"]
     assert "  cost: $0.0375 -> not recorded" in lines
     code, out, _ = call(capsys, "flakes", str(frozen))
     assert code == ExitCode.OK and "STABLE_PASS" in out
