@@ -248,9 +248,9 @@ def finished_extractions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     finished: list[str] = []
     real_finish = extract._finish
 
-    def spy(split: object, blobs: object) -> object:
+    def spy(repo: object, split: object, blobs: object) -> object:
         finished.append(split.survivor.commit.sha)  # type: ignore[attr-defined]
-        return real_finish(split, blobs)  # type: ignore[arg-type]
+        return real_finish(repo, split, blobs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(extract, "_finish", spy)
     return finished
