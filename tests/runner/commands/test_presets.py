@@ -227,4 +227,4 @@ def test_each_presets_provider_hosts_and_a_gateways() -> None:
         "mini": ("api.openai.com",), "aider": ("api.openai.com",)}
     assert provider_hosts(PRESETS["claude"], {"ANTHROPIC_BASE_URL": "https://llm.corp.example:8443/anthropic",
                                               "OPENAI_BASE_URL": "https://other.example"}) == (
-        "api.anthropic.com", "llm.corp.example")
+        "api.anthropic.com", "llm.corp.example:8443")  # a gateway's port is kept: only it is let through

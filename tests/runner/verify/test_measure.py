@@ -148,12 +148,19 @@ def test_cli_candidates_need_a_selection(tmp_path: Path, capsys: pytest.CaptureF
     corpus.write(replace(stored.case, id="calc-add-two"), stored.files, "candidates")
     args = ["verify", "--corpus", str(corpus.root), "--candidates"]
     assert run_cli(cli, "runner", args) == ExitCode.BAD_INPUT
-    assert capsys.readouterr().err == "runner: error: --candidates needs --case ID or --all (every candidate)\n"
+    assert capsys.readouterr().err == ("runner: error: --candidates needs --case ID, --all (every candidate) or "
+                                       "--top N\n")
     assert run_cli(cli, "runner", [*args, "--all", "--case", case.id]) == ExitCode.BAD_INPUT
-    assert "--case and --all exclude each other" in capsys.readouterr().err
+    assert "--case excludes --all, --top, --min-score and --since" in capsys.readouterr().err
     assert run_cli(cli, "runner", [*args, "--all", "--jobs", "2"]) == 0
     captured = capsys.readouterr()
-    assert captured.err.splitlines() == ["calc-add: VALID", "calc-add-two: VALID"]  # one line per verdict
+    err = captured.err.splitlines()
+    assert err[0].startswith("verifying 2 candidate(s): 6 attempts")  # the estimate first
+    # then a line per attempt, and one per verdict as soon as it is known, in case order
+    assert [line for line in err[1:] if line.endswith("VALID")] == ["calc-add: VALID", "calc-add-two: VALID"]
+    assert sorted(line for line in err[1:] if "#" in line) == sorted(
+        f"{c}: {side}: {outcome}" for c in ("calc-add", "calc-add-two")
+        for side, outcome in (("baseline #1", "fail"), ("baseline #2", "fail"), ("oracle #1", "pass")))
     assert "2 cases: 2 valid, 0 invalid, 0 errors" in captured.out
     for case_id in ("calc-add", "calc-add-two"):
         assert corpus.load(case_id, "candidates").case.grader.pass_to_pass == P2P
