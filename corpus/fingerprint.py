@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import asdict
+from typing import Any
 
 from corpus.model import Case, CaseFiles
 from corpus.schema import to_full_mapping
@@ -19,16 +20,7 @@ def case_fingerprint(case: Case, files: CaseFiles) -> str:
     """sha256 of what defines a trial: task, commits, setup, grader, oracle patch, grader files and the behaviour
     checks (max_turns, bait, trajectory), the HTTP fixture with its responses and the scorecard's checks
     (allowed_paths, invariants, invariant_policy) when the case sets them."""
-    canonical = {
-        "id": case.id,
-        "prompt": case.prompt,
-        "base_commit": case.base_commit,
-        "fix_commit": case.fix_commit,
-        "setup": to_full_mapping(case.setup),
-        "grader": to_full_mapping(case.grader),
-        "oracle_patch": _sha256(files.oracle_patch),
-        "grader_files": {path: _sha256(content) for path, content in files.grader_files},
-    }
+    canonical = {"id": case.id, "prompt": case.prompt, **_proven(case, files)}
     # The behaviour checks decide trials too; only a case that sets one gets the key, so the fingerprints of
     # every other case stay what they were before the checks existed.
     if case.max_turns is not None:
@@ -48,17 +40,24 @@ def case_fingerprint(case: Case, files: CaseFiles) -> str:
     return _sha256(json.dumps(canonical, sort_keys=True, separators=(",", ":")).encode("utf-8"))
 
 
-def verified_fingerprint(case: Case, files: CaseFiles) -> str:
-    """sha256 of what `runner verify` measures of a case: commits, setup, grader, oracle patch, grader files, the
-    HTTP fixture with its responses and the invariants (the oracle must keep them). Not the prompt, the title or
-    the labels: an edit of those leaves a verdict standing."""
-    canonical = {
+def _proven(case: Case, files: CaseFiles) -> dict[str, Any]:
+    """What both fingerprints hold: the commits, setup, grader, oracle patch and grader files."""
+    return {
         "base_commit": case.base_commit,
         "fix_commit": case.fix_commit,
         "setup": to_full_mapping(case.setup),
         "grader": to_full_mapping(case.grader),
         "oracle_patch": _sha256(files.oracle_patch),
         "grader_files": {path: _sha256(content) for path, content in files.grader_files},
+    }
+
+
+def verified_fingerprint(case: Case, files: CaseFiles) -> str:
+    """sha256 of what `runner verify` measures of a case: commits, setup, grader, oracle patch, grader files, the
+    HTTP fixture with its responses and the invariants (the oracle must keep them). Not the prompt, the title or
+    the labels: an edit of those leaves a verdict standing."""
+    canonical = {
+        **_proven(case, files),
         "http_fixture": asdict(case.http_fixture) if case.http_fixture is not None else None,
         "http_files": {path: _sha256(content) for path, content in files.http_files},
         "invariants": [asdict(invariant) for invariant in case.invariants],
