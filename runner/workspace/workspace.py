@@ -143,8 +143,8 @@ def copy_workspace(source: Path, dest: Path) -> Path:
 
     Each file is created, filled by the kernel (`copy_file_range`), given its mode and times through its open
     descriptor; links are copied, never followed. `shutil.copytree` does the same with a path lookup per call and
-    extended attributes listed per file, which no checkout has: about a third more time, twice a trial. A special
-    file (a fifo, a socket) is an OSError, as with copytree.
+    extended attributes listed per file, which no checkout has: more of the harness's CPU, twice a trial
+    (bench/RESULTS.md). A special file (a fifo, a socket) is an OSError, as with copytree.
     """
     os.mkdir(dest, 0o700)
     directories = [(os.stat(source), str(dest))]
