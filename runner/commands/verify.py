@@ -16,7 +16,7 @@ from corpus.errors import ExitCode
 from runner.commands.options import EXECUTOR_FLAGS, LIMIT_FLAGS, json_option, settings_options
 from runner.settings import Settings
 from runner.verify.render import render_verdicts, report_json, verdict_line
-from runner.verify.verify import CaseVerdict, VerifyOptions, verify
+from runner.verify.verify import CaseVerdict, Interrupted, VerifyOptions, VerifyReport, verify
 
 
 @click.command("verify")
@@ -51,6 +51,24 @@ def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...
                             kind="candidates" if candidates else "cases", all_cases=all_cases, update=update,
                             top=top, min_score=min_score, since=since.date().isoformat() if since else None)
     kind = "candidate(s)" if candidates else "case(s)"
+    try:
+        report = _verify(corpus, options, settings, kind)
+    except Interrupted as stop:
+        done = len(stop.report.verdicts)
+        recorded = " and recorded" if done else ""
+        click.echo(f"runner: interrupted: every attempt stopped; {done} of {stop.selected} {kind} verified"
+                   f"{recorded}, nothing half-written", err=True)
+        if done:
+            click.echo("\n".join(render_verdicts(stop.report)))
+        return ExitCode.INTERRUPTED
+    for warning in report.warnings:
+        click.echo(f"runner: warning: {warning}", err=True)
+    click.echo(report_json(report) if as_json else "\n".join(render_verdicts(report)))
+    return ExitCode.OK if report.all_valid else ExitCode.FAILED
+
+
+def _verify(corpus: Corpus, options: VerifyOptions, settings: Settings, kind: str) -> VerifyReport:
+    """verify, with its estimate line, and a progress bar on a terminal or a line per attempt and verdict off it."""
 
     def estimate(cases: int, attempts: int) -> None:
         click.echo(f"verifying {cases} {kind}: {attempts} attempts (each base runs twice when measured) at "
@@ -72,7 +90,4 @@ def verify_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...
 
             report = verify(corpus, options, progress=lambda text: click.echo(text, err=True), on_verdict=line,
                             on_start=estimate)
-    for warning in report.warnings:
-        click.echo(f"runner: warning: {warning}", err=True)
-    click.echo(report_json(report) if as_json else "\n".join(render_verdicts(report)))
-    return ExitCode.OK if report.all_valid else ExitCode.FAILED
+    return report

@@ -84,10 +84,11 @@ class AttemptJob:
         """The case's base and fix commits."""
         return self.stored.case.base_commit, self.stored.case.fix_commit
 
-    def run(self, node: Node, out: Path) -> Attempt:
+    def run(self, node: Node, out: Path) -> Attempt | None:
         """One fresh workspace, setup, and the side's patch graded exactly as a trial grades a patch (sandboxed,
         restored, grader files written), by the grader running its test files whole; harness failures become an
-        error attempt. Its logs are written into out for `conclude` to keep or drop."""
+        error attempt. Its logs are written into out for `conclude` to keep or drop; None when verify was
+        interrupted meanwhile (nothing is published)."""
         stored, side = self.stored, self.side
         started = time.monotonic()
         scratch = Path(tempfile.mkdtemp(prefix=f"{stored.case.id}-", dir=node.scratch))
@@ -102,7 +103,7 @@ class AttemptJob:
             setup_started = time.monotonic()
             try:
                 prepared = prepare(stored.case, node.repo, scratch, pristine=assets.pristine,
-                                   confinement=node.confinement, env_cache=node.env_cache)
+                                   confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel)
                 env_state = prepared.env_cache
             finally:
                 setup_duration = time.monotonic() - setup_started
@@ -124,6 +125,8 @@ class AttemptJob:
         except Exception as exc:  # noqa: BLE001 - one attempt's harness failure is its case's error, not verify's end
             outcome, reason = "error", harness_error(exc, out)
         try:
+            if node.cancel.is_set():  # interrupted: its processes were killed, what it measured means nothing
+                return None
             stage_logs(scratch, out, case.grader.junit, self.keep)
         finally:
             node.discard(scratch)

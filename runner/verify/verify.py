@@ -210,6 +210,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         return True
 
     janitor = Janitor()
+    warnings: list[str] = []
     try:
         node = Node(repo, AssetCache(repo, root / "templates"), conf, env_cache, scratch=root,
                     discard=janitor.discard)
@@ -218,14 +219,35 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
             run_jobs(executor, (job for case_jobs in jobs.values() for job in case_jobs), settings.jobs, done)
         finally:
             executor.close()
+    except KeyboardInterrupt:
+        partial = _recorded(corpus, options, verdicts, warnings, record=bool(verdicts))
+        raise Interrupted(partial, len(cases)) from None
     finally:
         if env_cache is not None:
             env_cache.close()
-        warnings = not_removed(janitor.close(root))
-    all_cases = corpus.load_all("cases") if options.kind == "cases" else []
+        warnings += not_removed(janitor.close(root))
+    return _recorded(corpus, options, verdicts, warnings)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped verify: every attempt was stopped, the verdicts of the cases that finished are recorded,
+    no other case's record changed."""
+
+    def __init__(self, report: VerifyReport, selected: int) -> None:
+        super().__init__()
+        self.report = report
+        """The verdicts reached before the interrupt (recorded)."""
+        self.selected = selected
+        """How many cases were selected."""
+
+
+def _recorded(corpus: Corpus, options: VerifyOptions, verdicts: list[CaseVerdict], warnings: list[str],
+              record: bool = True) -> VerifyReport:
+    """The report of verdicts, recorded unless told (candidates record theirs one by one as they are reached)."""
+    all_cases = corpus.load_all("cases") if options.kind == "cases" and record else []
     fingerprint = corpus_fingerprint((s.case, s.files) for s in all_cases) if all_cases else None
-    report = VerifyReport(verdicts, fingerprint, tuple(warnings))
-    if options.kind == "cases":
+    report = VerifyReport(list(verdicts), fingerprint, tuple(warnings))
+    if options.kind == "cases" and record:
         record_verdicts(corpus, report)
     return report
 
