@@ -97,18 +97,21 @@ class AttemptJob:
         tests: tuple[TestOutcome, ...] = ()
         invariants: tuple[tuple[str, str, int | None], ...] = ()
         try:
+            node.step(self.name, "environment")
             assets = node.assets.get(stored)
             if isinstance(assets, HindcastError):
                 raise assets
             setup_started = time.monotonic()
             try:
                 prepared = prepare(stored.case, node.repo, scratch, pristine=assets.pristine,
-                                   confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel)
+                                   confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel,
+                                   step=lambda step: node.step(self.name, step))
                 env_state = prepared.env_cache
             finally:
                 setup_duration = time.monotonic() - setup_started
             setup = GradingSetup(case, stored.files, assets.fix_config, assets.base_config, self.test_globs)
             patch = stored.files.oracle_patch if side == "oracle" else b""
+            node.step(self.name, side)
             with http_fixture(stored.case, stored.files, scratch / HTTP_LOG) as fixture:
                 env, loopback = in_phase(fixture, prepared.env, "grader")
                 graded = grade_patch(setup, prepared.workspace, patch, env, node.confinement, scratch,
