@@ -144,7 +144,10 @@ def _sandbox(scratch: Path) -> Check:
 
 
 def _user_namespace() -> Check:
-    if user_namespace():
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return Check("user namespaces", "warn", "not checked: no bubblewrap", "install bubblewrap")
+    if user_namespace(bwrap):
         return Check("user namespaces", "ok", "each sandbox gets a user namespace of its own")
     return Check("user namespaces", "warn", "bubblewrap cannot make a user namespace here: sandboxes share yours",
                  "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)")
