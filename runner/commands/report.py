@@ -9,6 +9,7 @@ import click
 
 from runner.commands.options import run_dir
 from runner.report.report import print_report, report_json, trial_json, trial_report, write_html
+from runner.runs.holdout import tuning_view
 from runner.runs.load import load_run
 
 
@@ -23,14 +24,19 @@ from runner.runs.load import load_run
 @click.option("--trial", "trial_spec", default=None, metavar="VARIANT/CASE/N",
               help="Show only this trial: the agent's plan, each verification lane, the score line and the hint "
                    "(with --json, that trial's entry).")
+@click.option("--holdout", "show_holdout", is_flag=True,
+              help="Show the holdout cases too (left out by default, so tuning never sees them), with each "
+                   "variant's pass rate on the tuning set and the holdout set side by side.")
 def report_command(run: Path, corpus_dir: Path | None, as_json: bool, html_file: Path | None,
-                   trial_spec: str | None) -> None:
+                   trial_spec: str | None, show_holdout: bool) -> None:
     """Show a run: pass rate, pass@k, pass^k and errors per case and variant, recomputed from the trials, then
     the scorecard per variant, behaviour (medians per case, totals) and, for cases with a trajectory or max_turns,
     each trial's verdicts.
 
     RUN is a run directory, `latest` (the newest run) or a run's --name, bare or after a results directory."""
     loaded = load_run(run_dir(run, corpus_dir))
+    if not show_holdout:
+        loaded = tuning_view(loaded)
     if trial_spec is not None:
         if as_json:
             click.echo(json.dumps(trial_json(loaded, trial_spec), indent=2, sort_keys=True))

@@ -27,7 +27,9 @@ from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
 from runner.report.plan import trial_plan
 from runner.report.scorecards import ScoreView, counts_text, find_trial, score_text, score_view
+from runner.report.sets import sets_table
 from runner.runs.aggregate import Aggregate
+from runner.runs.holdout import holdout_cases, set_rates
 from runner.runs.load import LoadedRun
 from runner.runs.result import TrialResult, trial_path
 from runner.scorecard.means import COUNTS, SCORES, VariantScores, variant_scores, variant_scores_json
@@ -96,6 +98,10 @@ def run_notes(run: LoadedRun) -> list[str]:
     recorded = run.manifest.settings
     if run.manifest.config.mode == "agent" and recorded is not None and recorded.settings.open_network:
         notes.append(OPEN_NETWORK)
+    if run.held_out:
+        count = len(run.held_out)
+        notes.append(f"holdout: {count} holdout case{'' if count == 1 else 's'} held out of every figure "
+                     f"(--holdout shows them)")
     return notes
 
 
@@ -112,13 +118,22 @@ def case_label(run: LoadedRun, case_id: str) -> str:
         return case_id
     policy = "blocking, critical" if meta.critical else meta.policy
     risk = f"\nrisk: {', '.join(meta.risk_flags)}" if meta.risk_flags else ""
-    return f"{case_id} [{policy}]\n{meta.title}{risk}"
+    held = ", holdout" if meta.holdout else ""
+    return f"{case_id} [{policy}{held}]\n{meta.title}{risk}"
 
 
 def risk_flags(run: LoadedRun, case_id: str) -> tuple[str, ...]:
     """The case's risk labels as the run recorded them (() for older runs)."""
     meta = run.manifest.cases_meta.get(case_id)
     return meta.risk_flags if meta is not None else ()
+
+
+def sets_json(run: LoadedRun) -> dict[str, Any]:
+    """The document's "holdout" key: the cases held out of this view, and (when they are shown) each variant's
+    totals on the tuning set and the holdout set."""
+    return {"held_out": list(run.held_out), "cases": list(holdout_cases(run.manifest)),
+            "sets": [{"variant": r.variant, "tuning": aggregate_json(r.tuning), "holdout": aggregate_json(r.holdout)}
+                     for r in set_rates(run)]}
 
 
 def run_scores(run: LoadedRun) -> tuple[VariantScores, ...]:
@@ -196,6 +211,11 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
     out.print(totals)
     out.print("err: trials that ended in error, kept out of rate, pass@k and pass^k; miss: trials not recorded; "
               f"pass@k and pass^k: unbiased estimators at k={k or '—'} (every k in --json and --html)")
+    sets = set_rates(run)
+    if sets:
+        out.print("tuning set and holdout set: per variant the pass rate over the cases that are not holdout and "
+                  "over the holdout cases", markup=False)
+        out.print(sets_table(sets))
     for trial in run.trials:
         if trial.outcome == "error":
             out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
@@ -281,6 +301,7 @@ def report_document(run: LoadedRun) -> dict[str, Any]:
         "behaviour": behaviour_json(run_behaviour(run)),
         "checks": checks_json(report_checks(run)),
         "scorecards": scorecards_json(run),
+        "holdout": sets_json(run),
     }
 
 
@@ -359,7 +380,7 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
                            max_k=max((len(v.pass_at_k) for v in run.variants), default=0),
                            behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS,
                            checks=[(c, cell_lines(c)) for c in cell_checks(checks)], scores=run_scores(run),
-                           score_names=SCORES, count_names=COUNTS)
+                           score_names=SCORES, count_names=COUNTS, sets=set_rates(run))
 
 
 def write_html(run: LoadedRun, html_path: Path) -> None:
