@@ -26,6 +26,7 @@ from runner.report.pages import at as _at
 from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
 from runner.report.plan import trial_plan
+from runner.report.review import Review
 from runner.report.scorecards import ScoreView, counts_text, find_trial, score_text, score_view
 from runner.report.sets import sets_table
 from runner.runs.aggregate import Aggregate
@@ -174,7 +175,7 @@ def scores_table(found: tuple[VariantScores, ...]) -> Table:
     return table
 
 
-def render_table(run: LoadedRun, console: Console | None = None) -> str:
+def render_table(run: LoadedRun, console: Console | None = None, review: Review | None = None) -> str:
     """The terminal report: a cases x variants grid, one line per variant, then (when trials recorded behaviour)
     the behaviour table and the run's totals, and (when cases have a trajectory or a max_turns) the checks per cell
     and per trial; returns the text printed."""
@@ -221,6 +222,8 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
             out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
     for line in upstream_lines(run):
         out.print(line, markup=False, soft_wrap=True)
+    for line in review.lines(run) if review is not None else ():
+        out.print(line, markup=False, soft_wrap=True)
     found = run_scores(run)
     if found:
         out.print()
@@ -256,12 +259,12 @@ def report_checks(run: LoadedRun) -> tuple[TrialChecks, ...]:
     return run_checks(run.directory, run.trials, run.manifest.cases_meta)
 
 
-def print_report(run: LoadedRun) -> None:
+def print_report(run: LoadedRun, review: Review | None = None) -> None:
     """Print the table (in colour on a terminal) and the run directory: what `runner run` and `runner report` show."""
     if sys.stdout.isatty():
-        render_table(run, Console(highlight=False))
+        render_table(run, Console(highlight=False), review)
     else:
-        click.echo(render_table(run), nl=False)
+        click.echo(render_table(run, review=review), nl=False)
     click.echo(f"run directory: {run.directory}")
 
 
@@ -275,7 +278,7 @@ def aggregate_json(aggregate: Aggregate) -> dict[str, Any]:
     return data
 
 
-def report_document(run: LoadedRun) -> dict[str, Any]:
+def report_document(run: LoadedRun, review: Review | None = None) -> dict[str, Any]:
     """The whole run as one JSON-able document: manifest, aggregates, every trial, behaviour (every cell's
     spreads, the totals per variant and of the run) and checks (per cell the trials that broke a trajectory or a
     max_turns, and every checked trial's checks)."""
@@ -302,6 +305,7 @@ def report_document(run: LoadedRun) -> dict[str, Any]:
         "checks": checks_json(report_checks(run)),
         "scorecards": scorecards_json(run),
         "holdout": sets_json(run),
+        "review": review.document(run) if review is not None else None,
     }
 
 
@@ -320,9 +324,9 @@ def scorecards_json(run: LoadedRun) -> dict[str, Any]:
             "counts_text": {v.variant: counts_text(v.counts) for v in run_scores(run)}, "trials": trials}
 
 
-def report_json(run: LoadedRun) -> str:
+def report_json(run: LoadedRun, review: Review | None = None) -> str:
     """report_document as indented JSON text."""
-    return json.dumps(report_document(run), indent=2, sort_keys=True) + "\n"
+    return json.dumps(report_document(run, review), indent=2, sort_keys=True) + "\n"
 
 
 def case_title(run: LoadedRun, case_id: str) -> str:
@@ -336,7 +340,7 @@ def _policy(run: LoadedRun, case_id: str) -> str:
     return "" if meta is None else "blocking, critical" if meta.critical else meta.policy
 
 
-def render_html(run: LoadedRun, html_path: Path) -> str:
+def render_html(run: LoadedRun, html_path: Path, review: Review | None = None) -> str:
     """A self-contained page (inline style, no script, nothing fetched): the run's notes, summaries, one grid of
     cases by variants whose cells show each trial's outcome, duration and reason, CSS-only filters, the errors
     apart, and one section per trial (shown when its cell is clicked) embedding its prompt, transcript, patch and
@@ -380,9 +384,10 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
                            max_k=max((len(v.pass_at_k) for v in run.variants), default=0),
                            behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS,
                            checks=[(c, cell_lines(c)) for c in cell_checks(checks)], scores=run_scores(run),
-                           score_names=SCORES, count_names=COUNTS, sets=set_rates(run))
+                           score_names=SCORES, count_names=COUNTS, sets=set_rates(run),
+                           review=review.lines(run) if review is not None else [])
 
 
-def write_html(run: LoadedRun, html_path: Path) -> None:
+def write_html(run: LoadedRun, html_path: Path, review: Review | None = None) -> None:
     """Write the HTML page atomically."""
-    write_page(html_path, render_html(run, html_path))
+    write_page(html_path, render_html(run, html_path, review))
