@@ -75,3 +75,9 @@ def test_runs_made_before_runs_recorded_holdout_hold_none_out(tmp_path: Path,
     assert report(run_dir) == 0
     out = capsys.readouterr().out
     assert "vault" in out and "held out" not in out
+
+
+def test_runs_lists_the_pass_rate_of_the_tuning_set(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(cli, "runner", ["runs", str(run_dir.parent), "--json"]) == 0
+    [listed] = json.loads(capsys.readouterr().out)
+    assert listed["pass_rate"] == {"default": pytest.approx(8 / 9)}  # 12 trials, vault's three fails held out

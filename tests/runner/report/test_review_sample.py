@@ -54,15 +54,15 @@ def test_the_draw_is_one_sample_per_seed_and_favours_the_heavy_pass(tmp_path: Pa
 @pytest.mark.parametrize(("body", "message"), [
     ('run: "other"\ntrials: []\n', "checklist.yaml:1: run: the checklist is for run 'other', not r1"),
     ('run: "r1"\ntrials: {}\n', "checklist.yaml:2: trials: expected a list of trials"),
-    ('run: "r1"\ntrials:\n  - trial: "default/cart/9"\n', "checklist.yaml:3: trials[0].trial: run r1 has no trial "
-                                                          "'default/cart/9'"),
-    ('run: "r1"\ntrials:\n  - trial: "default/cart/3"\n', "checklist.yaml:3: trials[0].trial: default/cart/3 did "
-                                                          "not pass (its outcome is fail)"),
+    ('run: "r1"\ntrials:\n  - trial: "default/cart/9"\n', ("checklist.yaml:3: trials[0].trial: run r1 has no trial "
+                                                          "'default/cart/9'")),
+    ('run: "r1"\ntrials:\n  - trial: "default/cart/3"\n', ("checklist.yaml:3: trials[0].trial: default/cart/3 did "
+                                                          "not pass (its outcome is fail)")),
     ('run: "r1"\ntrials:\n  - trial: "default/tax/1"\n  - trial: "default/tax/1"\n',
      "checklist.yaml:4: trials[1].trial: default/tax/1 is listed twice"),
     ('run: "r1"\ntrials:\n  - trial: "default/tax/1"\n    verdict: ok\n',
-     "checklist.yaml:4: trials[0].verdict: expected one of looks right, wrong fix, gamed the test or nothing, "
-     "found 'ok'"),
+     ("checklist.yaml:4: trials[0].verdict: expected one of looks right, wrong fix, gamed the test or nothing, "
+     "found 'ok'")),
     ("- just a list\n", "checklist.yaml: expected a mapping with run and trials"),
     ('run: "r1"\ntrials: [\n', "checklist.yaml:3: malformed YAML"),
 ])
