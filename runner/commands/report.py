@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from corpus.errors import UsageError
 from runner.commands.options import run_dir
 from runner.report.report import print_report, report_json, trial_json, trial_report, write_html
 from runner.report.review import find_review
@@ -42,6 +43,9 @@ def report_command(run: Path, corpus_dir: Path | None, as_json: bool, html_file:
     review = find_review(loaded, review_file)
     if not show_holdout:
         loaded = tuning_view(loaded)
+        case_id = (trial_spec or "").partition("/")[2].rpartition("/")[0]
+        if case_id in loaded.held_out:
+            raise UsageError(f"--trial {trial_spec}: {case_id} is a holdout case, left out unless --holdout")
     if trial_spec is not None:
         if as_json:
             click.echo(json.dumps(trial_json(loaded, trial_spec), indent=2, sort_keys=True))

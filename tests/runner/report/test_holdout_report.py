@@ -81,3 +81,11 @@ def test_runs_lists_the_pass_rate_of_the_tuning_set(run_dir: Path, capsys: pytes
     assert run_cli(cli, "runner", ["runs", str(run_dir.parent), "--json"]) == 0
     [listed] = json.loads(capsys.readouterr().out)
     assert listed["pass_rate"] == {"default": pytest.approx(8 / 9)}  # 12 trials, vault's three fails held out
+
+
+def test_a_holdout_trial_is_shown_only_with_holdout(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert report(run_dir, "--trial", "default/vault/1") == 3
+    assert capsys.readouterr().err == ("runner: error: --trial default/vault/1: vault is a holdout case, left out "
+                                       "unless --holdout\n")
+    assert report(run_dir, "--trial", "default/vault/1", "--holdout") == 0
+    assert capsys.readouterr().out.startswith("trial default/vault/1: fail")
