@@ -66,8 +66,16 @@ def scorecard_options(lists: str) -> Callable[[Any], Any]:
 @cli.command("review")
 @corpus_option()
 @click.option("--cases", "edit_cases", is_flag=True, help="Review approved cases instead of candidates.")
-def review_command(corpus_dir: Path, edit_cases: bool) -> None:
+@click.option("--sample", "sample_run", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="RUN", help="Review the passes `runner sample` drew from the run directory RUN instead: each "
+                                  "patch beside the reference patch; 1, 2, 3 set the verdict, 0 clears it.")
+def review_command(corpus_dir: Path, edit_cases: bool, sample_run: Path | None) -> None:
     """Open the review screen (keyboard-first; press ? inside for the keys)."""
+    if sample_run is not None:
+        from authoring.app import make_sample_app
+
+        make_sample_app(sample_run).run()
+        return
     from authoring.app import make_app
 
     app = make_app(Corpus.open(corpus_dir), kind="cases" if edit_cases else "candidates")

@@ -60,6 +60,8 @@ class Review:
     """The checklist file."""
     entries: tuple[Entry, ...]
     """Its entries, in its order."""
+    seed: int = 0
+    """The seed the sample was drawn with."""
 
     def shown(self, run: LoadedRun) -> tuple[Entry, ...]:
         """The entries of the trials this view of the run shows (a holdout case's are left out with it)."""
@@ -143,7 +145,8 @@ def read_review(path: Path, run: LoadedRun) -> Review:
                               field=f"{field}.verdict", line=line_of(item, "verdict"))
         entries.append(Entry(str(trial), str(item.get("why") or ""), verdict,
                              "" if note is None else str(note).strip()))
-    return Review(path, tuple(entries))
+    seed = document.get("seed")
+    return Review(path, tuple(entries), seed if isinstance(seed, int) and not isinstance(seed, bool) else 0)
 
 
 def find_review(run: LoadedRun, given: Path | None) -> Review | None:
