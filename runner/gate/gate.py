@@ -35,7 +35,7 @@ from corpus.errors import ExitCode, UsageError
 from runner.gate.behaviour import BehaviourComparison, Directions, compare_behaviour, directions_for
 from runner.gate.behaviour_rules import behaviour_findings
 from runner.gate.finding import Finding
-from runner.gate.holdout import HoldoutGap, drop_cases, holdout_findings, holdout_gap
+from runner.gate.holdout import HoldoutGap, held_out_note, hold_out, holdout_findings, holdout_gap
 from runner.gate.pairing import MIN_TRIALS, CaseInfo, Row, RunTrials, pair_runs
 from runner.gate.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 from runner.gate.quarantine import Quarantine
@@ -171,11 +171,7 @@ class CompareReport:
     @property
     def holdout_note(self) -> str | None:
         """What a comparison without --holdout left out, said first; None when it left nothing out."""
-        if not self.held_out:
-            return None
-        n = len(self.held_out)
-        return (f"holdout: {n} holdout case{'' if n == 1 else 's'} held out of the decision and every figure "
-                f"(compare --holdout includes them)")
+        return held_out_note(self.held_out)
 
     def risk_flags(self, case_id: str) -> tuple[str, ...]:
         """The case's risk labels as the candidate (else the baseline) recorded them."""
@@ -226,13 +222,9 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
              directions: Directions | None = None) -> CompareReport:
     """Compare two runs and decide; behaviour is judged by directions (default: as the runs recorded them)."""
     today = options.today or date.today()
-    held = frozenset(case for case, info in cases.items() if info.holdout)
-    ran = {case for run in (baseline, candidate) for _, case in run.trials}
-    held_out = () if options.holdout else tuple(sorted(held & ran))
-    if held_out:
-        baseline, candidate = drop_cases(baseline, held), drop_cases(candidate, held)
+    baseline, candidate, held, held_out = hold_out(baseline, candidate, cases, options.holdout)
     keyed_by, rows = pair_runs(baseline, candidate, cases, quarantine, today)
-    gap = holdout_gap(rows, held, options.alpha) if options.holdout and held & ran else None
+    gap = holdout_gap(rows, held, options.alpha) if options.holdout and held else None
     gated = [r for r in rows if r.gated]
     test = _drop_test(gated, options.alpha)
     advisory_test = _drop_test([r for r in rows if r.advisory], options.alpha)

@@ -20,11 +20,11 @@ a person to look, as an underpowered drop does.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from runner.gate.finding import Finding
-from runner.gate.pairing import Row, RunTrials
+from runner.gate.pairing import CaseInfo, Row, RunTrials
 from runner.gate.power import estimate_sd_of_differences, min_detectable_drop
 from runner.gate.stats import PairedDifference, paired_difference
 
@@ -38,6 +38,26 @@ def drop_cases(run: RunTrials, cases: frozenset[str]) -> RunTrials:
     return replace(run, trials={k: v for k, v in run.trials.items() if k[1] not in cases},
                    behaviour={k: v for k, v in run.behaviour.items() if k[1] not in cases},
                    cases_meta={c: m for c, m in run.cases_meta.items() if c not in cases})
+
+
+def hold_out(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, CaseInfo],
+             include: bool) -> tuple[RunTrials, RunTrials, frozenset[str], tuple[str, ...]]:
+    """The two runs as the gate sees them, the holdout cases either ran, and those left out: all of them unless
+    include (compare --holdout), none with it."""
+    ran = {case for run in (baseline, candidate) for _, case in run.trials}
+    held = frozenset(case for case, info in cases.items() if info.holdout) & ran
+    if include or not held:
+        return baseline, candidate, held, ()
+    return drop_cases(baseline, held), drop_cases(candidate, held), held, tuple(sorted(held))
+
+
+def held_out_note(held_out: Sequence[str]) -> str | None:
+    """compare's first line when it left holdout cases out; None when it left none out."""
+    if not held_out:
+        return None
+    n = len(held_out)
+    return (f"holdout: {n} holdout case{'' if n == 1 else 's'} held out of the decision and every figure "
+            f"(compare --holdout includes them)")
 
 
 @dataclass(frozen=True)
