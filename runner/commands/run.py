@@ -21,6 +21,7 @@ from runner.gate.pairing import MIN_TRIALS
 from runner.gate.select import changed_since, select_cases
 from runner.report.report import print_report
 from runner.runs.find import default_results, recorded_origin, resolve_run
+from runner.runs.holdout import tuning_view
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import MODES, RunManifest, Variant, read_manifest
 from runner.runs.result import TrialResult
@@ -161,7 +162,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
     for reason in why:
         click.echo(f"stopped: {reason}; resume with: {completing(loaded.directory, settings, loaded.manifest)}",
                    err=True)
-    print_report(loaded)
+    print_report(tuning_view(loaded))
     return ExitCode.FAILED if why or any(t.outcome == "error" for t in loaded.trials) else ExitCode.OK
 
 

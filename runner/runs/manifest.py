@@ -126,6 +126,9 @@ class CaseMeta:
     """The tool calls the case requires and forbids."""
     risk_flags: tuple[str, ...] = ()
     """The case's risk labels (auth, payments, ...); () in runs made before runs recorded them."""
+    holdout: bool = False
+    """Kept out of the views meant for tuning (report, compare, the pages) unless asked for; False in runs made
+    before runs recorded it."""
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> CaseMeta:
@@ -138,6 +141,7 @@ class CaseMeta:
                                     tuple(trajectory.get("forbidden_tools") or ()),
                                     dict(trajectory.get("max_calls") or {}))
         data["risk_flags"] = tuple(data.get("risk_flags") or ())
+        data["holdout"] = data.get("holdout") is True
         return CaseMeta(**data, bait=Bait(**bait) if bait is not None else None, trajectory=trajectory)
 
 

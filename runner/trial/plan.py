@@ -177,12 +177,13 @@ def check_run_name(name: str) -> str:
 
 
 def case_meta(stored: dict[str, StoredCase], cases: tuple[str, ...], default_owner: str | None) -> dict[str, CaseMeta]:
-    """What run.json keeps of each selected case: title, owner, policy, criticality, status and behaviour checks."""
+    """What run.json keeps of each selected case: title, owner, policy, criticality, status, behaviour checks,
+    risk flags and whether it is a holdout case."""
     meta = {}
     for case_id in cases:
         case = stored[case_id].case
         meta[case_id] = CaseMeta(case.title, case.owner or default_owner, case.policy, case.critical, case.status,
-                                 case.max_turns, case.bait, case.trajectory, case.risk_flags)
+                                 case.max_turns, case.bait, case.trajectory, case.risk_flags, case.holdout)
     return meta
 
 
