@@ -27,6 +27,7 @@ from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
 from runner.report.plan import trial_plan
 from runner.report.scorecards import ScoreView, counts_text, find_trial, score_text, score_view
+from runner.report.wordings import gap_lines, wording_rows, wordings_json, wordings_table
 from runner.runs.aggregate import Aggregate
 from runner.runs.load import LoadedRun
 from runner.runs.result import TrialResult, trial_path
@@ -201,6 +202,14 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
             out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
     for line in upstream_lines(run):
         out.print(line, markup=False, soft_wrap=True)
+    rows = wording_rows(run)
+    if rows:
+        out.print()
+        out.print(f"wordings: per case with several, each variant's passes under each wording (drawn per trial "
+                  f"from seed {config.seed})", markup=False)
+        out.print(wordings_table(run, rows))
+        for line in gap_lines(run, rows):
+            out.print(line, markup=False, soft_wrap=True)
     found = run_scores(run)
     if found:
         out.print()
@@ -281,6 +290,7 @@ def report_document(run: LoadedRun) -> dict[str, Any]:
         "behaviour": behaviour_json(run_behaviour(run)),
         "checks": checks_json(report_checks(run)),
         "scorecards": scorecards_json(run),
+        "wordings": wordings_json(run, wording_rows(run)),
     }
 
 
@@ -359,7 +369,7 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
                            max_k=max((len(v.pass_at_k) for v in run.variants), default=0),
                            behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS,
                            checks=[(c, cell_lines(c)) for c in cell_checks(checks)], scores=run_scores(run),
-                           score_names=SCORES, count_names=COUNTS)
+                           score_names=SCORES, count_names=COUNTS, wordings=wording_rows(run))
 
 
 def write_html(run: LoadedRun, html_path: Path) -> None:
