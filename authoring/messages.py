@@ -42,6 +42,19 @@ class FindingsReady(Message):
         return isinstance(message, FindingsReady)
 
 
+class WordingFindingsReady(Message):
+    """The leakage findings of the further wordings as typed; stale when the text has changed since."""
+
+    def __init__(self, case_id: str, text: str, findings: list[Finding]) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.text = text
+        self.findings = findings
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, WordingFindingsReady)
+
+
 class LeaksCounted(Message):
     """The leak findings of one queue row's prompt, counted in the background."""
 

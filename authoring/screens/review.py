@@ -26,7 +26,13 @@ from textual.worker import Worker, WorkerState
 from authoring.decisions import Decision, LeakRefused
 from authoring.draft import Draft
 from authoring.gitinfo import grader_diff
-from authoring.messages import FindingsReady, GraderDiffReady, VerifyFinished, VerifyProgress
+from authoring.messages import (
+    FindingsReady,
+    GraderDiffReady,
+    VerifyFinished,
+    VerifyProgress,
+    WordingFindingsReady,
+)
 from authoring.queue import LeakCount, cycle_verdict_filter
 from authoring.screens.help import HelpScreen
 from authoring.screens.modals import MessageModal, ReasonModal
@@ -42,7 +48,8 @@ from authoring.widgets.queue_table import Marks, QueueTable
 from authoring.widgets.status_line import StatusLine
 from corpus import HindcastError
 
-TABS = ("facts", "oracle", "grader", "prompt", "case")
+TABS = ("facts", "oracle", "grader", "prompt", "case", "wordings")
+WORDINGS_HINT = "Further wordings of the task, each under a line `=== ID` (e.g. `=== terse`); a trial gets one…"
 USER_ERRORS = (HindcastError, OSError)
 """Errors a person can act on: shown in a modal (or the facts tab), never as a traceback."""
 EDITOR_ACTIONS = frozenset({"back"})
@@ -95,6 +102,8 @@ class ReviewScreen(Screen[None]):
                 yield PromptEditor(id="editor")
             with TabPane("5 Case", id="case"):
                 yield CaseForm(id="form")
+            with TabPane("6 Wordings", id="wordings"):
+                yield PromptEditor(id="wordings-editor", text_id="wordings-text", placeholder=WORDINGS_HINT)
         yield StatusLine(id="status")
         yield Footer(compact=True)
 
@@ -158,7 +167,8 @@ class ReviewScreen(Screen[None]):
         table.marks.live = case_id
         self.stash_draft()
         self.opened = None
-        facts, editor = self.query_one(FactsView), self.query_one(PromptEditor)
+        facts, editor = self.query_one(FactsView), self.query_one("#editor", PromptEditor)
+        wordings = self.query_one("#wordings-editor", PromptEditor)
         row = self.session.rows.get(case_id) if case_id else None
         try:
             self.opened = self.session.open(case_id) if case_id else None
@@ -170,6 +180,7 @@ class ReviewScreen(Screen[None]):
             for view in self.query(CodeView):
                 view.show("")
             editor.load("")
+            wordings.load("")
             return
         stored = self.opened.stored
         facts.show(stored.case, row, self.today)
@@ -179,18 +190,21 @@ class ReviewScreen(Screen[None]):
         self.load_grader_diff(self.opened)
         draft = self.session.draft(self.opened)
         editor.load(draft.prompt)  # its Changed message starts the findings worker
+        wordings.load(draft.wordings)
         self.query_one(CaseForm).load(draft)
 
     def stash_draft(self) -> None:
         """Keep the draft of the open candidate in the session."""
         if self.opened is not None:
             kept = self.session.draft(self.opened)
-            draft = self.query_one(CaseForm).read(self.query_one(PromptEditor).text, kept.grader_timeout)
+            draft = self.query_one(CaseForm).read(self.query_one("#editor", PromptEditor).text, kept.grader_timeout,
+                                                  self.query_one("#wordings-editor", PromptEditor).text)
             self.session.keep(self.opened.id, draft)
 
     def current_draft(self) -> Draft:
         """The draft as the editor and the form hold it (a bad field raises a UsageError naming it)."""
-        return self.query_one(CaseForm).read(self.query_one(PromptEditor).text)
+        return self.query_one(CaseForm).read(self.query_one("#editor", PromptEditor).text,
+                                             wordings=self.query_one("#wordings-editor", PromptEditor).text)
 
     # -- findings and grader diff (workers) ---------------------------------------------------------
 
@@ -198,7 +212,13 @@ class ReviewScreen(Screen[None]):
     def check_prompt(self) -> None:
         if self.opened is not None:
             self.query_one(QueueTable).busy()
-            self.find_leaks(self.opened, self.query_one(PromptEditor).text)
+            self.find_leaks(self.opened, self.query_one("#editor", PromptEditor).text)
+            self.update_marks()
+
+    @on(TextArea.Changed, "#wordings-text")
+    def check_wordings(self) -> None:
+        if self.opened is not None:
+            self.find_wording_leaks(self.opened, self.query_one("#wordings-editor", PromptEditor).text)
             self.update_marks()
 
     @on(Input.Changed, "#form Input")
@@ -212,14 +232,30 @@ class ReviewScreen(Screen[None]):
     def find_leaks(self, opened: Opened, prompt: str) -> None:
         self.post_message(FindingsReady(opened.id, prompt, self.session.findings(opened, prompt)))
 
+    @work(thread=True, exclusive=True, group="wording-findings", exit_on_error=False)
+    def find_wording_leaks(self, opened: Opened, text: str) -> None:
+        self.post_message(WordingFindingsReady(opened.id, text, self.session.wording_findings(opened, text)))
+
     @on(FindingsReady)
     def _findings_ready(self, message: FindingsReady) -> None:
-        editor = self.query_one(PromptEditor)
+        editor = self.query_one("#editor", PromptEditor)
         if self.opened and self.opened.id == message.case_id and editor.text == message.prompt:
             editor.show_findings(message.findings)
-            count = LeakCount.of(message.findings)
-            self.session.leak_counts[message.case_id] = count
-            self.query_one(QueueTable).show_leaks(message.case_id, count)
+            self._show_leak_count(message.case_id)
+
+    @on(WordingFindingsReady)
+    def _wording_findings_ready(self, message: WordingFindingsReady) -> None:
+        editor = self.query_one("#wordings-editor", PromptEditor)
+        if self.opened and self.opened.id == message.case_id and editor.text == message.text:
+            editor.show_findings(message.findings)
+            self._show_leak_count(message.case_id)
+
+    def _show_leak_count(self, case_id: str) -> None:
+        """The queue's leak count of the open case: its prompt's findings and its wordings' together."""
+        editors = self.query_one("#editor", PromptEditor), self.query_one("#wordings-editor", PromptEditor)
+        count = LeakCount.of([finding for editor in editors for finding in editor.findings])
+        self.session.leak_counts[case_id] = count
+        self.query_one(QueueTable).show_leaks(case_id, count)
 
     @work(thread=True, exclusive=True, group="grader-diff", exit_on_error=False)
     def load_grader_diff(self, opened: Opened) -> None:
@@ -255,7 +291,8 @@ class ReviewScreen(Screen[None]):
         try:
             decision = self.session.approve(opened, draft, override)
         except LeakRefused as refused:
-            listing = "\n".join(f"  {finding.describe()}" for finding in refused.findings)
+            listing = "\n".join(f"  {'' if f.wording == 'prompt' else f.wording + ' '}{f.describe()}"
+                                for f in refused.findings)
             if refused.blocking or override is not None:
                 self.show_error("Approval refused", f"{refused.message}\n\n{listing}")
                 return

@@ -1,4 +1,4 @@
-"""The prompt editor and, under it, the live list of what the prompt leaks."""
+"""The prompt editor and, under it, the live list of what the prompt leaks (the wordings editor is another)."""
 
 from __future__ import annotations
 
@@ -30,12 +30,15 @@ class PromptEditor(Vertical):
     PromptEditor > OptionList { height: 4; border: none; padding: 0; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, text_id: str = "prompt-text",
+                 placeholder: str = "The task the agent gets…") -> None:
         super().__init__(id=id)
+        self.text_id = text_id
+        self.placeholder = placeholder
         self.findings: list[Finding] = []
 
     def compose(self) -> ComposeResult:
-        yield TextArea(id="prompt-text", soft_wrap=True, tab_behavior="focus", placeholder="The task the agent gets…")
+        yield TextArea(id=self.text_id, soft_wrap=True, tab_behavior="focus", placeholder=self.placeholder)
         yield Label("Findings: checking…", id="findings-title")
         yield OptionList(id="findings", compact=True)
 
@@ -80,5 +83,6 @@ class PromptEditor(Vertical):
 
 def _describe(finding: Finding) -> Text:
     style = "bold red" if not finding.overridable else "yellow"
-    return Text.assemble((f"{finding.line}:{finding.column} ", "dim"), (finding.kind, style),
+    wording = "" if finding.wording == "prompt" else f"{finding.wording} "
+    return Text.assemble((f"{wording}{finding.line}:{finding.column} ", "dim"), (finding.kind, style),
                          f" {finding.text!r}: {finding.reason}")
