@@ -66,7 +66,7 @@ class ReviewScreen(Screen[None]):
         Binding("v", "verify", "Verify"),
         Binding("u", "undo", "Undo"),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
-        Binding("e", "edit", "Edit the prompt", show=False),
+        Binding("e", "edit", "Edit the prompt (on the wordings tab, the wordings)", show=False),
         Binding("slash", "filter", "Filter the queue", show=False, key_display="/"),
         Binding("f", "verdict_filter", "Cycle the verdict filter (is:valid, is:feature, …, all)",
                 show=False),
@@ -413,8 +413,10 @@ class ReviewScreen(Screen[None]):
         self.app.push_screen(HelpScreen([*self.BINDINGS, *self.app.BINDINGS]))
 
     def action_edit(self) -> None:
-        self.query_one(TabbedContent).active = "prompt"
-        self.query_one("#prompt-text", TextArea).focus()
+        tabs = self.query_one(TabbedContent)
+        if tabs.active != "wordings":
+            tabs.active = "prompt"
+        self.query_one("#wordings-text" if tabs.active == "wordings" else "#prompt-text", TextArea).focus()
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

@@ -17,10 +17,10 @@ TERSE = "Totals drop their cents."
 
 
 async def type_wordings(pilot: Pilot[None], text: str) -> None:
-    """Show the wordings tab, replace its text (typing the first key, pasting the rest), go back to the queue."""
-    await pilot.press("6")
+    """Show the wordings tab and edit it (`e`), replace its text (typing the first key, pasting the rest), go back to the queue."""
+    await pilot.press("6", "e")
     area = pilot.app.screen.query_one("#wordings-text", TextArea)
-    area.focus()
+    assert area.has_focus
     area.select_all()
     await pilot.press(text[0])
     area.insert(text[1:])
