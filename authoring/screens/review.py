@@ -23,17 +23,12 @@ from textual.widgets import (
 )
 from textual.worker import Worker, WorkerState
 
-from authoring.decisions import Decision, LeakRefused
+from authoring.decisions import Decision
 from authoring.draft import Draft
 from authoring.gitinfo import grader_diff
-from authoring.messages import (
-    FindingsReady,
-    GraderDiffReady,
-    VerifyFinished,
-    VerifyProgress,
-    WordingFindingsReady,
-)
+from authoring.messages import GraderDiffReady, VerifyFinished, VerifyProgress
 from authoring.queue import LeakCount, cycle_verdict_filter
+from authoring.screens.approving import USER_ERRORS, approve
 from authoring.screens.help import HelpScreen
 from authoring.screens.modals import MessageModal, ReasonModal
 from authoring.screens.quitting import ask_before_quitting
@@ -46,12 +41,9 @@ from authoring.widgets.filter_input import FilterInput
 from authoring.widgets.prompt_editor import PromptEditor
 from authoring.widgets.queue_table import Marks, QueueTable
 from authoring.widgets.status_line import StatusLine
-from corpus import HindcastError
 
 TABS = ("facts", "oracle", "grader", "prompt", "case", "wordings")
 WORDINGS_HINT = "Further wordings of the task, each under a line `=== ID` (e.g. `=== terse`); a trial gets one…"
-USER_ERRORS = (HindcastError, OSError)
-"""Errors a person can act on: shown in a modal (or the facts tab), never as a traceback."""
 EDITOR_ACTIONS = frozenset({"back"})
 """The screen's only key while a text field has focus (every other key types): leaving it."""
 
@@ -189,8 +181,9 @@ class ReviewScreen(Screen[None]):
         self.query_one("#grader-view", CodeView).show(*grader_files_text(stored.files))
         self.load_grader_diff(self.opened)
         draft = self.session.draft(self.opened)
-        editor.load(draft.prompt)  # its Changed message starts the findings worker
-        wordings.load(draft.wordings)
+        opened = self.opened
+        editor.load(draft.prompt, lambda text: self.session.findings(opened, text))  # its worker finds the leaks
+        wordings.load(draft.wordings, lambda text: self.session.wording_findings(opened, text))
         self.query_one(CaseForm).load(draft)
 
     def stash_draft(self) -> None:
@@ -209,16 +202,10 @@ class ReviewScreen(Screen[None]):
     # -- findings and grader diff (workers) ---------------------------------------------------------
 
     @on(TextArea.Changed, "#prompt-text")
-    def check_prompt(self) -> None:
+    @on(TextArea.Changed, "#wordings-text")
+    def _text_changed(self) -> None:
         if self.opened is not None:
             self.query_one(QueueTable).busy()
-            self.find_leaks(self.opened, self.query_one("#editor", PromptEditor).text)
-            self.update_marks()
-
-    @on(TextArea.Changed, "#wordings-text")
-    def check_wordings(self) -> None:
-        if self.opened is not None:
-            self.find_wording_leaks(self.opened, self.query_one("#wordings-editor", PromptEditor).text)
             self.update_marks()
 
     @on(Input.Changed, "#form Input")
@@ -228,34 +215,14 @@ class ReviewScreen(Screen[None]):
     def _form_changed(self) -> None:
         self.update_marks()
 
-    @work(thread=True, exclusive=True, group="findings", exit_on_error=False)
-    def find_leaks(self, opened: Opened, prompt: str) -> None:
-        self.post_message(FindingsReady(opened.id, prompt, self.session.findings(opened, prompt)))
-
-    @work(thread=True, exclusive=True, group="wording-findings", exit_on_error=False)
-    def find_wording_leaks(self, opened: Opened, text: str) -> None:
-        self.post_message(WordingFindingsReady(opened.id, text, self.session.wording_findings(opened, text)))
-
-    @on(FindingsReady)
-    def _findings_ready(self, message: FindingsReady) -> None:
-        editor = self.query_one("#editor", PromptEditor)
-        if self.opened and self.opened.id == message.case_id and editor.text == message.prompt:
-            editor.show_findings(message.findings)
-            self._show_leak_count(message.case_id)
-
-    @on(WordingFindingsReady)
-    def _wording_findings_ready(self, message: WordingFindingsReady) -> None:
-        editor = self.query_one("#wordings-editor", PromptEditor)
-        if self.opened and self.opened.id == message.case_id and editor.text == message.text:
-            editor.show_findings(message.findings)
-            self._show_leak_count(message.case_id)
-
-    def _show_leak_count(self, case_id: str) -> None:
+    @on(PromptEditor.Checked)
+    def _checked(self) -> None:
         """The queue's leak count of the open case: its prompt's findings and its wordings' together."""
-        editors = self.query_one("#editor", PromptEditor), self.query_one("#wordings-editor", PromptEditor)
-        count = LeakCount.of([finding for editor in editors for finding in editor.findings])
-        self.session.leak_counts[case_id] = count
-        self.query_one(QueueTable).show_leaks(case_id, count)
+        if self.opened is not None:
+            editors = self.query_one("#editor", PromptEditor), self.query_one("#wordings-editor", PromptEditor)
+            count = LeakCount.of([finding for editor in editors for finding in editor.findings])
+            self.session.leak_counts[self.opened.id] = count
+            self.query_one(QueueTable).show_leaks(self.opened.id, count)
 
     @work(thread=True, exclusive=True, group="grader-diff", exit_on_error=False)
     def load_grader_diff(self, opened: Opened) -> None:
@@ -285,28 +252,7 @@ class ReviewScreen(Screen[None]):
         except USER_ERRORS as exc:
             self.show_error(f"Cannot {self.APPROVE_WORD} {self.opened.id}", str(exc))
             return
-        self.approve(self.opened, draft, None)
-
-    def approve(self, opened: Opened, draft: Draft, override: str | None) -> None:
-        try:
-            decision = self.session.approve(opened, draft, override)
-        except LeakRefused as refused:
-            listing = "\n".join(f"  {'' if f.wording == 'prompt' else f.wording + ' '}{f.describe()}"
-                                for f in refused.findings)
-            if refused.blocking or override is not None:
-                self.show_error("Approval refused", f"{refused.message}\n\n{listing}")
-                return
-            self.app.push_screen(
-                ReasonModal(f"Override {len(refused.findings)} leakage finding(s)?",
-                            f"{listing}\n\nApproving anyway needs a written justification; it is stored in the "
-                            f"case as leak_override.", action="Override and approve",
-                            placeholder="why this prompt may ship as it is"),
-                lambda reason: self.approve(opened, draft, reason) if reason else None)
-            return
-        except USER_ERRORS as exc:
-            self.show_error(f"Cannot {self.APPROVE_WORD} {opened.id}", str(exc))
-            return
-        self.after(decision)
+        approve(self, self.opened, draft, None)
 
     def action_reject(self) -> None:
         opened = self.opened

@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import Label, OptionList, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
 from authoring.leaks import Finding
+from authoring.messages import FindingsReady
+
+Checker = Callable[[str], list[Finding]]
+"""What finds the leaks of the editor's text: the open case's lint, bound by the screen."""
 
 
 class PromptEditor(Vertical):
-    """A TextArea for the task and a findings list; choosing a finding selects it in the text."""
+    """A TextArea for the task and a findings list, found in a worker as the text changes; choosing a finding
+    selects it in the text."""
+
+    class Checked(Message):
+        """The findings of the editor's text as it is now are shown."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "screen.back", "Leave the editor", key_display="Esc")]
 
@@ -36,6 +46,7 @@ class PromptEditor(Vertical):
         self.text_id = text_id
         self.placeholder = placeholder
         self.findings: list[Finding] = []
+        self.checker: Checker | None = None
 
     def compose(self) -> ComposeResult:
         yield TextArea(id=self.text_id, soft_wrap=True, tab_behavior="focus", placeholder=self.placeholder)
@@ -47,8 +58,9 @@ class PromptEditor(Vertical):
         """The prompt as typed."""
         return self.query_one(TextArea).text
 
-    def load(self, text: str) -> None:
-        """Replace the prompt (a new candidate was selected)."""
+    def load(self, text: str, checker: Checker | None = None) -> None:
+        """Replace the text (a new candidate was selected) and what finds its leaks."""
+        self.checker = checker
         area = self.query_one(TextArea)
         area.load_text(text)
         area.move_cursor((0, 0))
@@ -71,6 +83,21 @@ class PromptEditor(Vertical):
         never = sum(not f.overridable for f in findings)
         title.update(f"Findings: {len(findings)}" + (f" ({never} can never ship)" if never else ""))
         options.add_options(Option(_describe(f), id=str(i)) for i, f in enumerate(findings))
+
+    @on(TextArea.Changed)
+    def _changed(self) -> None:
+        if self.checker is not None:
+            self._find(self.checker, self.text)
+
+    @work(thread=True, exclusive=True, group="findings", exit_on_error=False)
+    def _find(self, checker: Checker, text: str) -> None:
+        self.post_message(FindingsReady(checker, text, checker(text)))
+
+    @on(FindingsReady)
+    def _found(self, message: FindingsReady) -> None:
+        if message.checker is self.checker and message.text == self.text:
+            self.show_findings(message.findings)
+            self.post_message(self.Checked())
 
     @on(OptionList.OptionSelected, "#findings")
     def _jump(self, event: OptionList.OptionSelected) -> None:
