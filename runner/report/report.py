@@ -395,8 +395,7 @@ def render_html(run: LoadedRun, html_path: Path, review: Review | None = None) -
                            behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS,
                            checks=[(c, cell_lines(c)) for c in cell_checks(checks)], scores=run_scores(run),
                            score_names=SCORES, count_names=COUNTS, sets=set_rates(run),
-                           review=review.lines(run) if review is not None else [])
-                           score_names=SCORES, count_names=COUNTS, wordings=wording_rows(run))
+                           review=review.lines(run) if review is not None else [], wordings=wording_rows(run))
 
 
 def write_html(run: LoadedRun, html_path: Path, review: Review | None = None) -> None:
