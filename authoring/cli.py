@@ -27,6 +27,7 @@ from authoring.scorecardfields import (
     parse_invariants_text,
     unique_invariants,
 )
+from authoring.wordingtext import WordingRefused, add_wording
 from corpus import Corpus, HindcastError
 from corpus.cli_support import CONTEXT, corpus_option, entry, version_option
 from corpus.layout import Kind
@@ -160,6 +161,36 @@ def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_
             click.echo(f"{prompt_file.name}:{finding.describe()}", err=True)
         raise
     click.echo(decision.describe())
+
+
+@cli.command("add-prompt")
+@corpus_option()
+@click.argument("case_id", metavar="CASE")
+@click.option("--file", "text_file", type=click.File("r", encoding="utf-8"), required=True,
+              help="File holding the new wording of the task ('-' for stdin).")
+@click.option("--id", "wording_id", metavar="ID", help="The wording's id, a slug [default: w2, w3, ...].")
+@click.option("--candidate", "to_candidate", is_flag=True,
+              help="Add it to a candidate instead of a case (linted with its prompt when it is approved).")
+@click.option("--override", help="Written justification to add it despite leakage findings (stored in the case).")
+def add_prompt_command(corpus_dir: Path, case_id: str, text_file: TextIO, wording_id: str | None,
+                       to_candidate: bool, override: str | None) -> None:
+    """Add a wording of CASE's task (prompts:); each trial of a run is given one of the case's wordings, drawn from
+    the run's --seed. Linted like the prompt: leakage findings refuse it. The case's fingerprint changes."""
+    corpus = Corpus.open(corpus_dir)
+    kind: Kind = "candidates" if to_candidate else "cases"
+    stored = corpus.load(case_id, kind)
+    repo = source_repo(corpus)
+    try:
+        wording = add_wording(corpus, case_id, text_file.read(), wording_id=wording_id, kind=kind,
+                              override=override, in_base=base_probe(repo, stored.case.base_commit),
+                              fix_message=fix_message(repo, stored.case))
+    except WordingRefused as refused:
+        for finding in refused.findings:
+            click.echo(f"{text_file.name}:{finding.describe()}", err=True)
+        raise
+    count = len(corpus.load(case_id, kind).case.prompts) + 1
+    click.echo(f"added wording {wording.id} to {kind}/{case_id}: {count} wordings; runs made before it compare "
+               f"with later ones only with --allow-dataset-change")
 
 
 @cli.command("reject")

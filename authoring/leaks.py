@@ -68,6 +68,8 @@ class Finding:
     """1-based column just past its end."""
     text: str
     """The offending text."""
+    wording: str = "prompt"
+    """The wording it is in: `prompt`, or the id of one of the case's further wordings."""
 
     @property
     def overridable(self) -> bool:

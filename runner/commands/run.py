@@ -61,6 +61,10 @@ from runner.verify.record import unverified_warning
 @click.option("--shard", metavar="I/N", default=None,
               help="Run only the I-th of N deterministic parts of the trials (a CI matrix job); `runner merge` "
                    "joins the N runs.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, metavar="N",
+              help="What each trial's wording is drawn from, with the trial's number, for cases with several "
+                   "(prompts:); runs with one seed give each trial the same wording [default: 0; a resume keeps "
+                   "the run's].")
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where run directories are made [default: CORPUS/results].")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="RUN",
@@ -87,7 +91,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                 agents: tuple[str, ...], results_dir: Path | None, resume: Path | None, patch_from: Path | None,
                 agent_timeout: float | None, dry_run: bool, transcript_formats: tuple[str, ...], name: str | None,
                 settings: Settings, given: frozenset[str], agent_args: tuple[str, ...] = (),
-                trajectory_files: tuple[str, ...] = (), shard: str | None = None) -> int:
+                trajectory_files: tuple[str, ...] = (), shard: str | None = None, seed: int | None = None) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -128,7 +132,8 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
         warning = f"{warning}\n{short}" if warning else short
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          settings=settings, given=given, results_dir=results_dir, resume=resume,
-                         patch_from=patch_from, agent_timeout=agent_timeout, repo=repo, name=name, shard=shard)
+                         patch_from=patch_from, agent_timeout=agent_timeout, repo=repo, name=name, shard=shard,
+                         seed=seed)
     if dry_run:
         previews = preview(corpus, options)
         if warning:

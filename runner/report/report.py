@@ -29,6 +29,7 @@ from runner.report.plan import trial_plan
 from runner.report.review import Review
 from runner.report.scorecards import ScoreView, counts_text, find_trial, score_text, score_view
 from runner.report.sets import sets_table
+from runner.report.wordings import gap_lines, wording_rows, wordings_json, wordings_table
 from runner.runs.aggregate import Aggregate
 from runner.runs.holdout import holdout_cases, set_rates
 from runner.runs.load import LoadedRun
@@ -224,6 +225,14 @@ def render_table(run: LoadedRun, console: Console | None = None, review: Review 
         out.print(line, markup=False, soft_wrap=True)
     for line in review.lines(run) if review is not None else ():
         out.print(line, markup=False, soft_wrap=True)
+    rows = wording_rows(run)
+    if rows:
+        out.print()
+        out.print(f"wordings: per case with several, each variant's passes under each wording (drawn per trial "
+                  f"from seed {config.seed})", markup=False)
+        out.print(wordings_table(run, rows))
+        for line in gap_lines(run, rows):
+            out.print(line, markup=False, soft_wrap=True)
     found = run_scores(run)
     if found:
         out.print()
@@ -306,6 +315,7 @@ def report_document(run: LoadedRun, review: Review | None = None) -> dict[str, A
         "scorecards": scorecards_json(run),
         "holdout": sets_json(run),
         "review": review.document(run) if review is not None else None,
+        "wordings": wordings_json(run, wording_rows(run)),
     }
 
 
@@ -385,7 +395,7 @@ def render_html(run: LoadedRun, html_path: Path, review: Review | None = None) -
                            behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS,
                            checks=[(c, cell_lines(c)) for c in cell_checks(checks)], scores=run_scores(run),
                            score_names=SCORES, count_names=COUNTS, sets=set_rates(run),
-                           review=review.lines(run) if review is not None else [])
+                           review=review.lines(run) if review is not None else [], wordings=wording_rows(run))
 
 
 def write_html(run: LoadedRun, html_path: Path, review: Review | None = None) -> None:
