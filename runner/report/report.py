@@ -22,6 +22,7 @@ from runner.behaviour.aggregate import BUCKETS, METRICS, run_behaviour
 from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
 from runner.report.behaviour import behaviour_json, behaviour_table, checks_table, totals_line
 from runner.report.checks import TrialChecks, cell_checks, cell_lines, checks_json, run_checks, trial_lines
+from runner.report.failure import excerpt_block, failure_lines, trial_failure, trial_files
 from runner.report.pages import at as _at
 from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
@@ -136,16 +137,24 @@ def trial_score(run: LoadedRun, result: TrialResult) -> ScoreView:
 
 
 def trial_report(run: LoadedRun, spec: str) -> list[str]:
-    """The block of the trial VARIANT/CASE/N (``runner report RUN --trial``); UsageError naming --trial when the
-    run has no such trial."""
-    return list(trial_score(run, find_trial(run.trials, spec)).block)
+    """The block of the trial VARIANT/CASE/N (``runner report RUN --trial``): its scorecard's block, the failure
+    excerpt, the JUnit report's per-test lists and the trial's files; UsageError naming --trial when the run has
+    no such trial."""
+    result = find_trial(run.trials, spec)
+    failure, score = trial_failure(run.directory, result), trial_score(run, result)
+    after_lanes = 1 + bool(score.plan) + len(score.lanes)
+    return [*score.block[:after_lanes], *excerpt_block(failure.excerpt),
+            *(f"[tests] {line}" for line in failure.tests), *score.block[after_lanes:],
+            *(f"[file] {name}: {path}" for name, path in trial_files(run.directory, result))]
 
 
 def trial_json(run: LoadedRun, spec: str) -> dict[str, Any]:
     """The trial VARIANT/CASE/N as its entry of the document's "scorecards" (also without a scorecard)."""
     result = find_trial(run.trials, spec)
     return {"variant": result.variant, "case_id": result.case_id, "trial": result.trial, "outcome": result.outcome,
-            "reason": result.reason, **trial_score(run, result).json(), "scorecard": result.scorecard}
+            "reason": result.reason, **trial_score(run, result).json(), "scorecard": result.scorecard,
+            **trial_failure(run.directory, result).json(),
+            "files": {name: str(path) for name, path in trial_files(run.directory, result)}}
 
 
 def scores_table(found: tuple[VariantScores, ...]) -> Table:
@@ -196,9 +205,8 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
     out.print(totals)
     out.print("err: trials that ended in error, kept out of rate, pass@k and pass^k; miss: trials not recorded; "
               f"pass@k and pass^k: unbiased estimators at k={k or '—'} (every k in --json and --html)")
-    for trial in run.trials:
-        if trial.outcome == "error":
-            out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
+    for line in failure_lines(run.directory, run.trials):
+        out.print(line, markup=False, soft_wrap=True)
     for line in upstream_lines(run):
         out.print(line, markup=False, soft_wrap=True)
     found = run_scores(run)

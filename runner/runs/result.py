@@ -14,6 +14,8 @@ RESULT_FORMAT = 1
 """The format number of result.json."""
 RESULT_FILE = "result.json"
 ARTIFACTS = ("prompt.md", "transcript.log", "candidate.patch", "grader.log", "result.json")
+REFERENCE_FILE = "oracle.patch"
+"""The case's reference patch as the trial folder keeps it (reports show it beside the candidate's)."""
 OUTCOMES = ("pass", "fail", "error")
 Outcome = Literal["pass", "fail", "error"]
 
@@ -108,6 +110,13 @@ class TrialResult:
     scorecard: dict[str, Any] | None = None
     """The patch scorecard (``runner.scorecard.card.Scorecard.to_dict``); None when the grader did not run, or in
     a result written before trials were scored."""
+    excerpt: dict[str, str] | None = None
+    """Why the grader did not pass, in a few lines (``runner.grading.excerpt.Excerpt.to_dict``): {text, at, test,
+    source}; None when it passed, did not run, or found nothing to quote, or in a result written before results
+    kept one (readers then take it from grader.log)."""
+    grader_tests: dict[str, Any] | None = None
+    """The JUnit report's account (``runner.grading.excerpt.grader_tests``): counts, each fail-to-pass id's outcome,
+    the pass-to-pass ids that failed, the other failed tests; None without a report."""
 
     def to_json(self) -> str:
         """The result.json text."""
