@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from runner.gate.gate import CompareReport
 from runner.gate.pairing import Row, RunTrials
-from runner.grading.excerpt import Excerpt, trial_excerpt
-from runner.runs.result import TrialResult, trial_path
+from runner.grading.excerpt import trial_excerpt
+from runner.runs.result import Excerpt, TrialResult, trial_path
 
 
 def side_trials(report: CompareReport, run: RunTrials, row: Row) -> tuple[TrialResult, ...]:
@@ -25,7 +25,7 @@ def side_excerpt(report: CompareReport, run: RunTrials, row: Row) -> Excerpt | N
                 continue
             folder = trial_path(run.directory, trial.variant, trial.case_id, trial.trial) \
                 if run.directory is not None else None
-            found = trial_excerpt(trial, folder) if folder is not None else Excerpt.from_dict(trial.excerpt)
+            found = trial_excerpt(trial, folder) if folder is not None else trial.excerpt
             if found is not None:
                 return found
     return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from runner.behaviour.metrics import Spread
@@ -257,7 +257,7 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
                 "blocking": r.info.blocking, "corpus_status": r.info.status,
                 "baseline": _tally_json(r.baseline), "candidate": _tally_json(r.candidate),
                 "quarantined_by": None if entry is None else entry.case,
-                "excerpts": {side: None if found is None else found.to_dict()
+                "excerpts": {side: None if found is None else asdict(found)
                              for side, run in (("baseline", report.baseline), ("candidate", report.candidate))
                              for found in [side_excerpt(report, run, r)]},
                 "risk_flags": list(report.risk_flags(r.case_id))}

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from runner.grading.grader import (
     matches_test_id,
     traceback_excerpt,
 )
-from runner.runs.result import TrialResult
+from runner.runs.result import Excerpt, GraderTests, TrialResult, WantedOutcome, WantedTest
 
 LIST_LIMIT = 50
 """Test ids listed per kind in result.json's grader_tests (the rest counted)."""
@@ -39,44 +38,6 @@ FAILURE_WORD = re.compile(r"\b(FAIL|FAILED|panic|failed|error)\b")
 """A line of another test tool's output that says a test failed: `--- FAIL: TestAdd`, `panic: ...`."""
 SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+)(?: - (.*))?$")
 """pytest's short test summary line: `FAILED tests/test_x.py::test_y - AssertionError: ...`."""
-
-
-@dataclass(frozen=True)
-class Excerpt:
-    """A failure in a few lines, for every place a trial is shown."""
-
-    text: str
-    """The lines: the failing source line (`>`) and the exception's `E` lines, at most EXCERPT_LINES."""
-    at: str = ""
-    """Where it raised, `path:line` as the report or the log gives it; "" when neither says."""
-    test: str = ""
-    """The failing test's id; "" when the failure is not one test's (a collection error, a crash)."""
-    source: str = "junit"
-    """junit (the JUnit report's failure) or grader.log (the grader's output)."""
-
-    @property
-    def headline(self) -> str:
-        """The one line a cell or a terminal line shows: the first `E` line (`E AssertionError: assert x`), else
-        the first line."""
-        lines = self.text.splitlines()
-        first = next((line for line in lines if line.startswith("E ")), lines[0] if lines else "")
-        return re.sub(r"^E\s+", "E ", first.strip())
-
-    def line(self) -> str:
-        """`E assert -1 == 5 (test_calc.py:9)`: the headline and where."""
-        return f"{self.headline} ({self.at})" if self.at else self.headline
-
-    def to_dict(self) -> dict[str, str]:
-        """result.json's `excerpt`."""
-        return asdict(self)
-
-    @staticmethod
-    def from_dict(value: object) -> Excerpt | None:
-        """An excerpt as result.json keeps it; None for anything else."""
-        if not isinstance(value, Mapping) or not isinstance(value.get("text"), str):
-            return None
-        return Excerpt(value["text"], str(value.get("at") or ""), str(value.get("test") or ""),
-                       str(value.get("source") or "junit"))
 
 
 def failing_test(grader: Grader, tests: Sequence[TestOutcome]) -> TestOutcome | None:
@@ -173,25 +134,21 @@ def explained(grader: Grader, result: GradeResult, log_path: Path) -> dict[str, 
     """result.json's `excerpt` (when the grader did not pass) and `grader_tests` (with a JUnit report) of a graded
     patch whose output is in log_path."""
     found = None if result.outcome == "pass" else graded_excerpt(grader, result.tests, log_path)
-    return {"excerpt": None if found is None else found.to_dict(), "grader_tests": grader_tests(grader, result.tests)}
+    return {"excerpt": found, "grader_tests": grader_tests(grader, result.tests)}
 
 
-def _ids(found: Sequence[str]) -> tuple[list[str], int]:
-    return list(found[:LIST_LIMIT]), max(0, len(found) - LIST_LIMIT)
-
-
-def grader_tests(grader: Grader, tests: Sequence[TestOutcome]) -> dict[str, Any] | None:
-    """result.json's `grader_tests`: counts per outcome, each fail-to-pass id with what it came to, the
+def grader_tests(grader: Grader, tests: Sequence[TestOutcome]) -> GraderTests | None:
+    """The JUnit report's account: counts per outcome, each fail-to-pass id with what it came to, the
     pass-to-pass ids that failed or went missing, and the failed tests in neither list (which the verdict does not
     count: the case does not expect them to pass, as they fail at base too); None without a JUnit report."""
     if not tests:
         return None
-    counts = {state: sum(1 for t in tests if t.outcome == state) for state in ("passed", "failed", "skipped")}
-    fail_to_pass = []
-    for wanted in grader.fail_to_pass:
-        seen = {t.outcome for t in tests if matches_test_id(wanted, t.test_id)}
-        state = "failed" if "failed" in seen else "passed" if "passed" in seen else "skipped" if seen else "missing"
-        fail_to_pass.append({"id": wanted, "outcome": state})
+    wanted = []
+    for test_id in grader.fail_to_pass:
+        seen = {t.outcome for t in tests if matches_test_id(test_id, t.test_id)}
+        state: WantedOutcome = ("failed" if "failed" in seen else "passed" if "passed" in seen
+                                else "skipped" if seen else "missing")
+        wanted.append(WantedTest(test_id, state))
     broken = []
     for kept in grader.pass_to_pass:
         matches = [t for t in tests if matches_test_id(kept, t.test_id)]
@@ -200,16 +157,15 @@ def grader_tests(grader: Grader, tests: Sequence[TestOutcome]) -> dict[str, Any]
     listed = (*grader.fail_to_pass, *grader.pass_to_pass)
     others = [t.test_id for t in tests if t.outcome == "failed"
               and not any(matches_test_id(w, t.test_id) for w in listed)]
-    broken_ids, broken_more = _ids(broken)
-    other_ids, other_more = _ids(others)
-    return {**counts, "fail_to_pass": fail_to_pass, "pass_to_pass_failed": broken_ids,
-            "pass_to_pass_failed_more": broken_more, "other_failed": other_ids, "other_failed_more": other_more}
+    passed, failed, skipped = (sum(1 for t in tests if t.outcome == state) for state in ("passed", "failed", "skipped"))
+    return GraderTests(passed, failed, skipped, tuple(wanted), tuple(broken[:LIST_LIMIT]),
+                       max(0, len(broken) - LIST_LIMIT), tuple(others[:LIST_LIMIT]), max(0, len(others) - LIST_LIMIT))
 
 
 def trial_excerpt(result: TrialResult, folder: Path) -> Excerpt | None:
     """A trial's excerpt: the one its result.json keeps; for a result written before results kept one, read from
     its grader.log (in folder) when the grader ran and the trial did not pass."""
-    found = Excerpt.from_dict(result.excerpt)
+    found = result.excerpt
     if found is not None or result.grader_tests is not None or result.outcome == "pass" \
             or result.grader_outcome in (None, "pass"):
         return found

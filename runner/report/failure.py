@@ -4,13 +4,13 @@ the trial's files."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from runner.grading.excerpt import Excerpt, trial_excerpt
-from runner.runs.result import TrialResult, trial_path
+from runner.grading.excerpt import trial_excerpt
+from runner.runs.result import Excerpt, GraderTests, TrialResult, trial_path
 
 FILES = ("prompt.md", "transcript.log", "agent.stderr.log", "candidate.patch", "oracle.patch", "grader.log",
          "invariants.log", "behaviour.json", "trajectory.json", "session.jsonl", "network.json", "http.json",
@@ -20,32 +20,28 @@ FAILURES_SHOWN = 20
 """Failed trials the terminal report lists with their excerpt (every error is listed)."""
 
 
-def _listed(ids: object, more: object) -> str:
-    names = [str(i) for i in ids] if isinstance(ids, list) else []
-    extra = more if isinstance(more, int) and not isinstance(more, bool) and more > 0 else 0
-    return ", ".join(names) + (f" (and {extra} more)" if extra else "")
+def _listed(ids: Sequence[str], more: int) -> str:
+    return ", ".join(ids) + (f" (and {more} more)" if more else "")
 
 
-def test_lines(tests: Mapping[str, Any] | None, exit_code: int | None = None) -> list[str]:
+def test_lines(tests: GraderTests | None, exit_code: int | None = None) -> list[str]:
     """The JUnit report's account in words: the counts, each fail-to-pass test and what it came to, the
     pass-to-pass tests that failed, and the failed tests the verdict does not count (the case does not expect
     them to pass: they fail at base too), which is why a passing grader can exit non-zero."""
-    if not isinstance(tests, Mapping):
+    if tests is None:
         return []
-    counts = ", ".join(f"{tests.get(state, 0)} {state}" for state in ("passed", "failed", "skipped"))
-    lines = [f"JUnit report: {counts}" + (f"; the grader exited {exit_code}" if exit_code else "")]
-    wanted = [w for w in tests.get("fail_to_pass") or () if isinstance(w, Mapping)]
-    if wanted:
-        passed = sum(1 for w in wanted if w.get("outcome") == "passed")
-        lines.append(f"fail-to-pass: {passed} of {len(wanted)} passed: "
-                     + ", ".join(f"{w.get('id')} {w.get('outcome')}" for w in wanted))
-    broken = _listed(tests.get("pass_to_pass_failed"), tests.get("pass_to_pass_failed_more"))
-    if broken:
-        lines.append(f"pass-to-pass failed or missing: {broken}")
-    others = _listed(tests.get("other_failed"), tests.get("other_failed_more"))
-    if others:
-        lines.append(f"failing, not counted (in neither fail_to_pass nor pass_to_pass: they fail at base too): "
-                     f"{others}")
+    lines = [f"JUnit report: {tests.passed} passed, {tests.failed} failed, {tests.skipped} skipped"
+             + (f"; the grader exited {exit_code}" if exit_code else "")]
+    if tests.fail_to_pass:
+        passed = sum(1 for w in tests.fail_to_pass if w.outcome == "passed")
+        lines.append(f"fail-to-pass: {passed} of {len(tests.fail_to_pass)} passed: "
+                     + ", ".join(f"{w.id} {w.outcome}" for w in tests.fail_to_pass))
+    if tests.pass_to_pass_failed:
+        lines.append("pass-to-pass failed or missing: "
+                     + _listed(tests.pass_to_pass_failed, tests.pass_to_pass_failed_more))
+    if tests.other_failed:
+        lines.append("failing, not counted (in neither fail_to_pass nor pass_to_pass: they fail at base too): "
+                     + _listed(tests.other_failed, tests.other_failed_more))
     return lines
 
 
@@ -60,7 +56,7 @@ class TrialFailure:
 
     def json(self) -> dict[str, Any]:
         """The JSON documents' entry."""
-        return {"excerpt": None if self.excerpt is None else self.excerpt.to_dict(), "tests": list(self.tests)}
+        return {"excerpt": None if self.excerpt is None else asdict(self.excerpt), "tests": list(self.tests)}
 
 
 def trial_failure(run_dir: Path, result: TrialResult) -> TrialFailure:

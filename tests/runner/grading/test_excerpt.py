@@ -14,7 +14,6 @@ from corpus import Grader
 from runner.grading import grader as graderlib
 from runner.grading.excerpt import (
     LIST_LIMIT,
-    Excerpt,
     graded_excerpt,
     grader_tests,
     junit_excerpt,
@@ -23,7 +22,7 @@ from runner.grading.excerpt import (
     trial_excerpt,
 )
 from runner.grading.grader import EXCERPT_LINES, LINE_CHARS, read_junit
-from runner.runs.result import TrialResult
+from runner.runs.result import Excerpt, GraderTests, TrialResult, WantedTest
 
 CALC = "def add(a, b):\n    return a - b\n\n\ndef split(s):\n    return ('', '')\n\n\ndef boom():\n    raise ValueError('bad value')\n"
 TESTS = ("from calc import add, split, boom\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n\n\n"
@@ -112,15 +111,13 @@ def test_a_pass_with_unrelated_failures_lists_each_kind(session: tuple) -> None:
     tests, _ = session
     account = grader_tests(grader("test_calc.py::test_zero", "test_calc.py::test_gone",
                                   pass_to_pass=("test_calc.py::test_add",)), tests)
-    assert account == {"passed": 1, "failed": 3, "skipped": 0,
-                       "fail_to_pass": [{"id": "test_calc.py::test_zero", "outcome": "passed"},
-                                        {"id": "test_calc.py::test_gone", "outcome": "missing"}],
-                       "pass_to_pass_failed": ["test_calc.py::test_add"], "pass_to_pass_failed_more": 0,
-                       "other_failed": ["test_calc.test_split", "test_calc.test_boom"], "other_failed_more": 0}
+    assert account == GraderTests(1, 3, 0, (WantedTest("test_calc.py::test_zero", "passed"),
+                                            WantedTest("test_calc.py::test_gone", "missing")),
+                                  ("test_calc.py::test_add",), 0, ("test_calc.test_split", "test_calc.test_boom"), 0)
     assert grader_tests(grader(), ()) is None
     many = tuple(graderlib.TestOutcome(f"t.test_{n}", "failed") for n in range(LIST_LIMIT + 7))
     listed = grader_tests(grader(), many)
-    assert listed is not None and len(listed["other_failed"]) == LIST_LIMIT and listed["other_failed_more"] == 7
+    assert listed is not None and len(listed.other_failed) == LIST_LIMIT and listed.other_failed_more == 7
 
 
 def test_a_passing_grader_s_tests_are_not_quoted(tmp_path: Path, session: tuple) -> None:
@@ -149,7 +146,7 @@ def test_a_result_written_before_excerpts_gets_one_from_its_grader_log(tmp_path:
                       case_fingerprint="c" * 64, started="2024-06-01T00:00:00+00:00", grader_outcome="fail")
     assert trial_excerpt(old, tmp_path) == Excerpt("\n".join(ADD), "test_calc.py:9", "test_add", "grader.log")
     kept = Excerpt("E   kept", "a.py:1", "t", "junit")
-    assert trial_excerpt(replace(old, excerpt=kept.to_dict()), tmp_path) == kept
+    assert trial_excerpt(replace(old, excerpt=kept), tmp_path) == kept
     for unquoted in (replace(old, outcome="pass", grader_outcome="pass"), replace(old, grader_outcome=None),
-                     replace(old, grader_tests={"passed": 1, "failed": 0, "skipped": 0})):
+                     replace(old, grader_tests=GraderTests(passed=1))):
         assert trial_excerpt(unquoted, tmp_path) is None

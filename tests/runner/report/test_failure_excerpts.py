@@ -18,6 +18,7 @@ from corpus.cli_support import run_cli
 from runner.cli import cli
 from runner.report.report import render_table
 from runner.runs.load import LoadedRun, load_run
+from runner.runs.result import Excerpt, GraderTests, WantedTest
 from tests.runner.report.htmlkit import browser_check
 from tests.runner.report.test_html_browser import FINISH, SHOWN
 from tests.testing.casefactory import PYTEST, build_corpus
@@ -60,15 +61,15 @@ def cli_out(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
 def test_the_excerpt_and_the_per_test_account_are_kept_in_result_json(runs: tuple[LoadedRun, LoadedRun]) -> None:
     fixed, broken = runs
     for trial in broken.trials:
-        assert (trial.outcome, trial.reason, trial.excerpt) == ("fail", FAILED, EXCERPT)
-        assert trial.grader_tests == {"passed": 1, "failed": 2, "skipped": 0,
-                                      "fail_to_pass": [{"id": "test_calc.py::test_add", "outcome": "failed"}],
-                                      "pass_to_pass_failed": [], "pass_to_pass_failed_more": 0,
-                                      "other_failed": ["test_legacy.test_platform"], "other_failed_more": 0}
+        assert (trial.outcome, trial.reason, trial.excerpt) == ("fail", FAILED, Excerpt(**EXCERPT))
+        assert trial.grader_tests == GraderTests(1, 2, 0, (WantedTest("test_calc.py::test_add", "failed"),),
+                                                 other_failed=("test_legacy.test_platform",))
     for trial in fixed.trials:
         assert (trial.outcome, trial.grader_exit_code, trial.excerpt) == ("pass", 1, None)
-        assert trial.grader_tests is not None and trial.grader_tests["fail_to_pass"] == [
-            {"id": "test_calc.py::test_add", "outcome": "passed"}]
+        assert trial.grader_tests == GraderTests(2, 1, 0, (WantedTest("test_calc.py::test_add", "passed"),),
+                                                 other_failed=("test_legacy.test_platform",))
+    written = json.loads((broken.directory / "noop" / "calc-add" / "1" / "result.json").read_text())
+    assert written["excerpt"] == EXCERPT and written["grader_tests"]["other_failed"] == ["test_legacy.test_platform"]
     folder = broken.directory / "noop" / "calc-add" / "1"
     patch = (folder / "oracle.patch").read_text()  # the reference patch, as the trial recorded it
     assert "-    return a - b\n+    return a + b\n" in patch
