@@ -21,8 +21,9 @@ from runner.runs.load import load_run
               default=None, metavar="FILE",
               help="Also write a self-contained HTML page embedding and linking every trial's artifacts.")
 @click.option("--trial", "trial_spec", default=None, metavar="VARIANT/CASE/N",
-              help="Show only this trial: the agent's plan, each verification lane, the score line and the hint "
-                   "(with --json, that trial's entry).")
+              help="Show only this trial: the agent's plan, each verification lane, the failure excerpt and the "
+                   "JUnit report's per-test lists, the score line, the hint and the paths of its files (with --json, "
+                   "that trial's entry).")
 def report_command(run: Path, corpus_dir: Path | None, as_json: bool, html_file: Path | None,
                    trial_spec: str | None) -> None:
     """Show a run: pass rate, pass@k, pass^k and errors per case and variant, recomputed from the trials, then
