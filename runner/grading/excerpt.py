@@ -56,10 +56,8 @@ def junit_excerpt(grader: Grader, tests: Sequence[TestOutcome]) -> Excerpt | Non
     test = failing_test(grader, tests)
     if test is None:
         return None
-    text, at = test.excerpt, test.at
-    if not text:
-        text = test.message
-    return Excerpt(text or "failed (the report gives no message)", at, test.test_id, "junit")
+    text = test.excerpt or clip([test.message])
+    return Excerpt(text or "failed (the report gives no message)", test.at, test.test_id, "junit")
 
 
 def _sections(lines: Sequence[str]) -> list[tuple[str, list[str]]]:

@@ -150,3 +150,11 @@ def test_a_result_written_before_excerpts_gets_one_from_its_grader_log(tmp_path:
     for unquoted in (replace(old, outcome="pass", grader_outcome="pass"), replace(old, grader_outcome=None),
                      replace(old, grader_tests=GraderTests(passed=1))):
         assert trial_excerpt(unquoted, tmp_path) is None
+
+
+def test_another_tool_s_junit_failure_is_its_message_and_line() -> None:
+    report = (b'<testsuite name="go"><testcase classname="calc" name="TestAdd"><failure message="expected 5, got -1">'
+              b"calc_test.go:12: expected 5, got -1</failure></testcase>"
+              b'<testcase classname="calc" name="TestZero"/></testsuite>')
+    tests = read_junit(report, "junit.xml")
+    assert junit_excerpt(grader(), tests) == Excerpt("expected 5, got -1", "calc_test.go:12", "calc.TestAdd", "junit")
