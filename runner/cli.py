@@ -13,6 +13,7 @@ from runner.commands.merge import merge_command
 from runner.commands.report import report_command
 from runner.commands.run import run_command
 from runner.commands.runs import runs_command
+from runner.commands.sample import sample_command
 from runner.commands.select import select_command
 from runner.commands.triage import triage_command
 from runner.commands.validate import validate_command
@@ -20,7 +21,7 @@ from runner.commands.verify import verify_command
 
 COMMANDS = (validate_command, verify_command, run_command, runs_command, report_command, compare_command,
             flakes_command, triage_command, select_command, import_command, export_command, merge_command,
-            env_group)
+            sample_command, env_group)
 
 
 @click.group(context_settings=CONTEXT)

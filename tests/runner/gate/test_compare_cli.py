@@ -93,7 +93,7 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert set(data) == {"verdict", "exit_code", "refused", "findings", "baseline", "candidate", "keyed_by",
                          "regressions", "declined", "fixes", "new", "missing", "quarantined", "summary", "test",
                          "advisory_test", "power", "options", "policy_source", "triage", "behaviour",
-                         "scorecard", "cannot_block"}
+                         "scorecard", "cannot_block", "held_out", "holdout"}
     assert data["cannot_block"] is None  # the corpus has blocking cases
     assert (data["verdict"], data["exit_code"], data["refused"]) == ("BLOCK", 4, False)
     assert data["findings"][0] == {"level": "BLOCK", "rule": "missing-case",
