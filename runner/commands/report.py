@@ -9,8 +9,9 @@ import click
 
 from corpus.errors import UsageError
 from runner.commands.options import run_dir
-from runner.report.report import print_report, report_json, trial_json, trial_report, write_html
+from runner.report.report import print_report, report_json, write_html
 from runner.report.review import find_review
+from runner.report.trialblock import trial_json, trial_report
 from runner.runs.holdout import tuning_view
 from runner.runs.load import load_run
 

@@ -22,13 +22,13 @@ from runner.behaviour.aggregate import BUCKETS, METRICS, run_behaviour
 from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
 from runner.report.behaviour import behaviour_json, behaviour_table, checks_table, totals_line
 from runner.report.checks import TrialChecks, cell_checks, cell_lines, checks_json, run_checks, trial_lines
-from runner.report.failure import excerpt_block, failure_lines, trial_failure, trial_files
+from runner.report.failure import failure_lines
 from runner.report.pages import at as _at
 from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
 from runner.report.plan import trial_plan
 from runner.report.review import Review
-from runner.report.scorecards import ScoreView, counts_text, find_trial, score_text, score_view
+from runner.report.scorecards import ScoreView, counts_text, score_text, score_view
 from runner.report.sets import sets_table
 from runner.report.wordings import gap_lines, wording_rows, wordings_json, wordings_table
 from runner.runs.aggregate import Aggregate
@@ -151,27 +151,6 @@ def trial_score(run: LoadedRun, result: TrialResult) -> ScoreView:
     """One trial's scorecard view, with its plan line read from its folder."""
     folder = trial_path(run.directory, result.variant, result.case_id, result.trial)
     return score_view(result, trial_plan(folder), risk_flags(run, result.case_id))
-
-
-def trial_report(run: LoadedRun, spec: str) -> list[str]:
-    """The block of the trial VARIANT/CASE/N (``runner report RUN --trial``): its scorecard's block, the failure
-    excerpt, the JUnit report's per-test lists and the trial's files; UsageError naming --trial when the run has
-    no such trial."""
-    result = find_trial(run.trials, spec)
-    failure, score = trial_failure(run.directory, result), trial_score(run, result)
-    after_lanes = 1 + bool(score.plan) + len(score.lanes)
-    return [*score.block[:after_lanes], *excerpt_block(failure.excerpt),
-            *(f"[tests] {line}" for line in failure.tests), *score.block[after_lanes:],
-            *(f"[file] {name}: {path}" for name, path in trial_files(run.directory, result))]
-
-
-def trial_json(run: LoadedRun, spec: str) -> dict[str, Any]:
-    """The trial VARIANT/CASE/N as its entry of the document's "scorecards" (also without a scorecard)."""
-    result = find_trial(run.trials, spec)
-    return {"variant": result.variant, "case_id": result.case_id, "trial": result.trial, "outcome": result.outcome,
-            "reason": result.reason, **trial_score(run, result).json(), "scorecard": result.scorecard,
-            **trial_failure(run.directory, result).json(),
-            "files": {name: str(path) for name, path in trial_files(run.directory, result)}}
 
 
 def scores_table(found: tuple[VariantScores, ...]) -> Table:
