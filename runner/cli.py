@@ -6,6 +6,7 @@ import click
 
 from corpus.cli_support import CONTEXT, entry, version_option
 from runner.commands.compare import compare_command
+from runner.commands.doctor import doctor_command
 from runner.commands.env import env_group
 from runner.commands.flakes import flakes_command
 from runner.commands.interop import export_command, import_command
@@ -21,7 +22,7 @@ from runner.commands.verify import verify_command
 
 COMMANDS = (validate_command, verify_command, run_command, runs_command, report_command, compare_command,
             flakes_command, triage_command, select_command, import_command, export_command, merge_command,
-            sample_command, env_group)
+            sample_command, env_group, doctor_command)
 
 
 @click.group(context_settings=CONTEXT)

@@ -228,20 +228,18 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
     gated = [r for r in rows if r.gated]
     test = _drop_test(gated, options.alpha)
     advisory_test = _drop_test([r for r in rows if r.advisory], options.alpha)
-    power = power_note(gated, test, options)
+    power = power_note(gated, test, options, rows)
     summary = summarize(rows, baseline, candidate, keyed_by)
     scores = score_changes(rows, baseline, candidate)
     refusals = refusal_findings(baseline, candidate, rows, options)
-    if refusals:
-        findings = refusals
-    else:
-        findings = [*statistical_findings(test, options), *critical_findings(rows), *missing_findings(rows),
-                    *quarantine_findings(quarantine, cases), *same_run_findings(baseline, candidate),
-                    *warning_findings(test, power, summary, options),
-                    *advisory_findings(rows, advisory_test, options),
-                    *behaviour_findings(baseline, candidate), *scorecard_findings(scores),
-                    *holdout_findings(gap, options.tolerance_points)]
-        findings.sort(key=lambda f: f.level != "BLOCK")
+    findings = [*statistical_findings(test, options), *critical_findings(rows), *missing_findings(rows),
+                *quarantine_findings(quarantine, cases), *same_run_findings(baseline, candidate),
+                *warning_findings(test, power, summary, options),
+                *advisory_findings(rows, advisory_test, options),
+                *behaviour_findings(baseline, candidate), *scorecard_findings(scores),
+                *holdout_findings(gap, options.tolerance_points)]
+    findings.sort(key=lambda f: f.level != "BLOCK")
+    findings = [*refusals, *findings]  # a refusal leads, and hides nothing else the runs show
     return CompareReport(baseline, candidate, keyed_by, tuple(rows), summary, test, advisory_test, power,
                          tuple(findings), quarantine, options, today, refused=bool(refusals),
                          policy_source=policy_source, behaviour=compare_behaviour(
@@ -262,12 +260,16 @@ def _drop_test(rows: Sequence[Row], alpha: float) -> DropTest:
                             [b.passed for b, _ in pairs], [c.passed for _, c in pairs], alpha=alpha)
 
 
-def power_note(gated: Sequence[Row], test: DropTest, options: CompareOptions) -> PowerNote:
-    """Minimum detectable drop for these cases and trials, and the cases needed for the observed drop."""
+def power_note(gated: Sequence[Row], test: DropTest, options: CompareOptions,
+               rows: Sequence[Row] = ()) -> PowerNote:
+    """Minimum detectable drop for these cases and trials, and the cases needed for the observed drop. The trials
+    are the runs' own: the fewest non-error trials of a gated case, else of any case both runs scored (rows),
+    else of any case either run has."""
     pairs = _scored_pairs(gated)
-    trials = min((min(b.scored, c.scored) for b, c in pairs), default=MIN_TRIALS)
-    trials = max(trials, 1)
-    sd = estimate_sd_of_differences([c.rate - b.rate for b, c in pairs], trials)
+    counts = ([min(b.scored, c.scored) for b, c in pairs] or [min(b.scored, c.scored) for b, c in _scored_pairs(rows)]
+              or [t.scored for r in rows for t in (r.baseline, r.candidate) if t is not None])
+    trials = min(counts, default=0)
+    sd = estimate_sd_of_differences([c.rate - b.rate for b, c in pairs], max(trials, 1))
     mdd = min_detectable_drop(len(pairs), sd.value, options.alpha, TARGET_POWER)
     observed = -test.paired.mean_difference if pairs else math.nan
     target: float | None = None

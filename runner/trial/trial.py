@@ -282,7 +282,7 @@ class _Trial:
         clock = time.monotonic()
         try:
             prepared = prepare(self.case, node.repo, self.scratch, pristine=assets.pristine,
-                               confinement=node.confinement, env_cache=node.env_cache)
+                               confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel)
         finally:
             self.durations["setup"] = round(time.monotonic() - clock, 3)
         self.facts["env_cache"] = prepared.env_cache

@@ -172,8 +172,11 @@ def test_refusals_exit_4_with_the_reason(tmp_path: Path, capsys: pytest.CaptureF
                                        *extra])
 
     assert gate("short") == 4
-    assert capsys.readouterr().out.splitlines()[-2:] == [
-        "BLOCK: refused: the candidate run has fewer than 3 non-error trials for a (2)", "verdict: BLOCK (exit 4)"]
+    assert capsys.readouterr().out.splitlines()[-3:] == [  # the refusal first, and what else the runs show
+        "BLOCK: refused: the candidate run has fewer than 3 non-error trials for a (2)",
+        ("WARN: error rate of default rose from 0.0% (0 of 10 trials) to 16.7% (1 of 6): errored trials leave the "
+        "pass rates, so failures turned errors look like passes; resume the candidate run to run them again"),
+        "verdict: BLOCK (exit 4)"]
     assert gate("moved") == 4
     assert "refused: the runs were made on different datasets (111111111111 vs 222222222222)" in (
         capsys.readouterr().out)
