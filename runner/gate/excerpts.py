@@ -3,6 +3,8 @@ under a side that did not pass."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from runner.gate.gate import CompareReport
 from runner.gate.pairing import Row, RunTrials
 from runner.grading.excerpt import trial_excerpt
@@ -29,3 +31,10 @@ def side_excerpt(report: CompareReport, run: RunTrials, row: Row) -> Excerpt | N
             if found is not None:
                 return found
     return None
+
+
+def row_excerpts(report: CompareReport, row: Row) -> dict[str, dict[str, str] | None]:
+    """compare's JSON `excerpts` of a row: each side's excerpt as a mapping, or None."""
+    found = {"baseline": side_excerpt(report, report.baseline, row),
+             "candidate": side_excerpt(report, report.candidate, row)}
+    return {side: None if excerpt is None else asdict(excerpt) for side, excerpt in found.items()}

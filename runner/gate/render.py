@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from runner.behaviour.metrics import Spread
 from runner.gate.behaviour import CHANGES, BehaviourComparison, behaviour_lines
-from runner.gate.excerpts import side_excerpt
+from runner.gate.excerpts import row_excerpts, side_excerpt
 from runner.gate.flakes import FlakesReport
 from runner.gate.gate import CompareReport
 from runner.gate.holdout import HoldoutGap, SetGain
@@ -53,8 +53,7 @@ def _run_label(run: RunTrials) -> str:
 
 
 def _row_block(row: Row, risk: tuple[str, ...] = (), report: CompareReport | None = None) -> list[str]:
-    """A row's lines: the case, then each side's tally, with the excerpt of its first failed trial under a side
-    that did not pass (when report is given)."""
+    """A row's lines: the case, each side's tally, and under a failing side its first excerpt (given report)."""
     lines = [f"  {row.key}  [{row.info.label()}]" + (f"  risk: {', '.join(risk)}" if risk else "")]
     for label, tally, run in (("baseline: ", row.baseline, report and report.baseline),
                               ("candidate:", row.candidate, report and report.candidate)):
@@ -277,9 +276,7 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
                 "blocking": r.info.blocking, "corpus_status": r.info.status,
                 "baseline": _tally_json(r.baseline), "candidate": _tally_json(r.candidate),
                 "quarantined_by": None if entry is None else entry.case,
-                "excerpts": {side: None if found is None else asdict(found)
-                             for side, run in (("baseline", report.baseline), ("candidate", report.candidate))
-                             for found in [side_excerpt(report, run, r)]},
+                "excerpts": row_excerpts(report, r),
                 "risk_flags": list(report.risk_flags(r.case_id))}
 
     def test(t: DropTest) -> dict[str, Any]:
