@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -111,10 +111,12 @@ class TrialResult:
 
     def to_json(self) -> str:
         """The result.json text."""
-        return json.dumps({"format": RESULT_FORMAT, **asdict(self)}, indent=2, sort_keys=True) + "\n"
+        data: dict[str, Any] = {"format": RESULT_FORMAT, **{f.name: getattr(self, f.name) for f in fields(self)}}
+        data["durations"] = asdict(self.durations)  # the one nested dataclass; the rest json writes as it is
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     @staticmethod
-    def from_json(text: str, path: Path) -> TrialResult:
+    def from_json(text: str, path: Path | str) -> TrialResult:
         """Parse result.json, raising UsageError naming the file when it is not a trial result."""
         data = load_object(text, path)
         try:
@@ -138,7 +140,7 @@ def trial_path(run_dir: Path, variant: str, case_id: str, trial: int) -> Path:
     return run_dir / variant / case_id / str(trial)
 
 
-def parse_trial(data: bytes, path: Path, variant: str, case_id: str, trial: int) -> TrialResult:
+def parse_trial(data: bytes, path: Path | str, variant: str, case_id: str, trial: int) -> TrialResult:
     """The result.json bytes of one trial folder, checked to name that folder; UsageError naming the file."""
     try:
         text = data.decode("utf-8")
