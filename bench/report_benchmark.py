@@ -6,12 +6,12 @@ Everything is written under a temp dir in --scratch (default: the system temp di
 JSONL files of CASES x TRIALS rows (fixed seed: a baseline and a candidate that passes a little less often; every
 row with a reason, a cost, tokens, a title and a three-step trajectory, so each trial folder holds result.json
 and transcript.log) are imported as two runs with the `runner` console script; then `runner report`, `runner
-report --html`, `runner compare` and `runner compare --html` run on them. Printed: each command's wall time
-(the best of --repeat runs; default 1) beside its target (import 10 s, report and compare 3 s), and the size of
+report --html`, `runner compare` and `runner compare --html` run on them. Printed: each command's wall and CPU
+time (the best of --repeat runs; default 1) beside its target (import 10 s, report and compare 3 s), and the size of
 each page and of the files beside it.
 
 --profile also runs each step in this process under cProfile and prints its ten most expensive functions
-(cumulative): load_run (digest audit, result.json parsing, aggregates), the digest audit alone, the import, the
+(cumulative, in CPU seconds): load_run (digest audit, result.json parsing, aggregates), the digest audit alone, the import, the
 terminal and HTML reports, the comparison and its page.
 """
 
@@ -23,6 +23,7 @@ import io
 import json
 import pstats
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -57,18 +58,22 @@ def write_rows(path: Path, cases: int, trials: int, pass_rate: float, seed: int)
                 out.write(json.dumps(row) + "\n")
 
 
-def timed(args: list[str], repeat: int) -> float:
-    """The best wall time of running the `runner` console script with args (exit codes 0, 1 and 4 allowed:
-    compare's WARN and BLOCK)."""
-    best = float("inf")
+def timed(args: list[str], repeat: int) -> tuple[float, float]:
+    """The best wall time and CPU time (user + system) of running the `runner` console script with args (exit
+    codes 0, 1 and 4 allowed: compare's WARN and BLOCK)."""
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        done = subprocess.run([str(RUNNER), *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        done = subprocess.run([str(RUNNER), *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              check=False)
         elapsed = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode not in (0, 1, 4):
             raise SystemExit(f"runner {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()}")
         best = min(best, elapsed)
-    return best
+        best_cpu = min(best_cpu, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return best, best_cpu
 
 
 def tree_size(path: Path) -> tuple[int, int]:
@@ -81,15 +86,15 @@ def tree_size(path: Path) -> tuple[int, int]:
 
 def profile(label: str, call: Callable[[], object]) -> object:
     """Run call under cProfile and print its ten most expensive functions, cumulative."""
-    profiler = cProfile.Profile()
-    started = time.perf_counter()
+    profiler = cProfile.Profile(time.process_time)  # CPU time: the machine is shared
+    started = time.process_time()
     value = profiler.runcall(call)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     text = io.StringIO()
     pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(12)
     lines = [line for line in text.getvalue().splitlines() if line.strip()]
     start = next(i for i, line in enumerate(lines) if "ncalls" in line)
-    print(f"\n--- profile: {label} ({elapsed:.2f} s under the profiler)")
+    print(f"\n--- profile: {label} ({elapsed:.2f} s of CPU under the profiler)")
     print("\n".join(lines[start:]))
     return value
 
@@ -147,9 +152,10 @@ def main() -> None:
         trials = args.cases * args.trials
         print(f"{args.cases} cases x {args.trials} trials = {trials} trials per run; the baseline run holds "
               f"{files} files, {size / 1e6:.1f} MB")
-        for name, seconds in times.items():
+        for name, (seconds, cpu) in times.items():
             target = TARGETS[name]
-            print(f"  runner {name:<15} {seconds:6.2f} s   target {target:4.1f} s   ratio {seconds / target:.2f}")
+            print(f"  runner {name:<15} {seconds:6.2f} s wall ({cpu:5.2f} s CPU)   target {target:4.1f} s   "
+                  f"ratio {seconds / target:.2f}")
         for label, path in (("report page", page), ("compare page", compare_page)):
             beside = path.with_name(path.stem + "_files")
             extra_files, extra = tree_size(beside)

@@ -159,8 +159,40 @@ def scores_table(found: tuple[VariantScores, ...]) -> Table:
     return table
 
 
+GRID_CASES = 200
+"""Cases above which the terminal grid is one plain line per case (no boxes, no titles): a boxed grid of
+thousands of cases is too long to read and takes seconds to lay out (bench/report_benchmark.py)."""
+
+
+def _grid(run: LoadedRun, k: int) -> Table:
+    """The boxed cases x variants grid, a case's title and policy beside its id."""
+    grid = Table(title=None, show_lines=True)
+    grid.add_column("case", no_wrap=True)
+    names = [v.name for v in run.manifest.config.variants]
+    for name in names:
+        grid.add_column(name, no_wrap=True)
+    cells = {(c.variant, c.case_id): c for c in run.cells}
+    for case_id in run.manifest.config.cases:
+        grid.add_row(Text(case_label(run, case_id)), *(_cell_text(cells[(name, case_id)], k) for name in names))
+    return grid
+
+
+def compact_grid(run: LoadedRun, k: int) -> list[str]:
+    """The grid of a run of more than GRID_CASES cases: a header, then per case its id, its policy and each
+    variant's cell on one line ("3/5 passed, @5 0.60 ^5 0.00, 1 error"), in aligned columns."""
+    names = [v.name for v in run.manifest.config.variants]
+    cells = {(c.variant, c.case_id): c for c in run.cells}
+    rows = [["case", "policy", *names]]
+    for case_id in run.manifest.config.cases:
+        meta = run.manifest.cases_meta.get(case_id)
+        policy = "" if meta is None else "blocking, critical" if meta.critical else meta.policy
+        rows.append([case_id, policy, *(_cell_text(cells[(name, case_id)], k).replace("\n", ", ") for name in names)])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)).rstrip() for row in rows]
+
+
 def render_table(run: LoadedRun, console: Console | None = None) -> str:
-    """The terminal report: a cases x variants grid, one line per variant, then (when trials recorded behaviour)
+    """The terminal report: a cases x variants grid (one plain line per case above GRID_CASES), one line per variant, then (when trials recorded behaviour)
     the behaviour table and the run's totals, and (when cases have a trajectory or a max_turns) the checks per cell
     and per trial; returns the text printed."""
     buffer = io.StringIO()
@@ -175,15 +207,10 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
               f"sandbox {sandbox_text(manifest.settings)}", markup=False)
     for line in manifest.resume_overrides():
         out.print(line, markup=False, soft_wrap=True)
-    grid = Table(title=None, show_lines=True)
-    grid.add_column("case", no_wrap=True)
-    names = [v.name for v in config.variants]
-    for name in names:
-        grid.add_column(name, no_wrap=True)
-    cells = {(c.variant, c.case_id): c for c in run.cells}
-    for case_id in config.cases:
-        grid.add_row(Text(case_label(run, case_id)), *(_cell_text(cells[(name, case_id)], k) for name in names))
-    out.print(grid)
+    if len(config.cases) > GRID_CASES:
+        out.print("\n".join(compact_grid(run, k)), markup=False, highlight=False, soft_wrap=True)
+    else:
+        out.print(_grid(run, k))
     totals = Table(box=box.SIMPLE, pad_edge=False)
     for column in ("variant", "trials", "pass", "fail", "err", "miss", "rate", "wilson95",
                    f"pass@{k or 'k'}", f"pass^{k or 'k'}"):

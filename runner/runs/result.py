@@ -137,7 +137,7 @@ class TrialResult:
 
 def trial_path(run_dir: Path, variant: str, case_id: str, trial: int) -> Path:
     """The folder of one trial."""
-    return run_dir / variant / case_id / str(trial)
+    return run_dir.joinpath(variant, case_id, str(trial))  # one join, not three: a report makes thousands
 
 
 def parse_trial(data: bytes, path: Path | str, variant: str, case_id: str, trial: int) -> TrialResult:
