@@ -44,6 +44,8 @@ class Artifact:
     """Not embedded at all: the page's budget was spent."""
     lines: tuple[tuple[str, str], ...] = ()
     """candidate.patch only: (kind, line) per line, kind one of file, hunk, add, del, meta, context."""
+    cap: int = ARTIFACT_CAP
+    """Bytes the page embeds of the file at most."""
 
 
 @dataclass
@@ -97,7 +99,7 @@ def read_artifact(folder: Path, name: str, href: str, budget: Budget, cap: int =
     budget.left -= len(data)
     text = _decode(data)
     lines = tuple((diff_kind(line), line) for line in text.splitlines()) if name == "candidate.patch" else ()
-    return Artifact(name, href, text, size, truncated=size > len(data), lines=lines)
+    return Artifact(name, href, text, size, truncated=size > len(data), lines=lines, cap=cap)
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,9 @@ class TrialView:
     """The trial's trajectory and max_turns checks; None when its case has neither check."""
     score: ScoreView | None = None
     """The trial's plan, verification lanes and scorecard; None when it has no scorecard."""
+    page_href: str = ""
+    """The page holding the trial's section, relative to the page that links it; empty when it is that page
+    (``runner.report.paging``)."""
 
 
 def relative_base(run_dir: Path, page: Path) -> Path:
@@ -130,14 +135,16 @@ def relative_base(run_dir: Path, page: Path) -> Path:
 
 
 def trial_view(run_dir: Path, base: Path, trial: TrialResult, anchor: str, title: str, budget: Budget,
-               run_label: str = "", checks: TrialChecks | None = None, risk_flags: Sequence[str] = ()) -> TrialView:
-    """Read a trial's artifacts from run_dir for a page whose links start at base; checks are its trajectory and
-    max_turns checks and risk_flags its case's labels."""
+               run_label: str = "", checks: TrialChecks | None = None, risk_flags: Sequence[str] = (),
+               page_href: str = "", cap: int = ARTIFACT_CAP) -> TrialView:
+    """Read a trial's artifacts (cap bytes of each) from run_dir for the page whose links start at base, its
+    section on page_href (empty: that page); checks are its trajectory and max_turns checks and risk_flags its
+    case's labels."""
     folder = trial_path(run_dir, trial.variant, trial.case_id, trial.trial)
     href = trial_path(base, trial.variant, trial.case_id, trial.trial).as_posix()
-    artifacts = tuple(read_artifact(folder, name, f"{href}/{name}", budget) for name in EMBEDDED)
+    artifacts = tuple(read_artifact(folder, name, f"{href}/{name}", budget, cap) for name in EMBEDDED)
     score = None if not isinstance(trial.scorecard, dict) else score_view(trial, trial_plan(folder), risk_flags)
-    return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder), checks, score)
+    return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder), checks, score, page_href)
 
 
 def seconds(value: float | None) -> str:
