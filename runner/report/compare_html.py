@@ -278,7 +278,7 @@ def render_compare_pages(report: CompareReport, html_path: Path, triage: Triage 
                            score_findings=[f for f in report.findings if f.rule in SCORE_RULES],
                            score_names=SCORES, count_labels=[(n, COUNT_LABELS[n]) for n in COUNTS],
                            rules=RULES)
-    return paging, page, render_sheets(paging, placed, f"Hindcast compare: {report.decision}")
+    return paging, page, render_sheets(paging, placed, f"Hindcast compare: {report.decision}", "overview")
 
 
 def write_compare_html(report: CompareReport, html_path: Path, triage: Triage | None = None) -> None:

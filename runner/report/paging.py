@@ -66,9 +66,10 @@ def paging_for(page: Path, trials: int) -> Paging:
     return Paging(page, trials > INLINE_TRIALS)
 
 
-def render_sheets(paging: Paging, views: list[TrialView], heading: str, refresh: int | None = None) -> dict[str, str]:
-    """The trial pages of a paged page (name -> text), TRIALS_PER_PAGE sections each in the page's order; none
-    when the page holds its sections itself."""
+def render_sheets(paging: Paging, views: list[TrialView], heading: str, overview: str,
+                  refresh: int | None = None) -> dict[str, str]:
+    """The trial pages of a paged page (name -> text), TRIALS_PER_PAGE sections each in the page's order, each
+    linking back to the page's element with the id overview; none when the page holds its sections itself."""
     if not paging.paged:
         return {}
     template = environment().get_template("trials.html.j2")
@@ -77,7 +78,7 @@ def render_sheets(paging: Paging, views: list[TrialView], heading: str, refresh:
         chunk = views[start:start + TRIALS_PER_PAGE]
         sheets[paging.sheet(start)] = template.render(
             views=chunk, heading=heading, first=start + 1, last=start + len(chunk), total=len(views),
-            back=paging.back, cap=EXCERPT_CAP, refresh=refresh)
+            back=f"{paging.back}#{overview}", cap=EXCERPT_CAP, refresh=refresh)
     return sheets
 
 

@@ -350,7 +350,7 @@ def render_pages(run: LoadedRun, html_path: Path, refresh: int | None = None) ->
                            behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS,
                            checks=[(c, cell_lines(c)) for c in cell_checks(checks)], scores=run_scores(run),
                            score_names=SCORES, count_names=COUNTS)
-    return paging, page, render_sheets(paging, views, f"Hindcast run {run.manifest.run_id}", refresh)
+    return paging, page, render_sheets(paging, views, f"Hindcast run {run.manifest.run_id}", "grid", refresh)
 
 
 def write_html(run: LoadedRun, html_path: Path, refresh: int | None = None) -> None:
