@@ -8,6 +8,7 @@ through the templates' autoescaping.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,19 +81,20 @@ def _decode(data: bytes) -> str:
 
 def read_artifact(folder: Path, name: str, href: str, budget: Budget, cap: int = ARTIFACT_CAP) -> Artifact:
     """One artifact of a trial folder, at most cap bytes of it, counted against the page's budget."""
-    path = folder / name
+    path = os.path.join(folder, name)
     try:
-        size = os.stat(path).st_size if path.is_file() else None
+        found = os.stat(path)
     except OSError:
-        size = None
-    if size is None:
         return Artifact(name, href, "", None)
+    if not stat.S_ISREG(found.st_mode):
+        return Artifact(name, href, "", None)
+    size = found.st_size
     wanted = min(size, cap)
     if wanted > budget.left:
         budget.spent_on.append(href)
         return Artifact(name, href, "", size, over_budget=True)
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             data = handle.read(wanted)
     except OSError:
         return Artifact(name, href, "", None)
