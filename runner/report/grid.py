@@ -31,7 +31,8 @@ def case_label(run: LoadedRun, case_id: str) -> str:
         return case_id
     policy = "blocking, critical" if meta.critical else meta.policy
     risk = f"\nrisk: {', '.join(meta.risk_flags)}" if meta.risk_flags else ""
-    return f"{case_id} [{policy}]\n{meta.title}{risk}"
+    held = ", holdout" if meta.holdout else ""
+    return f"{case_id} [{policy}{held}]\n{meta.title}{risk}"
 
 
 GRID_CASES = 200
@@ -60,7 +61,8 @@ def compact_grid(run: LoadedRun, k: int) -> list[str]:
     rows = [["case", "policy", *names]]
     for case_id in run.manifest.config.cases:
         meta = run.manifest.cases_meta.get(case_id)
-        policy = "" if meta is None else "blocking, critical" if meta.critical else meta.policy
+        policy = "" if meta is None else ("blocking, critical" if meta.critical else meta.policy) + (
+            ", holdout" if meta.holdout else "")
         rows.append([case_id, policy, *(cell_text(cells[(name, case_id)], k).replace("\n", ", ") for name in names)])
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)).rstrip() for row in rows]

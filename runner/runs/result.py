@@ -105,6 +105,9 @@ class TrialResult:
     seal: dict[str, Any] | None = None
     """What the sealed grader saw of the candidate's code (``runner.grading.seal.SealReport.to_dict``) and the
     static scan's hints: {sealed, disagreement, events, static}; None when there was nothing to say."""
+    wording: str | None = None
+    """The id of the case's wording the agent was given (``corpus.wordings``; a regrade keeps its source's); None
+    for a case with one wording, a trial that ran no agent, or a result written before cases had wordings."""
     scorecard: dict[str, Any] | None = None
     """The patch scorecard (``runner.scorecard.card.Scorecard.to_dict``); None when the grader did not run, or in
     a result written before trials were scored."""

@@ -20,6 +20,7 @@ from corpus import StoredCase, case_fingerprint
 from corpus.errors import GitError, HindcastError
 from corpus.fsutil import tree_bytes, writing
 from corpus.model import TamperingPolicy
+from corpus.wordings import wording_text
 from runner.behaviour.prices import PriceTable
 from runner.behaviour.sources import (
     SESSION_FILE,
@@ -115,6 +116,8 @@ class TrialSpec:
     """The preset the command is: its HOME files are written, its trajectory and session files kept."""
     model: str | None = None
     """The preset's model, None for the CLI's default."""
+    wording: str | None = None
+    """The id of the case's wording the agent is given (drawn from the run's seed); None: the case's prompt."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +196,7 @@ class TrialJob:
         result = TrialResult(case_id=case.id, variant=spec.variant, trial=spec.trial, outcome="error",
                              reason=reason, started=datetime.now(UTC).isoformat(timespec="seconds"),
                              case_fingerprint=case_fingerprint(case, spec.stored.files),
-                             durations=Durations(total=round(seconds, 3)), mode=spec.mode)
+                             durations=Durations(total=round(seconds, 3)), mode=spec.mode, wording=spec.wording)
         (out / "transcript.log").write_text(f"[hindcast: {reason}]\n")
         (out / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
         return result
@@ -252,7 +255,7 @@ class _Trial:
             case_id=self.case.id, variant=self.spec.variant, trial=self.spec.trial, outcome=outcome,
             reason=reason, case_fingerprint=case_fingerprint(self.case, self.spec.stored.files), started=started,
             durations=Durations(**self.durations), mode=self.spec.mode, flags=tuple(self.flags),
-            kept=str(self.scratch) if self.ctx.keep else None, **self.facts)
+            kept=str(self.scratch) if self.ctx.keep else None, wording=self.spec.wording, **self.facts)
 
     @contextmanager
     def _http_fixture(self) -> Iterator[None]:
@@ -261,8 +264,9 @@ class _Trial:
             yield
 
     def _prompt(self) -> str:
-        """The prompt as the agent reads it: `{{HTTP_URL}}` is the trial's fixture's URL."""
-        return self.fixture.substitute(self.case.prompt) if self.fixture else self.case.prompt
+        """The prompt as the agent reads it, in the trial's wording: `{{HTTP_URL}}` is the trial's fixture's URL."""
+        text = wording_text(self.case, self.spec.wording)
+        return self.fixture.substitute(text) if self.fixture else text
 
     def _check(self) -> None:
         if self.node.cancel.is_set():
@@ -276,7 +280,7 @@ class _Trial:
         clock = time.monotonic()
         try:
             prepared = prepare(self.case, node.repo, self.scratch, pristine=assets.pristine,
-                               confinement=node.confinement, env_cache=node.env_cache)
+                               confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel)
         finally:
             self.durations["setup"] = round(time.monotonic() - clock, 3)
         self.facts["env_cache"] = prepared.env_cache
