@@ -9,8 +9,9 @@ import click
 
 from corpus.errors import UsageError
 from runner.commands.options import run_dir
-from runner.report.report import print_report, report_json, trial_json, trial_report, write_html
+from runner.report.report import print_report, report_json, write_html
 from runner.report.review import find_review
+from runner.report.trialblock import trial_json, trial_report
 from runner.report.watch import watch_html
 from runner.runs.holdout import tuning_view
 from runner.runs.load import load_run
@@ -30,8 +31,9 @@ from runner.runs.load import load_run
                    "so far (the page reloads itself meanwhile), until every planned trial is recorded; then print "
                    "the report.")
 @click.option("--trial", "trial_spec", default=None, metavar="VARIANT/CASE/N",
-              help="Show only this trial: the agent's plan, each verification lane, the score line and the hint "
-                   "(with --json, that trial's entry).")
+              help="Show only this trial: the agent's plan, each verification lane, the failure excerpt and the "
+                   "JUnit report's per-test lists, the score line, the hint and the paths of its files (with --json, "
+                   "that trial's entry).")
 @click.option("--holdout", "show_holdout", is_flag=True,
               help="Show the holdout cases too (left out by default, so tuning never sees them), with each "
                    "variant's pass rate on the tuning set and the holdout set side by side.")

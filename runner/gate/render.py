@@ -9,6 +9,7 @@ from typing import Any
 
 from runner.behaviour.metrics import Spread
 from runner.gate.behaviour import CHANGES, BehaviourComparison, behaviour_lines
+from runner.gate.excerpts import row_excerpts, side_excerpt
 from runner.gate.flakes import FlakesReport
 from runner.gate.gate import CompareReport
 from runner.gate.holdout import HoldoutGap, SetGain
@@ -51,12 +52,17 @@ def _run_label(run: RunTrials) -> str:
     return f"{run.label} [{run.name}]" if run.name else run.label
 
 
-def _row_block(row: Row, risk: tuple[str, ...] = ()) -> list[str]:
+def _row_block(row: Row, risk: tuple[str, ...] = (), report: CompareReport | None = None) -> list[str]:
+    """A row's lines: the case, each side's tally, and under a failing side its first excerpt (given report)."""
     lines = [f"  {row.key}  [{row.info.label()}]" + (f"  risk: {', '.join(risk)}" if risk else "")]
-    if row.baseline is not None:
-        lines.append("    " + _side("baseline: ", row.baseline))
-    if row.candidate is not None:
-        lines.append("    " + _side("candidate:", row.candidate))
+    for label, tally, run in (("baseline: ", row.baseline, report and report.baseline),
+                              ("candidate:", row.candidate, report and report.candidate)):
+        if tally is None:
+            continue
+        lines.append("    " + _side(label, tally))
+        excerpt = side_excerpt(report, run, row) if report and run and not tally.passed else None
+        if excerpt is not None:
+            lines.append(f"               {excerpt.line()}")
     return lines
 
 
@@ -132,7 +138,7 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
     for title, rows in sections:
         lines.append(f"{title} ({len(rows)}):")
         for row in rows:
-            lines.extend(_row_block(row, report.risk_flags(row.case_id)))
+            lines.extend(_row_block(row, report.risk_flags(row.case_id), report))
             label = triage.labels.get(row.key) if triage is not None and row.regression else None
             if label is not None:
                 lines.append(f"    triage:    {label.text()}")
@@ -270,6 +276,7 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
                 "blocking": r.info.blocking, "corpus_status": r.info.status,
                 "baseline": _tally_json(r.baseline), "candidate": _tally_json(r.candidate),
                 "quarantined_by": None if entry is None else entry.case,
+                "excerpts": row_excerpts(report, r),
                 "risk_flags": list(report.risk_flags(r.case_id))}
 
     def test(t: DropTest) -> dict[str, Any]:

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner.report.checks import TrialChecks
+from runner.report.failure import TrialFailure, trial_failure
 from runner.report.plan import trial_plan
 from runner.report.record_view import RecordView, record_view
 from runner.report.scorecards import ScoreView, score_view
-from runner.runs.result import TrialResult, trial_path
+from runner.runs.result import REFERENCE_FILE, TrialResult, trial_path
 
 ARTIFACT_CAP = 200_000
 """Bytes of one artifact embedded in a page; the rest is left to the linked file, with a visible note."""
@@ -44,7 +45,7 @@ class Artifact:
     over_budget: bool = False
     """Not embedded at all: the page's budget was spent."""
     lines: tuple[tuple[str, str], ...] = ()
-    """candidate.patch only: (kind, line) per line, kind one of file, hunk, add, del, meta, context."""
+    """A patch only: (kind, line) per line, kind one of file, hunk, add, del, meta, context."""
     cap: int = ARTIFACT_CAP
     """Bytes the page embeds of the file at most."""
 
@@ -100,7 +101,7 @@ def read_artifact(folder: Path, name: str, href: str, budget: Budget, cap: int =
         return Artifact(name, href, "", None)
     budget.left -= len(data)
     text = _decode(data)
-    lines = tuple((diff_kind(line), line) for line in text.splitlines()) if name == "candidate.patch" else ()
+    lines = tuple((diff_kind(line), line) for line in text.splitlines()) if name.endswith(".patch") else ()
     return Artifact(name, href, text, size, truncated=size > len(data), lines=lines, cap=cap)
 
 
@@ -126,6 +127,10 @@ class TrialView:
     """The trial's trajectory and max_turns checks; None when its case has neither check."""
     score: ScoreView | None = None
     """The trial's plan, verification lanes and scorecard; None when it has no scorecard."""
+    failure: TrialFailure | None = None
+    """Its failure excerpt and the JUnit report's per-test lists."""
+    reference: Artifact | None = None
+    """The case's reference patch (its oracle.patch) as the trial recorded it; None when it recorded none."""
     page_href: str = ""
     """The page holding the trial's section, relative to the page that links it; empty when it is that page
     (``runner.report.paging``)."""
@@ -146,7 +151,9 @@ def trial_view(run_dir: Path, base: Path, trial: TrialResult, anchor: str, title
     href = trial_path(base, trial.variant, trial.case_id, trial.trial).as_posix()
     artifacts = tuple(read_artifact(folder, name, f"{href}/{name}", budget, cap) for name in EMBEDDED)
     score = None if not isinstance(trial.scorecard, dict) else score_view(trial, trial_plan(folder), risk_flags)
-    return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder), checks, score, page_href)
+    reference = read_artifact(folder, REFERENCE_FILE, f"{href}/{REFERENCE_FILE}", budget, cap)
+    return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder), checks, score,
+                     trial_failure(run_dir, trial), None if reference.size is None else reference, page_href)
 
 
 def seconds(value: float | None) -> str:

@@ -22,6 +22,7 @@ from runner.behaviour.aggregate import BUCKETS, METRICS, run_behaviour
 from runner.report.artifacts import ARTIFACT_CAP, PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
 from runner.report.behaviour import behaviour_json, behaviour_table, checks_table, totals_line
 from runner.report.checks import TrialChecks, cell_checks, cell_lines, checks_json, run_checks, trial_lines
+from runner.report.failure import failure_lines
 from runner.report.grid import GRID_CASES, boxed_grid, compact_grid
 from runner.report.pages import at as _at
 from runner.report.pages import environment
@@ -29,7 +30,7 @@ from runner.report.pages import rate as _rate
 from runner.report.paging import EXCERPT_CAP, Paging, paging_for, render_sheets, write_pages
 from runner.report.plan import trial_plan
 from runner.report.review import Review
-from runner.report.scorecards import ScoreView, counts_text, find_trial, score_text, score_view
+from runner.report.scorecards import ScoreView, counts_text, score_text, score_view
 from runner.report.sets import sets_table
 from runner.report.wordings import gap_lines, wording_rows, wordings_json, wordings_table
 from runner.runs.aggregate import Aggregate
@@ -131,19 +132,6 @@ def trial_score(run: LoadedRun, result: TrialResult) -> ScoreView:
     return score_view(result, trial_plan(folder), risk_flags(run, result.case_id))
 
 
-def trial_report(run: LoadedRun, spec: str) -> list[str]:
-    """The block of the trial VARIANT/CASE/N (``runner report RUN --trial``); UsageError naming --trial when the
-    run has no such trial."""
-    return list(trial_score(run, find_trial(run.trials, spec)).block)
-
-
-def trial_json(run: LoadedRun, spec: str) -> dict[str, Any]:
-    """The trial VARIANT/CASE/N as its entry of the document's "scorecards" (also without a scorecard)."""
-    result = find_trial(run.trials, spec)
-    return {"variant": result.variant, "case_id": result.case_id, "trial": result.trial, "outcome": result.outcome,
-            "reason": result.reason, **trial_score(run, result).json(), "scorecard": result.scorecard}
-
-
 def scores_table(found: tuple[VariantScores, ...]) -> Table:
     """Per variant the mean of each score (over the trials that know it) and the counts of the findings."""
     table = Table(box=box.SIMPLE, pad_edge=False)
@@ -192,9 +180,8 @@ def render_table(run: LoadedRun, console: Console | None = None, review: Review 
         out.print("tuning set and holdout set: per variant the pass rate over the cases that are not holdout and "
                   "over the holdout cases", markup=False)
         out.print(sets_table(sets))
-    for trial in run.trials:
-        if trial.outcome == "error":
-            out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
+    for line in failure_lines(run.directory, run.trials):
+        out.print(line, markup=False, soft_wrap=True)
     for line in upstream_lines(run):
         out.print(line, markup=False, soft_wrap=True)
     for line in review.lines(run) if review is not None else ():

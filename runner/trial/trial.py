@@ -35,12 +35,13 @@ from runner.behaviour.trial import record_behaviour
 from runner.executors.jobs import Node, harness_error
 from runner.fixture.server import HTTP_LOG, FixtureServer, http_fixture, in_phase
 from runner.grading.assets import CaseAssets
+from runner.grading.excerpt import explained
 from runner.grading.failclosed import RestoreAction, edited_test_files
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import GradeResult
 from runner.grading.invariants import outcome_with_invariants
 from runner.process import run_command
-from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult
+from runner.runs.result import REFERENCE_FILE, RESULT_FILE, Durations, Outcome, TrialResult
 from runner.sandbox.bwrap import TASK_DIR, WORKSPACE, Bind
 from runner.sandbox.confine import PHASE_HOMES, PROMPT_FILE, agent_proxy, phase_sandbox
 from runner.sandbox.egress import NETWORK_LOG
@@ -234,6 +235,7 @@ class _Trial:
         self.fixture: FixtureServer | None = None
         for name, text in (("transcript.log", ""), ("candidate.patch", ""), ("grader.log", "")):
             (staging / name).write_text(text)
+        (staging / REFERENCE_FILE).write_bytes(spec.stored.files.oracle_patch)
 
     def run(self, assets: CaseAssets | HindcastError) -> TrialResult:
         started = datetime.now(UTC).isoformat(timespec="seconds")
@@ -328,7 +330,8 @@ class _Trial:
                                              for h in graded.static]}
         result = graded.result
         self.facts.update(grader_outcome=result.outcome, grader_reason=result.reason,
-                          grader_exit_code=result.exit_code)
+                          grader_exit_code=result.exit_code, **explained(self.case.grader, result,
+                                                                          self.staging / "grader.log"))
         self.facts["scorecard"] = score_trial(self.case, spec.stored.files, patch, assets.pristine, graded,
                                               ctx.test_globs)
         return self._decide(outcome_with_invariants(self.case, result, graded.invariants))

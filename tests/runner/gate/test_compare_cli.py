@@ -104,6 +104,7 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert data["regressions"][0] == {
         "key": "cart", "triage": None, "case_id": "cart", "policy": "blocking", "critical": False, "blocking": True,
         "corpus_status": "active", "quarantined_by": None, "risk_flags": [],
+        "excerpts": {"baseline": None, "candidate": None},  # written without a grader log: nothing to quote
         "baseline": {"passes": 5, "fails": 0, "errors": 0, "passed": True, "rate": 1.0, "reason": ""},
         "candidate": {"passes": 4, "fails": 1, "errors": 0, "passed": False, "rate": 0.8,
                       "reason": "grader: test_total failed"}}
