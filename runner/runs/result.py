@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -191,9 +191,7 @@ class TrialResult:
 
     def to_json(self) -> str:
         """The result.json text."""
-        data: dict[str, Any] = {"format": RESULT_FORMAT, **{f.name: getattr(self, f.name) for f in fields(self)}}
-        data["durations"] = asdict(self.durations)  # the one nested dataclass; the rest json writes as it is
-        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+        return json.dumps({"format": RESULT_FORMAT, **asdict(self)}, indent=2, sort_keys=True) + "\n"
 
     @staticmethod
     def from_json(text: str, path: Path | str) -> TrialResult:
