@@ -1,0 +1,147 @@
+"""Resolution as of the fix's date, against a package index of the test's own (`tests.testing.localindex`): the
+dated resolution picks what the index had then, the build tools stay today's (an old setuptools cannot build an
+editable install) and the runtime setuptools is set back to the dated one, a resolution that fails dated falls
+back to today's, saying so; and bases whose dependency files differ but resolve alike share one cache entry."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from corpus import Setup
+from runner.envs.cache import EnvCache
+from runner.envs.manage import list_entries
+from runner.envs.project import site_packages
+from runner.envs.resolution import Installs, uv_installs
+from runner.sandbox.confine import Confinement
+from runner.workspace.prepare import Prepared, prepare
+from tests.testing.casefactory import make_case
+from tests.testing.gitrepo import GitRepo, git_init
+from tests.testing.localindex import NEW, OLD, backend, library, serve_index
+
+PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
+CONF = Confinement()
+FIX_DATE = "2024-01-04T00:00:00Z"
+"""The committer date of the fix in every repository here (the third commit of `tests.testing.gitrepo`)."""
+RELEASES = [backend("1.0", OLD, editable=False), backend("80.0", NEW, editable=True),
+            library("oldpin", "1.0", OLD), library("oldpin", "2.0", NEW), library("newonly", "2.0", NEW)]
+
+
+def pyproject(dependencies: str) -> str:
+    return ('[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n\n'
+            f'[project]\nname = "app"\nversion = "0.1"\ndependencies = [{dependencies}]\n')
+
+
+@pytest.fixture
+def index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
+    """The test's index as every uv command's default, and uv's download cache in tmp_path."""
+    with serve_index(RELEASES) as url:
+        monkeypatch.setenv("UV_INDEX_URL", url)
+        monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+        yield url
+
+
+def repo_with(path: Path, files: dict[str, str], second: dict[str, str] | None = None) -> tuple[GitRepo, list[str]]:
+    """A base of files (and a second base of second), then a fix committed on FIX_DATE."""
+    repo = git_init(path)
+    bases = [repo.commit({**files, "app.py": "X = 1\n"}, "Base")]
+    bases.append(repo.commit(second or {"app.py": "X = 2\n"}, "Second base"))
+    repo.commit({"app.py": "X = 3\n"}, "Fix")
+    return repo, bases
+
+
+def prep(tmp_path: Path, repo: GitRepo, base: str, command: str, name: str, cache: EnvCache | None = None) -> Prepared:
+    fix = repo.git("rev-parse", "HEAD")
+    scratch = tmp_path / "scratch" / name
+    scratch.mkdir(parents=True)
+    case = make_case(base, fix, id=name, setup=Setup(command=command, python=PYTHON))
+    return prepare(case, repo.path, scratch, confinement=CONF, env_cache=cache)
+
+
+def installed(prepared: Prepared) -> dict[str, str]:
+    """name -> version of every distribution in the prepared environment."""
+    assert prepared.env_dir is not None
+    found = {}
+    for site in site_packages(prepared.env_dir):
+        for info in site.glob("*.dist-info"):
+            name, version = info.name[: -len(".dist-info")].rsplit("-", 1)
+            found[name.lower()] = version
+    return found
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("uv pip install -e '.[test]' pytest", Installs(("-e .[test]", "pytest"), (), True)),
+    ("uv pip install -e . --group dev && msgfmt a.po -o a.mo",
+     Installs(("-e .",), ("--group", "dev"), False)),
+    ("uv pip install -r requirements.txt -r requirements-test.txt pytest",
+     Installs(("-r requirements.txt", "-r requirements-test.txt", "pytest"), (), True)),
+    ("uv pip install --python=/x -q --pre -c c.txt 'a>=1' && uv pip install --index-url http://i b",
+     Installs(("-c c.txt", "a>=1", "b"), ("--pre", "--index-url", "http://i"), True)),
+    ("uv pip install a; make prep", Installs(("a",), (), False)),
+])
+def test_a_setup_command_s_uv_installs_are_one_resolution(command: str, expected: Installs) -> None:
+    assert uv_installs(command) == expected
+
+
+@pytest.mark.parametrize("command", [None, "", "python -m pip install -e .", "npm ci", "uv pip install 'a"])
+def test_a_command_without_a_readable_uv_install_is_not_resolved(command: str | None) -> None:
+    assert uv_installs(command) is None
+
+
+def test_dated_resolution_picks_the_old_release_builds_with_today_s_backend_and_dates_the_runtime_setuptools(
+        tmp_path: Path, index: str) -> None:
+    repo, bases = repo_with(tmp_path / "repo", {"pyproject.toml": pyproject('"oldpin", "setuptools"')})
+    prepared = prep(tmp_path, repo, bases[0], "uv pip install -e .", "dated")
+    assert prepared.resolution == f"resolution: as of the fix's date {FIX_DATE} (build tools today's)"
+    versions = installed(prepared)
+    assert versions["oldpin"] == "1.0"  # 2.0 was uploaded after the fix
+    # the editable install needed the backend's build_editable, which only today's setuptools has; the one the
+    # tests import is then the dated one, which still ships pkg_resources
+    assert versions["app"] == "0.1" and versions["setuptools"] == "1.0"
+    [site] = site_packages(prepared.env_dir)  # type: ignore[arg-type]
+    assert (site / "pkg_resources" / "__init__.py").read_text() == "OLD = True\n"
+    assert (site / "_app_editable.pth").read_text() == "/workspace\n"  # the workspace as the sandbox shows it
+
+
+def test_a_resolution_that_fails_dated_falls_back_to_today_s_and_says_so(tmp_path: Path, index: str) -> None:
+    repo, bases = repo_with(tmp_path / "repo", {"pyproject.toml": pyproject('"oldpin", "newonly>=2"')})
+    prepared = prep(tmp_path, repo, bases[0], "uv pip install -e .", "today")
+    assert prepared.resolution.startswith(f"resolution: today's; as of the fix's date {FIX_DATE} it does not "
+                                          "resolve: ")
+    assert "newonly" in prepared.resolution
+    versions = installed(prepared)
+    assert versions["oldpin"] == "2.0" and versions["newonly"] == "2.0" and versions["setuptools"] != "1.0"
+
+
+def test_a_setup_that_fails_dated_runs_again_today_s_and_says_so(tmp_path: Path, index: str) -> None:
+    repo, bases = repo_with(tmp_path / "repo", {"pyproject.toml": pyproject('"oldpin"')})
+    needs_new = "uv pip install -e . && python -c 'import oldpin, sys; sys.exit(oldpin.VERSION != \"2.0\")'"
+    prepared = prep(tmp_path, repo, bases[0], needs_new, "setup-fails")
+    assert prepared.resolution.startswith(f"resolution: today's; as of the fix's date {FIX_DATE} setup fails: ")
+    assert installed(prepared)["oldpin"] == "2.0" and prepared.setup is not None and prepared.setup.exit_code == 0
+
+
+def test_bases_whose_files_differ_but_resolve_alike_share_one_entry(tmp_path: Path, index: str) -> None:
+    repo, bases = repo_with(tmp_path / "repo", {"requirements-test.txt": "oldpin\n"},
+                            {"requirements-test.txt": "# the pin the fix's day had\noldpin < 2\n"})
+    command = "uv pip install -r requirements-test.txt"
+    first = prep(tmp_path, repo, bases[0], command, "one", EnvCache(tmp_path / "envs"))
+    second = prep(tmp_path, repo, bases[1], command, "two", EnvCache(tmp_path / "envs"))
+    assert (first.env_cache, second.env_cache) == ("miss", "hit")
+    assert second.resolution == f"resolution: as of the fix's date {FIX_DATE} (build tools today's)"
+    [entry] = list_entries(tmp_path / "envs")
+    assert entry.cases == ("one", "two") and installed(second)["oldpin"] == "1.0"
+    assert "dependency_files" not in entry.meta["parts"] and entry.meta["parts"]["as_of"] == FIX_DATE
+
+
+def test_bases_that_resolve_otherwise_get_entries_of_their_own(tmp_path: Path, index: str) -> None:
+    repo, bases = repo_with(tmp_path / "repo", {"requirements-test.txt": "oldpin\n"},
+                            {"requirements-test.txt": "oldpin\nnewonly\n"})
+    command = "uv pip install -r requirements-test.txt"
+    first = prep(tmp_path, repo, bases[0], command, "one", EnvCache(tmp_path / "envs"))
+    second = prep(tmp_path, repo, bases[1], command, "two", EnvCache(tmp_path / "envs"))
+    assert (first.env_cache, second.env_cache) == ("miss", "miss") and len(list_entries(tmp_path / "envs")) == 2
+    assert installed(first)["oldpin"] == "1.0" and installed(second)["oldpin"] == "2.0"  # today's, as it must
