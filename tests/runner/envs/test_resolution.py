@@ -11,23 +11,29 @@ from pathlib import Path
 
 import pytest
 
-from corpus import Setup
+from corpus import Grader, Setup
 from runner.envs.cache import EnvCache
 from runner.envs.manage import list_entries
 from runner.envs.project import site_packages
 from runner.envs.resolution import Installs, uv_installs
 from runner.sandbox.confine import Confinement
+from runner.settings import Settings
+from runner.verify.verify import VerifyOptions, verify
 from runner.workspace.prepare import Prepared, prepare
-from tests.testing.casefactory import make_case
+from tests.testing.casefactory import build_corpus, make_case
 from tests.testing.gitrepo import GitRepo, git_init
 from tests.testing.localindex import NEW, OLD, backend, library, serve_index
+from tests.testing.trialkit import FAST_GRADER
 
 PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
 CONF = Confinement()
 FIX_DATE = "2024-01-04T00:00:00Z"
-"""The committer date of the fix in every repository here (the third commit of `tests.testing.gitrepo`)."""
+"""The committer date of the fix in every repository here (the third commit of a `tests.testing.gitrepo`)."""
 RELEASES = [backend("1.0", OLD, editable=False), backend("80.0", NEW, editable=True),
-            library("oldpin", "1.0", OLD), library("oldpin", "2.0", NEW), library("newonly", "2.0", NEW)]
+            library("oldpin", "1.0", OLD), library("oldpin", "2.0", NEW), library("newonly", "2.0", NEW),
+            library("pip", "24.0", OLD), library("wheel", "0.40", OLD)]
+"""The index: a backend of before editable installs and one of today, a library of both dates, one of today only,
+and what `uv venv --seed` installs (so environments are made from it, fast)."""
 
 
 def pyproject(dependencies: str) -> str:
@@ -145,3 +151,13 @@ def test_bases_that_resolve_otherwise_get_entries_of_their_own(tmp_path: Path, i
     second = prep(tmp_path, repo, bases[1], command, "two", EnvCache(tmp_path / "envs"))
     assert (first.env_cache, second.env_cache) == ("miss", "miss") and len(list_entries(tmp_path / "envs")) == 2
     assert installed(first)["oldpin"] == "1.0" and installed(second)["oldpin"] == "2.0"  # today's, as it must
+
+
+def test_verify_says_how_each_attempt_s_setup_resolved(tmp_path: Path, index: str) -> None:
+    corpus, _, _ = build_corpus(tmp_path, setup=Setup(python=PYTHON, command="uv pip install oldpin"),
+                                grader=Grader(command=FAST_GRADER, timeout=60))
+    [verdict] = verify(corpus, VerifyOptions(settings=Settings(env_cache=tmp_path / "envs"))).verdicts
+    assert verdict.verdict == "VALID"
+    assert [(a.side, a.env_cache) for a in verdict.attempts] == [("baseline", "miss"), ("oracle", "hit")]
+    assert {a.resolution for a in verdict.attempts} == {
+        f"resolution: as of the fix's date {FIX_DATE} (build tools today's)"}
