@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import threading
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from runner.envs.resolution import (
 from runner.process import run_command
 from runner.sandbox.bwrap import Bind
 from runner.sandbox.confine import Confinement, phase_sandbox
+from runner.workspace.workspace import copy_workspace
 
 RESOLUTION_DIR = "resolution"
 COMPILE_TIMEOUT = 300
@@ -78,7 +80,11 @@ def fall_back(case: Case, repo: Path, workspace: Path, scratch: Path, confinemen
     installs = uv_installs(case.setup.command)
     assert installs is not None and dated.as_of is not None
     python = str(find_python(case.setup.python)) if case.setup.python else None
-    today, _ = _compile(installs, python, workspace, scratch, confinement, cache, None)
+    probe = copy_workspace(workspace, resolution_dir(scratch) / "workspace")
+    try:
+        today, _ = _compile(installs, python, probe, scratch, confinement, cache, None)
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
     found = Resolution(None, f"resolution: today's; as of the fix's date {dated.as_of} setup fails: {why}", today,
                        installs.only)
     name = _name(case, repo, python, dated.as_of)
@@ -95,6 +101,17 @@ def _name(case: Case, repo: Path, python: str | None, as_of: str) -> str:
 
 def _decide(installs: Installs, as_of: str, python: str | None, workspace: Path, scratch: Path,
             confinement: Confinement | None, cache: EnvCache | None) -> Resolution:
+    probe = copy_workspace(workspace, resolution_dir(scratch) / "workspace")
+    try:
+        return _decide_in(installs, as_of, python, probe, scratch, confinement, cache)
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+
+
+def _decide_in(installs: Installs, as_of: str, python: str | None, workspace: Path, scratch: Path,
+               confinement: Confinement | None, cache: EnvCache | None) -> Resolution:
+    """The decision, resolving in workspace: a copy of the case's, as building the project's metadata may write
+    into it (`*.egg-info`) and setup must start from the base as every other trial's does."""
     dated, why = _compile(installs, python, workspace, scratch, confinement, cache, as_of)
     if dated is not None:
         return Resolution(as_of, f"resolution: as of the fix's date {as_of} (build tools today's)", dated,
