@@ -181,7 +181,10 @@ def installed_build_tools(site_packages: list[Path]) -> tuple[str, ...]:
 
 
 def runtime_command(names: tuple[str, ...]) -> str:
-    """Reinstalls names at their dated versions (run with the runtime configuration)."""
+    """Reinstalls names at the versions uv's configuration allows (the dated ones with the runtime configuration,
+    today's with setup's), then checks that setuptools, when among them, still imports (an old one may not on
+    today's interpreter)."""
     words = ["uv", "pip", "install", "--quiet", *(w for name in names for w in ("--reinstall-package", name)),
              *names]
-    return " ".join(shlex.quote(word) for word in words)
+    check = " && python -c 'import setuptools'" if "setuptools" in names else ""
+    return " ".join(shlex.quote(word) for word in words) + check

@@ -236,18 +236,28 @@ def _setup_sandbox(repo: Path | None, commit: str, workspace: Path, env: dict[st
 def redate_build_tools(workspace: Path, env: dict[str, str], scratch: Path, confinement: Confinement | None,
                        env_dir: Path | None, resolution: Resolution | None, cache: EnvCache | None = None) -> str:
     """After a dated setup, the build tools the environment holds (today's, as they were exempt) set back to
-    their dated versions; "" when done or nothing to do, else a note for the resolution line (they stay at
-    today's: the environment is then what it would have been undated)."""
+    their dated versions; "" when done or nothing to do, else a note for the resolution line when the dated ones
+    do not install or setuptools does not import: they are then put back at today's, and the environment is what
+    setup made. WorkspaceError when even that fails (an environment in no known state)."""
     if resolution is None or resolution.as_of is None or env_dir is None:
         return ""
     names = installed_build_tools(site_packages(env_dir))
     if not names:
         return ""
-    setup_env, sandbox = _setup_sandbox(None, "", workspace, env, scratch, confinement, env_dir, cache, resolution,
-                                        RUNTIME_CONFIG_NAME)
-    result = run_command(runtime_command(names), workspace, setup_env, REDATE_TIMEOUT,
-                         resolution_dir(scratch) / "runtime.log", sandbox=sandbox)
-    if result.start_error or result.timed_out or result.exit_code != 0:
-        why = result.start_error or ("timed out" if result.timed_out else failure_line(result.tail))
-        return f"; {', '.join(names)} kept at today's: {why}"
-    return ""
+
+    def reinstall(config: str, log: str) -> str:
+        setup_env, sandbox = _setup_sandbox(None, "", workspace, env, scratch, confinement, env_dir, cache,
+                                            resolution, config)
+        result = run_command(runtime_command(names), workspace, setup_env, REDATE_TIMEOUT,
+                             resolution_dir(scratch) / log, sandbox=sandbox)
+        if result.start_error or result.timed_out:
+            return result.start_error or "timed out"
+        return (failure_line(result.tail) or f"exit {result.exit_code}") if result.exit_code != 0 else ""
+
+    dated = reinstall(RUNTIME_CONFIG_NAME, "runtime.log")
+    if not dated:
+        return ""
+    today = reinstall(CONFIG_NAME, "runtime-today.log")
+    if today:
+        raise WorkspaceError(f"setup: {', '.join(names)} could not be put back at today's: {today}")
+    return f"; {', '.join(names)} kept at today's: {dated}"

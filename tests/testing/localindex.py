@@ -113,11 +113,13 @@ def wheel_bytes(release: Release) -> bytes:
     return buffer.getvalue()
 
 
-def backend(version: str, uploaded: str, editable: bool) -> Release:
+def backend(version: str, uploaded: str, editable: bool, importable: bool = True) -> Release:
     """A `setuptools` whose `setuptools.build_meta` builds the test's projects (their pyproject.toml's name,
     version and dependencies, one module of the name); editable installs only when editable, as old setuptools;
-    the old one ships `pkg_resources`, as setuptools before its removal did."""
-    files = {"setuptools/__init__.py": f"__version__ = {version!r}\n",
+    the old one ships `pkg_resources`, as setuptools before its removal did. Not importable: `import setuptools`
+    fails, as an old one may on today's interpreter."""
+    init = f"__version__ = {version!r}\n" if importable else "raise ImportError('too old for this Python')\n"
+    files = {"setuptools/__init__.py": init,
              "setuptools/build_meta.py": NEW_BACKEND if editable else OLD_BACKEND}
     if not editable:
         files["pkg_resources/__init__.py"] = "OLD = True\n"

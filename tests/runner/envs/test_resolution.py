@@ -22,7 +22,7 @@ from runner.verify.verify import VerifyOptions, verify
 from runner.workspace.prepare import Prepared, prepare
 from tests.testing.casefactory import build_corpus, make_case
 from tests.testing.gitrepo import GitRepo, git_init
-from tests.testing.localindex import NEW, OLD, backend, library, serve_index
+from tests.testing.localindex import NEW, OLD, Release, backend, library, serve_index
 from tests.testing.trialkit import FAST_GRADER
 
 PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -41,13 +41,25 @@ def pyproject(dependencies: str) -> str:
             f'[project]\nname = "app"\nversion = "0.1"\ndependencies = [{dependencies}]\n')
 
 
-@pytest.fixture
-def index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
-    """The test's index as every uv command's default, and uv's download cache in tmp_path."""
-    with serve_index(RELEASES) as url:
+def serve(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, releases: list[Release]) -> Iterator[str]:
+    """An index of releases as every uv command's default, and uv's download cache in tmp_path."""
+    with serve_index(releases) as url:
         monkeypatch.setenv("UV_INDEX_URL", url)
         monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
         yield url
+
+
+@pytest.fixture
+def index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
+    """The test's index (RELEASES)."""
+    yield from serve(monkeypatch, tmp_path, RELEASES)
+
+
+@pytest.fixture
+def old_setuptools_breaks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
+    """RELEASES with a dated setuptools that does not import."""
+    releases = [backend("1.0", OLD, editable=False, importable=False), *RELEASES[1:]]
+    yield from serve(monkeypatch, tmp_path, releases)
 
 
 def repo_with(path: Path, files: dict[str, str], second: dict[str, str] | None = None) -> tuple[GitRepo, list[str]]:
@@ -110,6 +122,16 @@ def test_dated_resolution_picks_the_old_release_builds_with_today_s_backend_and_
     [site] = site_packages(prepared.env_dir)  # type: ignore[arg-type]
     assert (site / "pkg_resources" / "__init__.py").read_text() == "OLD = True\n"
     assert (site / "_app_editable.pth").read_text() == "/workspace\n"  # the workspace as the sandbox shows it
+
+
+def test_a_dated_setuptools_that_does_not_import_is_put_back_at_today_s_and_the_line_says_so(
+        tmp_path: Path, old_setuptools_breaks: str) -> None:
+    repo, bases = repo_with(tmp_path / "repo", {"pyproject.toml": pyproject('"oldpin", "setuptools"')})
+    prepared = prep(tmp_path, repo, bases[0], "uv pip install -e .", "broken")
+    assert prepared.resolution == (f"resolution: as of the fix's date {FIX_DATE} (build tools today's); "
+                                   "setuptools, wheel kept at today's: ImportError: too old for this Python")
+    versions = installed(prepared)
+    assert versions["setuptools"] == "80.0" and versions["oldpin"] == "1.0"
 
 
 def test_a_resolution_that_fails_dated_falls_back_to_today_s_and_says_so(tmp_path: Path, index: str) -> None:
