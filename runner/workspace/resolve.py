@@ -137,7 +137,8 @@ def _compile(installs: Installs, python: str | None, workspace: Path, scratch: P
     output = directory / ("dated.txt" if as_of else "today.txt")
     output.unlink(missing_ok=True)
     env = {**base_environment(), **UV_SETUP_ENV, **(cache.setup_variables() if cache is not None else {})}
-    env["PATH"] = f"{tools}{os.pathsep}{env.get('PATH', '')}"
+    interpreter = [os.path.dirname(python)] if python else []  # on PATH: the sandbox shows PATH's interpreters
+    env["PATH"] = os.pathsep.join([str(tools), *interpreter, env.get("PATH", "")])
     if as_of is not None:
         write_config(directory, as_of)
         env.update(Resolution(as_of, "").setup_variables(directory))

@@ -5,6 +5,7 @@ back to today's, saying so; and bases whose dependency files differ but resolve 
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from corpus import Grader, Setup
+from corpus.interpreters import installed_pythons
 from runner.envs.cache import EnvCache
 from runner.envs.manage import list_entries
 from runner.envs.project import site_packages
@@ -132,6 +134,20 @@ def test_a_dated_setuptools_that_does_not_import_is_put_back_at_today_s_and_the_
                                    "setuptools, wheel kept at today's: ImportError: too old for this Python")
     versions = installed(prepared)
     assert versions["setuptools"] == "80.0" and versions["oldpin"] == "1.0"
+
+
+def test_the_resolution_sees_an_interpreter_that_is_not_on_path(tmp_path: Path, index: str) -> None:
+    path = os.environ["PATH"].split(os.pathsep)
+    other = next(f"{major}.{minor}" for (major, minor), python in installed_pythons()
+                 if (major, minor) >= (3, 8) and str(python.parent) not in path and f"{major}.{minor}" != PYTHON)
+    repo, bases = repo_with(tmp_path / "repo", {"requirements-test.txt": "oldpin\n"})
+    fix = repo.git("rev-parse", "HEAD")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    case = make_case(bases[0], fix, setup=Setup(command="uv pip install -r requirements-test.txt", python=other))
+    prepared = prepare(case, repo.path, scratch, confinement=CONF)
+    assert prepared.resolution == f"resolution: as of the fix's date {FIX_DATE} (build tools today's)"
+    assert installed(prepared)["oldpin"] == "1.0"
 
 
 def test_a_resolution_that_fails_dated_falls_back_to_today_s_and_says_so(tmp_path: Path, index: str) -> None:
