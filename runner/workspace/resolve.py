@@ -14,7 +14,13 @@ from corpus.fsutil import atomic_write_text
 from corpus.interpreters import find_python
 from corpus.model import Case
 from runner.envs.cache import EnvCache
-from runner.envs.environment import UV_SETUP_ENV, base_environment, failure_line, uv_binary
+from runner.envs.environment import (
+    UV_SETUP_ENV,
+    base_environment,
+    failure_line,
+    uv_binary,
+    version_environment,
+)
 from runner.envs.key import dependency_digest
 from runner.envs.resolution import (
     Installs,
@@ -65,7 +71,8 @@ def decide(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: 
     with lock:
         found = _DECIDED.get(name) or _stored(cache, name)
         if found is None:
-            found = _decide(installs, as_of, python, workspace, scratch, confinement, cache)
+            version = version_environment(repo, case.base_commit)
+            found = _decide(installs, as_of, python, workspace, scratch, confinement, cache, version)
             _store(cache, name, found)
         _DECIDED[name] = found
     if found.as_of is not None:
@@ -82,7 +89,8 @@ def fall_back(case: Case, repo: Path, workspace: Path, scratch: Path, confinemen
     python = str(find_python(case.setup.python)) if case.setup.python else None
     probe = copy_workspace(workspace, resolution_dir(scratch) / "workspace")
     try:
-        today, _ = _compile(installs, python, probe, scratch, confinement, cache, None)
+        today, _ = _compile(installs, python, probe, scratch, confinement, cache, None,
+                            version_environment(repo, case.base_commit))
     finally:
         shutil.rmtree(probe, ignore_errors=True)
     found = Resolution(None, f"resolution: today's; as of the fix's date {dated.as_of} setup fails: {why}", today,
@@ -100,23 +108,24 @@ def _name(case: Case, repo: Path, python: str | None, as_of: str) -> str:
 
 
 def _decide(installs: Installs, as_of: str, python: str | None, workspace: Path, scratch: Path,
-            confinement: Confinement | None, cache: EnvCache | None) -> Resolution:
+            confinement: Confinement | None, cache: EnvCache | None, version: dict[str, str]) -> Resolution:
     probe = copy_workspace(workspace, resolution_dir(scratch) / "workspace")
     try:
-        return _decide_in(installs, as_of, python, probe, scratch, confinement, cache)
+        return _decide_in(installs, as_of, python, probe, scratch, confinement, cache, version)
     finally:
         shutil.rmtree(probe, ignore_errors=True)
 
 
 def _decide_in(installs: Installs, as_of: str, python: str | None, workspace: Path, scratch: Path,
-               confinement: Confinement | None, cache: EnvCache | None) -> Resolution:
+               confinement: Confinement | None, cache: EnvCache | None, version: dict[str, str]) -> Resolution:
     """The decision, resolving in workspace: a copy of the case's, as building the project's metadata may write
-    into it (`*.egg-info`) and setup must start from the base as every other trial's does."""
-    dated, why = _compile(installs, python, workspace, scratch, confinement, cache, as_of)
+    into it (`*.egg-info`) and setup must start from the base as every other trial's does; with the base's version
+    from its tags, as setup has it (`version_environment`)."""
+    dated, why = _compile(installs, python, workspace, scratch, confinement, cache, as_of, version)
     if dated is not None:
         return Resolution(as_of, f"resolution: as of the fix's date {as_of} (build tools today's)", dated,
                           installs.only)
-    today, failed = _compile(installs, python, workspace, scratch, confinement, cache, None)
+    today, failed = _compile(installs, python, workspace, scratch, confinement, cache, None, version)
     if today is not None:
         return Resolution(None, f"resolution: today's; as of the fix's date {as_of} it does not resolve: {why}",
                           today, installs.only)
@@ -125,7 +134,8 @@ def _decide_in(installs: Installs, as_of: str, python: str | None, workspace: Pa
 
 
 def _compile(installs: Installs, python: str | None, workspace: Path, scratch: Path,
-             confinement: Confinement | None, cache: EnvCache | None, as_of: str | None) -> tuple[str | None, str]:
+             confinement: Confinement | None, cache: EnvCache | None, as_of: str | None,
+             version: dict[str, str]) -> tuple[str | None, str]:
     """The resolved set's digest (None when it does not resolve) and the failure's line."""
     directory = resolution_dir(scratch)
     tools = directory / "bin"
@@ -136,7 +146,7 @@ def _compile(installs: Installs, python: str | None, workspace: Path, scratch: P
     atomic_write_text(requirements, "".join(f"{line}\n" for line in installs.requirements))
     output = directory / ("dated.txt" if as_of else "today.txt")
     output.unlink(missing_ok=True)
-    env = {**base_environment(), **UV_SETUP_ENV, **(cache.setup_variables() if cache is not None else {})}
+    env = {**version, **base_environment(), **UV_SETUP_ENV, **(cache.setup_variables() if cache is not None else {})}
     interpreter = [os.path.dirname(python)] if python else []  # on PATH: the sandbox shows PATH's interpreters
     env["PATH"] = os.pathsep.join([str(tools), *interpreter, env.get("PATH", "")])
     if as_of is not None:
