@@ -31,7 +31,8 @@ import base64, hashlib, os, re, zipfile
 def _project():
     text = open("pyproject.toml").read()
     name = re.search(r'^name = "(.*)"', text, re.M).group(1)
-    version = re.search(r'^version = "(.*)"', text, re.M).group(1)
+    found = re.search(r'^version = "(.*)"', text, re.M)  # else dynamic: from the tags, as setuptools-scm does
+    version = found.group(1) if found else os.environ.get("SETUPTOOLS_SCM_PRETEND_VERSION", "0.1.dev1")
     deps = re.search(r'^dependencies = \\[(.*)\\]', text, re.M)
     return name, version, re.findall(r'"([^"]+)"', deps.group(1)) if deps else []
 
@@ -115,7 +116,7 @@ def wheel_bytes(release: Release) -> bytes:
 
 def backend(version: str, uploaded: str, editable: bool, importable: bool = True) -> Release:
     """A `setuptools` whose `setuptools.build_meta` builds the test's projects (their pyproject.toml's name,
-    version and dependencies, one module of the name); editable installs only when editable, as old setuptools;
+    version, else the one setuptools-scm is told, and dependencies, one module of the name); editable installs only when editable, as old setuptools;
     the old one ships `pkg_resources`, as setuptools before its removal did. Not importable: `import setuptools`
     fails, as an old one may on today's interpreter."""
     init = f"__version__ = {version!r}\n" if importable else "raise ImportError('too old for this Python')\n"

@@ -33,9 +33,10 @@ FIX_DATE = "2024-01-04T00:00:00Z"
 """The committer date of the fix in every repository here (the third commit of a `tests.testing.gitrepo`)."""
 RELEASES = [backend("1.0", OLD, editable=False), backend("80.0", NEW, editable=True),
             library("oldpin", "1.0", OLD), library("oldpin", "2.0", NEW), library("newonly", "2.0", NEW),
-            library("pip", "24.0", OLD), library("wheel", "0.40", OLD)]
-"""The index: a backend of before editable installs and one of today, a library of both dates, one of today only,
-and what `uv venv --seed` installs (so environments are made from it, fast)."""
+            library("pip", "24.0", OLD), library("wheel", "0.40", OLD),
+            library("plugin", "1.0", OLD, requires=("app>=1.0",))]
+"""The index: a backend of before editable installs and one of today, a library of both dates, one of today only, a
+plugin of the test's project, and what `uv venv --seed` installs (so environments are made from it, fast)."""
 
 
 def pyproject(dependencies: str) -> str:
@@ -148,6 +149,15 @@ def test_the_resolution_sees_an_interpreter_that_is_not_on_path(tmp_path: Path, 
     prepared = prepare(case, repo.path, scratch, confinement=CONF)
     assert prepared.resolution == f"resolution: as of the fix's date {FIX_DATE} (build tools today's)"
     assert installed(prepared)["oldpin"] == "1.0"
+
+
+def test_the_resolution_knows_the_version_the_base_s_tags_give(tmp_path: Path, index: str) -> None:
+    text = pyproject('"plugin"').replace('version = "0.1"', 'dynamic = ["version"]')
+    repo, bases = repo_with(tmp_path / "repo", {"pyproject.toml": text})
+    repo.git("tag", "v1.0", bases[0])  # without it the project is 0.1.dev1, and the plugin needs app>=1.0
+    prepared = prep(tmp_path, repo, bases[0], "uv pip install -e .", "tagged")
+    assert prepared.resolution == f"resolution: as of the fix's date {FIX_DATE} (build tools today's)"
+    assert installed(prepared)["app"] == "1.0" and installed(prepared)["plugin"] == "1.0"
 
 
 def test_a_resolution_that_fails_dated_falls_back_to_today_s_and_says_so(tmp_path: Path, index: str) -> None:
