@@ -57,7 +57,8 @@ class EnvKey:
     """The key of an entry that holds files of the project (`runner.envs.project`): its digest names the base
     tree, so the entry serves that tree alone."""
     as_of: str | None = None
-    """The date setup resolves as of (`runner.envs.resolution`); None: today's."""
+    """The date setup resolves as of (`runner.envs.resolution`); None: today's. Left out with the dependency files:
+    a dated resolved set covers what the date decides (the set and the build tools' dated versions)."""
     resolved: str | None = None
     """The digest of the resolved set, when setup's installs resolved before it ran."""
     by_resolution: bool = False
@@ -73,7 +74,7 @@ class EnvKey:
     def parts(self) -> dict[str, Any]:
         """The key as entry.json records it (the base tree only when pinned)."""
         left_out = {"by_resolution", *(() if self.pinned else ("base_tree", "pinned")),
-                    *(("dependencies", "dependency_files") if self.by_resolution else ())}
+                    *(("dependencies", "dependency_files", "as_of") if self.by_resolution else ())}
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items() if k not in left_out}
 
     def pin(self) -> EnvKey:

@@ -169,6 +169,17 @@ def resolved_digest(text: str) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
+SEEDED = ("setuptools", "wheel")
+"""Build tools an environment may hold whatever setup resolves (`uv venv --seed` before Python 3.12)."""
+
+
+def build_tools_in(resolved: str) -> tuple[str, ...]:
+    """The build tools a resolved set (`uv pip compile` output) names, and the seeded ones."""
+    names = {line.split("==", 1)[0].split("[", 1)[0].strip().lower().replace("_", "-").replace(".", "-")
+             for line in resolved.splitlines() if "==" in line and not line.lstrip().startswith(("#", "-"))}
+    return tuple(sorted((names & set(BUILD_TOOLS)) | set(SEEDED)))
+
+
 def installed_build_tools(site_packages: list[Path]) -> tuple[str, ...]:
     """The build tools (`BUILD_TOOLS`) installed in these site-packages directories."""
     found = set()

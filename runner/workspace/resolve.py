@@ -23,8 +23,11 @@ from runner.envs.environment import (
 )
 from runner.envs.key import dependency_digest
 from runner.envs.resolution import (
+    CONFIG_NAME,
+    RUNTIME_CONFIG_NAME,
     Installs,
     Resolution,
+    build_tools_in,
     compile_command,
     fix_date,
     resolved_digest,
@@ -123,7 +126,13 @@ def _decide_in(installs: Installs, as_of: str, python: str | None, workspace: Pa
     from its tags, as setup has it (`version_environment`)."""
     dated, why = _compile(installs, python, workspace, scratch, confinement, cache, as_of, version)
     if dated is not None:
-        return Resolution(as_of, f"resolution: as of the fix's date {as_of} (build tools today's)", dated,
+        # the build tools the environment will hold, at their dated versions (setup sets them back so): with the
+        # set, they are all the date decides, so fixes of other dates that resolve alike share an entry
+        names = build_tools_in((resolution_dir(scratch) / "dated.txt").read_text(encoding="utf-8"))
+        tools, _ = _compile(Installs(names, (), True), python, workspace, scratch, confinement, cache, as_of,
+                            version, RUNTIME_CONFIG_NAME, "tools")
+        resolved = hashlib.sha256(f"{dated}\n{tools or as_of}".encode()).hexdigest()
+        return Resolution(as_of, f"resolution: as of the fix's date {as_of} (build tools today's)", resolved,
                           installs.only)
     today, failed = _compile(installs, python, workspace, scratch, confinement, cache, None, version)
     if today is not None:
@@ -135,8 +144,9 @@ def _decide_in(installs: Installs, as_of: str, python: str | None, workspace: Pa
 
 def _compile(installs: Installs, python: str | None, workspace: Path, scratch: Path,
              confinement: Confinement | None, cache: EnvCache | None, as_of: str | None,
-             version: dict[str, str]) -> tuple[str | None, str]:
-    """The resolved set's digest (None when it does not resolve) and the failure's line."""
+             version: dict[str, str], config: str = CONFIG_NAME, label: str = "") -> tuple[str | None, str]:
+    """The resolved set's digest (None when it does not resolve) and the failure's line; dated by the
+    configuration file named config, written to `<label or dated or today>.txt`."""
     directory = resolution_dir(scratch)
     tools = directory / "bin"
     tools.mkdir(parents=True, exist_ok=True)
@@ -144,14 +154,15 @@ def _compile(installs: Installs, python: str | None, workspace: Path, scratch: P
         (tools / "uv").symlink_to(uv_binary())
     requirements = directory / "requirements.in"
     atomic_write_text(requirements, "".join(f"{line}\n" for line in installs.requirements))
-    output = directory / ("dated.txt" if as_of else "today.txt")
+    label = label or ("dated" if as_of else "today")
+    output = directory / f"{label}.txt"
     output.unlink(missing_ok=True)
     env = {**version, **base_environment(), **UV_SETUP_ENV, **(cache.setup_variables() if cache is not None else {})}
     interpreter = [os.path.dirname(python)] if python else []  # on PATH: the sandbox shows PATH's interpreters
     env["PATH"] = os.pathsep.join([str(tools), *interpreter, env.get("PATH", "")])
     if as_of is not None:
         write_config(directory, as_of)
-        env.update(Resolution(as_of, "").setup_variables(directory))
+        env.update(Resolution(as_of, "").setup_variables(directory, config))
     else:
         env.pop("UV_CONFIG_FILE", None)
     binds = [Bind(directory, str(directory), writable=True), Bind(uv_binary(), str(uv_binary()))]
@@ -160,7 +171,7 @@ def _compile(installs: Installs, python: str | None, workspace: Path, scratch: P
     sandbox = phase_sandbox(confinement or Confinement("none"), "setup", scratch, workspace=workspace, env=env,
                             extra=binds)
     result = run_command(compile_command(installs, python, output, requirements), workspace, env,
-                         COMPILE_TIMEOUT, directory / f"compile-{'dated' if as_of else 'today'}.log", sandbox=sandbox)
+                         COMPILE_TIMEOUT, directory / f"compile-{label}.log", sandbox=sandbox)
     if result.start_error:
         return None, f"could not start: {result.start_error}"
     if result.timed_out:

@@ -188,7 +188,24 @@ def test_bases_whose_files_differ_but_resolve_alike_share_one_entry(tmp_path: Pa
     assert second.resolution == f"resolution: as of the fix's date {FIX_DATE} (build tools today's)"
     [entry] = list_entries(tmp_path / "envs")
     assert entry.cases == ("one", "two") and installed(second)["oldpin"] == "1.0"
-    assert "dependency_files" not in entry.meta["parts"] and entry.meta["parts"]["as_of"] == FIX_DATE
+    assert "dependency_files" not in entry.meta["parts"] and "as_of" not in entry.meta["parts"]
+
+
+def test_fixes_of_other_dates_that_resolve_alike_share_one_entry(tmp_path: Path, index: str) -> None:
+    repo, bases = repo_with(tmp_path / "repo", {"requirements-test.txt": "oldpin\n"})
+    first_fix = repo.git("rev-parse", "HEAD")
+    later_fix = repo.commit({"app.py": "X = 4\n"}, "A later fix")
+    command = "uv pip install -r requirements-test.txt"
+    prepared = []
+    for name, fix in (("one", first_fix), ("two", later_fix)):
+        scratch = tmp_path / "scratch" / name
+        scratch.mkdir(parents=True)
+        case = make_case(bases[0], fix, id=name, setup=Setup(command=command, python=PYTHON))
+        prepared.append(prepare(case, repo.path, scratch, confinement=CONF, env_cache=EnvCache(tmp_path / "envs")))
+    assert [p.env_cache for p in prepared] == ["miss", "hit"]
+    assert prepared[1].resolution == "resolution: as of the fix's date 2024-01-05T00:00:00Z (build tools today's)"
+    [entry] = list_entries(tmp_path / "envs")
+    assert entry.cases == ("one", "two")
 
 
 def test_bases_that_resolve_otherwise_get_entries_of_their_own(tmp_path: Path, index: str) -> None:
