@@ -10,8 +10,10 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, TextArea
 
+from authoring.sampling import SampleSession
 from authoring.screens.cases import CaseEditScreen
 from authoring.screens.review import ReviewScreen
+from authoring.screens.sample import SampleScreen
 from authoring.sensitive import warm_up
 from authoring.session import ReviewSession
 from authoring.verifying import Verifier, runner_verifier
@@ -61,3 +63,22 @@ def make_app(corpus: Corpus | Path | str, *, kind: Kind = "candidates", today: d
     opened = corpus if isinstance(corpus, Corpus) else Corpus.open(corpus)
     return ReviewApp(ReviewSession(opened, kind), today=today or date.today(),
                      verifier=verifier or runner_verifier)
+
+
+class SampleApp(App[None]):
+    """Hosts the sample screen: a person's review of the passes `runner sample` drew."""
+
+    TITLE = "Hindcast sample"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, session: SampleSession) -> None:
+        super().__init__()
+        self.session = session
+
+    def on_mount(self) -> None:
+        self.push_screen(SampleScreen(self.session))
+
+
+def make_sample_app(run_dir: Path, checklist: Path | None = None) -> SampleApp:
+    """The sample app over a run's checklist (errors are raised before any screen)."""
+    return SampleApp(SampleSession(run_dir, checklist))

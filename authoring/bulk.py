@@ -63,6 +63,8 @@ class Changes:
     """Empty each case's invariants first."""
     invariant_policy: str | None = None
     """advisory or blocking (blocking needs policy blocking and an invariant)."""
+    holdout: bool | None = None
+    """Mark (True) or unmark (False) the cases as holdout: kept out of the views meant for tuning."""
 
     def invariants(self) -> tuple[Invariant, ...]:
         """add_invariants parsed (a UsageError naming --invariant when one cannot be)."""
@@ -74,7 +76,8 @@ class Changes:
         if self == Changes():
             raise UsageError("nothing to set: give at least one of --setup-command, --setup-python, "
                              "--setup-timeout, --grader-timeout, --owner, --policy, --tag, --allowed-path, "
-                             "--risk-flag, --invariant, --invariant-policy or a --clear-... option")
+                             "--risk-flag, --invariant, --invariant-policy, --holdout/--no-holdout or a --clear-... "
+                             "option")
         check_allowed_paths(self.add_allowed_paths, "--allowed-path")
         check_risk_flags(self.add_risk_flags, "--risk-flag")
         self.invariants()
@@ -151,7 +154,8 @@ def apply_changes(case: Case, changes: Changes) -> Case:
     after = replace(case, setup=setup, grader=grader, owner=owner, policy=policy, tags=tags,
                     allowed_paths=tuple(dict.fromkeys((*allowed, *changes.add_allowed_paths))),
                     risk_flags=tuple(dict.fromkeys((*flags, *changes.add_risk_flags))), invariants=tuple(invariants),
-                    invariant_policy=invariant_policy)
+                    invariant_policy=invariant_policy,
+                    holdout=case.holdout if changes.holdout is None else changes.holdout)
     return with_setup_origin(case, after)
 
 
@@ -172,8 +176,10 @@ FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("setup.timeout", ("setup", "timeout")), ("grader.timeout", ("grader", "timeout")),
     ("owner", ("owner",)), ("policy", ("policy",)), ("tags", ("tags",)),
     ("allowed_paths", ("allowed_paths",)), ("risk_flags", ("risk_flags",)), ("invariants", ("invariants",)),
-    ("invariant_policy", ("invariant_policy",)),
+    ("invariant_policy", ("invariant_policy",)), ("holdout", ("holdout",)),
 )
+DEFAULTS = frozenset({("invariant_policy", "advisory"), ("holdout", False)})
+"""(field, value) pairs that are the default: written by removing the key, so diffs stay small."""
 LISTS = frozenset({"tags", "allowed_paths", "risk_flags", "invariants"})
 """Fields held as lists: items only appended are appended to the list as written (its comments stay)."""
 
@@ -241,7 +247,7 @@ def set_fields(corpus: Corpus, ids: Sequence[str], kind: Kind, changes: Changes,
                 if name in LISTS:
                     _edit_list(document, name, old, new)
                 else:
-                    _edit(document, keys, None if (name, new) == ("invariant_policy", "advisory") else new)
+                    _edit(document, keys, None if (name, new) in DEFAULTS else new)
         if before.mined is not None and after.mined is not None \
                 and before.mined.setup_origin != after.mined.setup_origin:  # where the setup came from: the author
             _edit(document, ("mined", "setup_origin"), list(after.mined.setup_origin))

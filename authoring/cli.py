@@ -15,6 +15,7 @@ from authoring.bulk import Changes, select_ids, set_fields
 from authoring.decisions import LeakRefused, approve, reject
 from authoring.draft import draft_from, split_list
 from authoring.gitinfo import base_probe, fix_message, patch_id, source_repo
+from authoring.holdout import HoldoutOptions, draw_holdout
 from authoring.lint import lint_corpus
 from authoring.queue import SORTS, arrange, read_queue
 from authoring.scorecardfields import (
@@ -26,6 +27,7 @@ from authoring.scorecardfields import (
     parse_invariants_text,
     unique_invariants,
 )
+from authoring.wordingtext import WordingRefused, add_wording
 from corpus import Corpus, HindcastError
 from corpus.cli_support import CONTEXT, corpus_option, entry, version_option
 from corpus.layout import Kind
@@ -65,8 +67,16 @@ def scorecard_options(lists: str) -> Callable[[Any], Any]:
 @cli.command("review")
 @corpus_option()
 @click.option("--cases", "edit_cases", is_flag=True, help="Review approved cases instead of candidates.")
-def review_command(corpus_dir: Path, edit_cases: bool) -> None:
+@click.option("--sample", "sample_run", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="RUN", help="Review the passes `runner sample` drew from the run directory RUN instead: each "
+                                  "patch beside the reference patch; 1, 2, 3 set the verdict, 0 clears it.")
+def review_command(corpus_dir: Path, edit_cases: bool, sample_run: Path | None) -> None:
     """Open the review screen (keyboard-first; press ? inside for the keys)."""
+    if sample_run is not None:
+        from authoring.app import make_sample_app
+
+        make_sample_app(sample_run).run()
+        return
     from authoring.app import make_app
 
     app = make_app(Corpus.open(corpus_dir), kind="cases" if edit_cases else "candidates")
@@ -153,6 +163,36 @@ def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_
     click.echo(decision.describe())
 
 
+@cli.command("add-prompt")
+@corpus_option()
+@click.argument("case_id", metavar="CASE")
+@click.option("--file", "text_file", type=click.File("r", encoding="utf-8"), required=True,
+              help="File holding the new wording of the task ('-' for stdin).")
+@click.option("--id", "wording_id", metavar="ID", help="The wording's id, a slug [default: w2, w3, ...].")
+@click.option("--candidate", "to_candidate", is_flag=True,
+              help="Add it to a candidate instead of a case (linted with its prompt when it is approved).")
+@click.option("--override", help="Written justification to add it despite leakage findings (stored in the case).")
+def add_prompt_command(corpus_dir: Path, case_id: str, text_file: TextIO, wording_id: str | None,
+                       to_candidate: bool, override: str | None) -> None:
+    """Add a wording of CASE's task (prompts:); each trial of a run is given one of the case's wordings, drawn from
+    the run's --seed. Linted like the prompt: leakage findings refuse it. The case's fingerprint changes."""
+    corpus = Corpus.open(corpus_dir)
+    kind: Kind = "candidates" if to_candidate else "cases"
+    stored = corpus.load(case_id, kind)
+    repo = source_repo(corpus)
+    try:
+        wording = add_wording(corpus, case_id, text_file.read(), wording_id=wording_id, kind=kind,
+                              override=override, in_base=base_probe(repo, stored.case.base_commit),
+                              fix_message=fix_message(repo, stored.case))
+    except WordingRefused as refused:
+        for finding in refused.findings:
+            click.echo(f"{text_file.name}:{finding.describe()}", err=True)
+        raise
+    count = len(corpus.load(case_id, kind).case.prompts) + 1
+    click.echo(f"added wording {wording.id} to {kind}/{case_id}: {count} wordings; runs made before it compare "
+               f"with later ones only with --allow-dataset-change")
+
+
 @cli.command("reject")
 @corpus_option()
 @click.argument("candidate")
@@ -179,13 +219,16 @@ def reject_command(corpus_dir: Path, candidate: str, reason: str) -> None:
 @click.option("--policy", type=click.Choice(["advisory", "blocking"]), help="Gate policy.")
 @click.option("--tag", "tags", multiple=True, help="A tag to add (repeatable; the cases' own tags stay).")
 @scorecard_options("adds to each case's")
+@click.option("--holdout/--no-holdout", default=None,
+              help="Mark the cases as holdout (kept out of report and compare unless --holdout) or unmark them.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
 def set_command(corpus_dir: Path, ids: tuple[str, ...], every: bool, edit_cases: bool, setup_command: str | None,
                 setup_python: str | None, setup_timeout: int | None, grader_timeout: int | None, owner: str | None,
                 policy: str | None, tags: tuple[str, ...], allowed_paths: tuple[str, ...], clear_allowed_paths: bool,
                 risk_flags: tuple[str, ...], clear_risk_flags: bool, invariants: tuple[str, ...],
-                clear_invariants: bool, invariant_policy: str | None, dry_run: bool, as_json: bool) -> None:
+                clear_invariants: bool, invariant_policy: str | None, holdout: bool | None, dry_run: bool,
+                as_json: bool) -> None:
     """Set fields on many candidates (or cases) at once: the IDs given, or --all.
 
     --tag, --allowed-path and --risk-flag add to each case's lists, --invariant adds one or replaces the case's
@@ -195,7 +238,7 @@ def set_command(corpus_dir: Path, ids: tuple[str, ...], every: bool, edit_cases:
                       grader_timeout=grader_timeout, owner=owner, policy=policy, add_tags=tags,
                       add_allowed_paths=allowed_paths, clear_allowed_paths=clear_allowed_paths,
                       add_risk_flags=risk_flags, clear_risk_flags=clear_risk_flags, add_invariants=invariants,
-                      clear_invariants=clear_invariants, invariant_policy=invariant_policy)
+                      clear_invariants=clear_invariants, invariant_policy=invariant_policy, holdout=holdout)
     changes.check()
     corpus = Corpus.open(corpus_dir)
     kind: Kind = "cases" if edit_cases else "candidates"
@@ -246,3 +289,22 @@ def lint_command(corpus_dir: Path) -> None:
 
 
 main = entry(cli, "authoring")
+
+
+@cli.command("holdout")
+@corpus_option()
+@click.option("--fraction", type=click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True), required=True,
+              help="The share of the active cases to hold out, e.g. 0.2.")
+@click.option("--seed", type=int, default=0, show_default=True, help="The draw's seed: one seed, one set.")
+@click.option("--dry-run", is_flag=True, help="Show what would be marked; write nothing.")
+def holdout_command(corpus_dir: Path, fraction: float, seed: int, dry_run: bool) -> None:
+    """Mark a random share of the active cases as holdout, stratified by critical, blocking and advisory: report
+    and compare leave them out unless given --holdout. Cases already holdout stay so and count toward the share."""
+    draw = draw_holdout(Corpus.open(corpus_dir), HoldoutOptions(fraction, seed, dry_run))
+    for stratum in draw.strata:
+        chosen = f": {', '.join(stratum.chosen)}" if stratum.chosen else ""
+        click.echo(f"{stratum.name}: {stratum.holdout} of {stratum.cases} holdout ({len(stratum.already)} already, "
+                   f"{len(stratum.chosen)} {'to mark' if dry_run else 'marked'}){chosen}")
+    verb = "would mark" if dry_run else "marked"
+    click.echo(f"{verb} {len(draw.changes)} case{'' if len(draw.changes) == 1 else 's'} as holdout; a holdout "
+               f"case's prompt must not retell its fix commit's message (authoring lint)")

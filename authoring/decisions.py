@@ -15,6 +15,7 @@ from typing import Literal
 
 from authoring.draft import Draft, apply_draft
 from authoring.leaks import Finding, InBase, blocking, find_leaks
+from authoring.wordingtext import parse_wordings, wording_leaks
 from corpus import Case, Corpus, HindcastError, Rejection, StoredCase, UsageError
 from corpus.fingerprint import verified_fingerprint
 from corpus.fsutil import atomic_write_bytes, replace_directory, staging_directory
@@ -35,7 +36,8 @@ class LeakRefused(HindcastError):
             message = (f"approval refused: {len(self.blocking)} finding(s) that must never ship "
                        f"(secrets, personal data, internal hosts, the draft marker); remove them from the prompt")
         else:
-            message = (f"approval refused: {len(findings)} leakage finding(s) in the prompt; "
+            message = (f"approval refused: {len(findings)} leakage finding(s) in the prompt"
+                       f"{' and its wordings' if any(f.wording != 'prompt' for f in findings) else ''}; "
                        f"fix them or override with a written justification")
         super().__init__(message)
 
@@ -113,6 +115,8 @@ def check_prompt(case: StoredCase, draft: Draft, override: str | None, in_base: 
                  fix_message: str | None = None) -> str | None:
     """The leak_override to store for draft, or LeakRefused; an override with nothing to override is dropped."""
     findings = find_leaks(draft.prompt, case.case, case.files, in_base, fix_message)
+    prompts = parse_wordings(draft.wordings, replace(case.case, prompt=draft.prompt))
+    findings += wording_leaks(prompts, case.case, case.files, in_base, fix_message)
     if not findings:
         return None
     if blocking(findings):

@@ -12,6 +12,7 @@ from authoring.scorecardfields import (
     format_invariants,
     parse_invariants_text,
 )
+from authoring.wordingtext import format_wordings, parse_wordings
 from corpus import Case, Defaults, Grader, UsageError
 from corpus.model import POLICIES, SLUG, one_of
 
@@ -52,6 +53,8 @@ class Draft:
     """The invariants as typed, one `NAME[@SECONDS]: COMMAND` per line (`authoring.scorecardfields`)."""
     invariant_policy: str = "advisory"
     """blocking (only with policy blocking): a failed invariant fails a trial the grader passed."""
+    wordings: str = ""
+    """The further wordings as typed, each under a `=== ID` line (`authoring.wordingtext`)."""
 
 
 def draft_from(case: Case, defaults: Defaults) -> Draft:
@@ -74,6 +77,7 @@ def draft_from(case: Case, defaults: Defaults) -> Draft:
         risk_flags=case.risk_flags,
         invariants=format_invariants(case.invariants),
         invariant_policy=case.invariant_policy,
+        wordings=format_wordings(case.prompts),
     )
 
 
@@ -113,6 +117,7 @@ def apply_draft(case: Case, draft: Draft) -> Case:
     invariants = parse_invariants_text(draft.invariants)
     invariant_policy = check_invariant_policy(draft.invariant_policy, policy, invariants, "invariant policy")
     prompt = draft.prompt if draft.prompt.endswith("\n") else draft.prompt + "\n"
+    prompts = parse_wordings(draft.wordings, replace(case, prompt=prompt))
     return replace(
         case,
         id=draft.id,
@@ -129,5 +134,6 @@ def apply_draft(case: Case, draft: Draft) -> Case:
         risk_flags=check_risk_flags(draft.risk_flags, "risk flag"),
         invariants=invariants,
         invariant_policy=invariant_policy,
+        prompts=prompts,
     )
 

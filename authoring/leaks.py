@@ -20,7 +20,7 @@ from corpus.references import DRAFT_PATTERN, find_references
 LEAK_KINDS = ("commit", "test-name", "grader-path", "oracle-identifier", "copied-line", "reference",
               "commit-message")
 """Findings an author may override with a written justification."""
-NEVER_SHIP_KINDS = ("secret", "email", "token", "internal-host", "draft")
+NEVER_SHIP_KINDS = ("secret", "email", "token", "internal-host", "draft", "holdout-message")
 """Findings no justification overrides."""
 
 RULES = {
@@ -40,11 +40,13 @@ RULES = {
     "token": "a bearer token or a random-looking token",
     "internal-host": "an intranet host name, a single-label URL host, or a private network address",
     "draft": "the miner's DRAFT marker, anywhere in the prompt: the prompt has not been rewritten yet",
+    "holdout-message": "a holdout case's prompt that retells the fix commit's message (as commit-message): the "
+                       "history is public, so an agent may have seen the text, and no justification overrides it",
 }
 """One line per kind of finding, for the help screen and the design notes."""
 
 HEX_RUN = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{7,64}(?![0-9A-Za-z])")
-WHOLE_LINE_KINDS = ("copied-line", "commit-message")
+WHOLE_LINE_KINDS = ("copied-line", "commit-message", "holdout-message")
 """Findings that span a whole line and so hide none of the findings inside it."""
 MIN_COPIED_PROMPT = 24
 """A prompt line at least this long found inside a diff line is a copy (shorter ones are coincidence)."""
@@ -66,6 +68,8 @@ class Finding:
     """1-based column just past its end."""
     text: str
     """The offending text."""
+    wording: str = "prompt"
+    """The wording it is in: `prompt`, or the id of one of the case's further wordings."""
 
     @property
     def overridable(self) -> bool:
@@ -95,9 +99,10 @@ def find_leaks(prompt: str, case: Case, files: CaseFiles, in_base: InBase | None
             key = (kind, number, start, end)
             found.setdefault(key, Finding(kind, reason, number, start + 1, end + 1, line[start:end]))
     message = fix_message if fix_message is not None else (case.mined.message if case.mined else "")
+    retold = "holdout-message" if case.holdout else "commit-message"
     for number, start, end, reason in _retold(lines, message):
-        found.setdefault(("commit-message", number, start, end),
-                         Finding("commit-message", reason, number, start + 1, end + 1, lines[number - 1][start:end]))
+        found.setdefault((retold, number, start, end),
+                         Finding(retold, reason, number, start + 1, end + 1, lines[number - 1][start:end]))
     return _drop_nested(sorted(found.values(), key=lambda f: (f.line, f.column, -f.end_column, f.kind)))
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from authoring.gitinfo import base_probe, fix_message, source_repo
 from authoring.leaks import Finding, find_leaks
+from authoring.wordingtext import where, wording_leaks
 from corpus import Corpus
 from corpus.layout import CASE_FILE
 
@@ -22,8 +23,9 @@ class LintFinding:
     """True when the case's leak_override justifies it (it is then not reported)."""
 
     def line(self) -> str:
-        """`cases/<id>/case.yaml: prompt LINE:COL: kind: reason: 'text'`."""
-        return f"cases/{self.case_id}/{CASE_FILE}: prompt {self.finding.describe()}"
+        """`cases/<id>/case.yaml: prompt LINE:COL: kind: reason: 'text'` (`wording ID LINE:COL...` for a finding in
+        one of its further wordings, LINE counted in that wording's text)."""
+        return f"cases/{self.case_id}/{CASE_FILE}: {where(self.finding)} {self.finding.describe()}"
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class LintReport:
 
 
 def lint_corpus(corpus: Corpus) -> LintReport:
-    """Every finding in every active case's prompt.
+    """Every finding in every active case's prompt and further wordings.
 
     A case approved with a written leak_override has its leakage findings marked overridden; findings that
     must never ship (secrets, personal data, internal hosts) are reported whatever the override says.
@@ -52,7 +54,8 @@ def lint_corpus(corpus: Corpus) -> LintReport:
     active = corpus.load_all("cases", active_only=True)
     for stored in active:
         case = stored.case
-        for finding in find_leaks(case.prompt, case, stored.files, base_probe(repo, case.base_commit),
-                                  fix_message(repo, case)):
+        probe, message = base_probe(repo, case.base_commit), fix_message(repo, case)
+        for finding in [*find_leaks(case.prompt, case, stored.files, probe, message),
+                        *wording_leaks(case.prompts, case, stored.files, probe, message)]:
             out.append(LintFinding(case.id, finding, bool(case.leak_override) and finding.overridable))
     return LintReport(len(active), out)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.message import Message
 
 from authoring.leaks import Finding
@@ -30,12 +32,13 @@ class VerifyFinished(Message):
 
 
 class FindingsReady(Message):
-    """The leakage findings of one prompt text; stale when the text has changed since."""
+    """The leakage findings of one text of an editor, found by its checker; stale when the text or the checker
+    (the open case) has changed since."""
 
-    def __init__(self, case_id: str, prompt: str, findings: list[Finding]) -> None:
+    def __init__(self, checker: Callable[[str], list[Finding]], text: str, findings: list[Finding]) -> None:
         super().__init__()
-        self.case_id = case_id
-        self.prompt = prompt
+        self.checker = checker
+        self.text = text
         self.findings = findings
 
     def can_replace(self, message: Message) -> bool:

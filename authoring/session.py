@@ -12,6 +12,7 @@ from authoring.draft import Draft, draft_from
 from authoring.gitinfo import base_probe, fix_message, patch_id, source_repo
 from authoring.leaks import Finding, InBase, find_leaks
 from authoring.queue import SORTS, LeakCount, QueueRow, arrange, read_queue, read_row
+from authoring.wordingtext import typed_leaks
 from corpus import Corpus, HindcastError, StoredCase, UsageError
 from corpus.layout import Kind
 
@@ -124,15 +125,19 @@ class ReviewSession:
         """The leakage findings of prompt for opened."""
         return find_leaks(prompt, opened.stored.case, opened.stored.files, opened.in_base, opened.fix_message)
 
+    def wording_findings(self, opened: Opened, wordings: str) -> list[Finding]:
+        """The leakage findings of the further wordings as typed, at their lines of the typed text."""
+        return typed_leaks(wordings, opened.stored.case, opened.stored.files, opened.in_base, opened.fix_message)
+
     def count_leaks(self, case_id: str) -> LeakCount | None:
-        """The findings of case_id's draft (or, without one, its prompt on disk), counted; None when it cannot be
-        opened."""
+        """The findings of case_id's draft (or, without one, its prompt and wordings on disk), counted; None when
+        it cannot be opened."""
         try:
             opened = self.open(case_id)
         except (HindcastError, OSError):
             return None
-        draft = self.drafts.get(case_id)
-        return LeakCount.of(self.findings(opened, draft.prompt if draft else opened.stored.case.prompt))
+        draft = self.drafts.get(case_id) or draft_from(opened.stored.case, self.corpus.config.defaults)
+        return LeakCount.of([*self.findings(opened, draft.prompt), *self.wording_findings(opened, draft.wordings)])
 
     def is_unsaved(self, case_id: str) -> bool:
         """Whether case_id has a draft that differs from what is on disk."""

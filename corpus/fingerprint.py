@@ -17,10 +17,12 @@ def _sha256(data: bytes) -> str:
 
 
 def case_fingerprint(case: Case, files: CaseFiles) -> str:
-    """sha256 of what defines a trial: task, commits, setup, grader, oracle patch, grader files and the behaviour
+    """sha256 of what defines a trial: task (its further wordings when it has any), commits, setup, grader, oracle patch, grader files and the behaviour
     checks (max_turns, bait, trajectory), the HTTP fixture with its responses and the scorecard's checks
     (allowed_paths, invariants, invariant_policy) when the case sets them."""
     canonical = {"id": case.id, "prompt": case.prompt, **_proven(case, files)}
+    if case.prompts:  # every wording a trial may be given, in order (a case with one keeps its fingerprint)
+        canonical["prompts"] = [asdict(wording) for wording in case.prompts]
     # The behaviour checks decide trials too; only a case that sets one gets the key, so the fingerprints of
     # every other case stay what they were before the checks existed.
     if case.max_turns is not None:

@@ -26,7 +26,7 @@ VERIFICATION_FILE = "verification.json"
 RESULTS_DIR = "results"
 """Run directories, unless `--results-dir` says otherwise."""
 KEY_ORDER = ("id", "title", "owner", "policy", "critical", "status", "deprecated_reason", "holdout",
-             "base_commit", "fix_commit", "prompt", "setup", "grader", "trigger_paths", "tags",
+             "base_commit", "fix_commit", "prompt", "prompts", "setup", "grader", "trigger_paths", "tags",
              "max_turns", "bait", "trajectory", "http_fixture", "allowed_paths", "invariants", "invariant_policy",
              "risk_flags", "leak_override", "mined")
 

@@ -168,6 +168,16 @@ class Invariant:
 
 
 @dataclass(frozen=True)
+class Wording:
+    """One more way of putting a case's task to the agent; a trial is given one of the case's wordings."""
+
+    id: str
+    """A slug naming the wording in results and reports (`prompt` names the case's own prompt)."""
+    text: str
+    """The task as the agent receives it, linted for leaks like the prompt."""
+
+
+@dataclass(frozen=True)
 class Provenance:
     """What the miner saw when it proposed the case; kept on approval for the record."""
 
@@ -253,6 +263,8 @@ class Case:
     """blocking (only on a `policy: blocking` case): a failed invariant fails a trial the grader passed."""
     risk_flags: tuple[str, ...] = ()
     """Free labels of what the code at stake guards (auth, payments, data-deletion), carried into results."""
+    prompts: tuple[Wording, ...] = ()
+    """Further wordings of the task beside prompt; each trial is given one (``corpus.wordings``)."""
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from corpus.scorecardschema import (
     parse_invariants,
     parse_risk_flags,
 )
+from corpus.wordings import parse_prompts
 from corpus.yamlio import line_of
 
 
@@ -100,6 +101,7 @@ def parse_case(path: Path, data: Any, *, expected_id: str | None = None) -> Case
         invariants=invariants,
         invariant_policy=parse_invariant_policy(r, policy, invariants),
         risk_flags=parse_risk_flags(r),
+        prompts=parse_prompts(r, prompt),
     )
     r.finish()
     return case

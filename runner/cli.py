@@ -6,6 +6,7 @@ import click
 
 from corpus.cli_support import CONTEXT, entry, version_option
 from runner.commands.compare import compare_command
+from runner.commands.doctor import doctor_command
 from runner.commands.env import env_group
 from runner.commands.flakes import flakes_command
 from runner.commands.interop import export_command, import_command
@@ -13,6 +14,7 @@ from runner.commands.merge import merge_command
 from runner.commands.report import report_command
 from runner.commands.run import run_command
 from runner.commands.runs import runs_command
+from runner.commands.sample import sample_command
 from runner.commands.select import select_command
 from runner.commands.triage import triage_command
 from runner.commands.validate import validate_command
@@ -20,7 +22,7 @@ from runner.commands.verify import verify_command
 
 COMMANDS = (validate_command, verify_command, run_command, runs_command, report_command, compare_command,
             flakes_command, triage_command, select_command, import_command, export_command, merge_command,
-            env_group)
+            sample_command, env_group, doctor_command)
 
 
 @click.group(context_settings=CONTEXT)

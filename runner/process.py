@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import signal
@@ -16,15 +15,14 @@ from pathlib import Path
 from typing import IO
 
 from corpus.fsutil import write_error
+from runner import children
+from runner.children import kill_group
 from runner.sandbox.bwrap import SandboxSpec, command_line
 from runner.sandbox.limits import command_cgroup, enforcement
 from runner.sandbox.loopback import Receiver
 from runner.sandbox.seccomp import filter_fd
 
 TAIL_BYTES = 8192
-# Process groups of commands still running, so an interrupted run can stop every one of them.
-_RUNNING: set[int] = set()
-_RUNNING_LOCK = threading.Lock()
 TRUNCATION_MARKER = "\n[hindcast: output truncated after {limit} bytes; {dropped} more bytes discarded]\n"
 
 
@@ -132,8 +130,7 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
             os.close(fd)
     if receiver is not None:
         receiver.start()
-    with _RUNNING_LOCK:
-        _RUNNING.add(proc.pid)
+    children.started(proc.pid)
     pump = _OutputPump(proc, proc.stdout, log_path, max_output_bytes)
     pump.start()
     errors = _OutputPump(proc, proc.stderr, stderr_path, max_output_bytes) if stderr_path is not None else None
@@ -149,8 +146,7 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
         if marker:
             kill_marked(marker)
         proc.wait()
-        with _RUNNING_LOCK:
-            _RUNNING.discard(proc.pid)
+        children.ended(proc.pid)
         pump.join(timeout=5)
         if errors is not None:
             errors.join(timeout=5)
@@ -186,14 +182,6 @@ def _sandbox_started(status_read: int) -> bool:
         return any(b'"child-pid"' in line for line in status.read().splitlines())
 
 
-def kill_running() -> None:
-    """SIGKILL the process group of every command still running (an interrupted run stops them all)."""
-    with _RUNNING_LOCK:
-        groups = list(_RUNNING)
-    for pgid in groups:
-        kill_group(pgid)
-
-
 def kill_marked(marker: str, rounds: int = 3) -> int:
     """SIGKILL every process whose environment holds marker ("NAME=value"); returns how many were killed.
 
@@ -224,12 +212,6 @@ def kill_marked(marker: str, rounds: int = 3) -> int:
         if not found:
             break
     return killed
-
-
-def kill_group(pgid: int) -> None:
-    """SIGKILL every process in the group; a group that is already gone is fine."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
 
 
 class _OutputPump(threading.Thread):

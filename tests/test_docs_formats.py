@@ -44,6 +44,7 @@ FREE = {
     "behaviour.json": {"calls_by_tool", "record.tool_calls[].arguments"},
     "scorecard": set(),
     "network.json": set(),
+    "checklist": set(),
 }
 """Mappings whose keys are the user's or the data's (metric, tool, variant and header names, trial keys): the page
 documents the mapping, not its keys. result.json's scorecard has a page of its own."""
@@ -281,3 +282,14 @@ def test_every_relative_link_leads_to_a_file(path: Path) -> None:
         if not (path.parent / file).exists():
             broken.append(target)
     assert not broken, f"{path.relative_to(ROOT)}: links to nothing: {broken}"
+
+
+def test_review_checklist_page_documents_what_sample_writes_and_report_reads(tmp_path: Path) -> None:
+    from runner.report.review import VERDICTS, Entry, checklist_text
+
+    text = checklist_text("r1", 3, [Entry("fixer/cart/1", "drawn at random", "wrong fix", "n")])
+    written = parse_yaml(text, tmp_path / "checklist.yaml")
+    example = parse_yaml(yaml_blocks(page("review-checklist.md"))[0], tmp_path / "example.yaml")
+    for document in (written, example):
+        assert documented(page("review-checklist.md")) == flatten(json.loads(json.dumps(document)), "checklist")
+    assert all(f"`{verdict}`" in page("review-checklist.md") for verdict in VERDICTS)

@@ -15,7 +15,7 @@ import pytest
 
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
-from corpus.model import Bait, Grader, Setup
+from corpus.model import Bait, Grader, Setup, Wording
 from runner.cli import cli
 from runner.exports import harbor_judge
 from runner.exports.harbor import carried_notes, dockerfile
@@ -197,4 +197,7 @@ def test_python_2_and_behaviour_fields_are_warnings() -> None:
         ("calc-add: setup.python: 2.7: the image has neither a venv nor uv, and the JUnit judge needs a python3 the "
         "image lacks"),
         "calc-add: bait: not checked: Harbor's verifier grades the workspace only"]
+    worded = make_case("0" * 40, "1" * 40, setup=Setup(python="3.11"), prompts=(Wording("terse", "Sums.\n"),))
+    assert [n.line() for n in carried_notes(worded)] == [
+        "calc-add: prompts: 1 further wording(s) left out: a Harbor task holds one task text, the prompt"]
     assert "RUN git config --system --add safe.directory /app\n" in dockerfile(case, Path("."))

@@ -17,6 +17,7 @@ from swebench.task.checks import expected_image
 from corpus import CaseFiles, Grader
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
+from corpus.model import Wording
 from runner.cli import cli
 from runner.exports.common import base_entries
 from runner.exports.swebench import carried_notes
@@ -178,3 +179,10 @@ def test_a_report_option_of_its_own_is_a_warning() -> None:
     assert [n.line() for n in carried_notes(case)] == [
         ("calc-add: grader.command: its own -r option replaces the -rA summary the log parser reads: tests it leaves "
         "out of the summary count as failed")]
+
+
+def test_further_wordings_are_a_warning() -> None:
+    case = make_case("0" * 40, "1" * 40, grader=Grader("pytest tests", network=True),
+                     prompts=(Wording("terse", "Sums are wrong.\n"), Wording("story", "A total was off.\n")))
+    assert [n.line() for n in carried_notes(case)] == [
+        "calc-add: prompts: 2 further wording(s) left out: an instance holds one task text, the prompt"]

@@ -23,11 +23,12 @@ from textual.widgets import (
 )
 from textual.worker import Worker, WorkerState
 
-from authoring.decisions import Decision, LeakRefused
+from authoring.decisions import Decision
 from authoring.draft import Draft
 from authoring.gitinfo import grader_diff
-from authoring.messages import FindingsReady, GraderDiffReady, VerifyFinished, VerifyProgress
+from authoring.messages import GraderDiffReady, VerifyFinished, VerifyProgress
 from authoring.queue import LeakCount, cycle_verdict_filter
+from authoring.screens.approving import USER_ERRORS, approve
 from authoring.screens.help import HelpScreen
 from authoring.screens.modals import MessageModal, ReasonModal
 from authoring.screens.quitting import ask_before_quitting
@@ -40,11 +41,9 @@ from authoring.widgets.filter_input import FilterInput
 from authoring.widgets.prompt_editor import PromptEditor
 from authoring.widgets.queue_table import Marks, QueueTable
 from authoring.widgets.status_line import StatusLine
-from corpus import HindcastError
 
-TABS = ("facts", "oracle", "grader", "prompt", "case")
-USER_ERRORS = (HindcastError, OSError)
-"""Errors a person can act on: shown in a modal (or the facts tab), never as a traceback."""
+TABS = ("facts", "oracle", "grader", "prompt", "case", "wordings")
+WORDINGS_HINT = "Further wordings of the task, each under a line `=== ID` (e.g. `=== terse`); a trial gets one…"
 EDITOR_ACTIONS = frozenset({"back"})
 """The screen's only key while a text field has focus (every other key types): leaving it."""
 
@@ -59,7 +58,7 @@ class ReviewScreen(Screen[None]):
         Binding("v", "verify", "Verify"),
         Binding("u", "undo", "Undo"),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
-        Binding("e", "edit", "Edit the prompt", show=False),
+        Binding("e", "edit", "Edit the prompt (on the wordings tab, the wordings)", show=False),
         Binding("slash", "filter", "Filter the queue", show=False, key_display="/"),
         Binding("f", "verdict_filter", "Cycle the verdict filter (is:valid, is:feature, …, all)",
                 show=False),
@@ -95,6 +94,8 @@ class ReviewScreen(Screen[None]):
                 yield PromptEditor(id="editor")
             with TabPane("5 Case", id="case"):
                 yield CaseForm(id="form")
+            with TabPane("6 Wordings", id="wordings"):
+                yield PromptEditor(id="wordings-editor", text_id="wordings-text", placeholder=WORDINGS_HINT)
         yield StatusLine(id="status")
         yield Footer(compact=True)
 
@@ -158,7 +159,8 @@ class ReviewScreen(Screen[None]):
         table.marks.live = case_id
         self.stash_draft()
         self.opened = None
-        facts, editor = self.query_one(FactsView), self.query_one(PromptEditor)
+        facts, editor = self.query_one(FactsView), self.query_one("#editor", PromptEditor)
+        wordings = self.query_one("#wordings-editor", PromptEditor)
         row = self.session.rows.get(case_id) if case_id else None
         try:
             self.opened = self.session.open(case_id) if case_id else None
@@ -170,6 +172,7 @@ class ReviewScreen(Screen[None]):
             for view in self.query(CodeView):
                 view.show("")
             editor.load("")
+            wordings.load("")
             return
         stored = self.opened.stored
         facts.show(stored.case, row, self.today)
@@ -178,27 +181,31 @@ class ReviewScreen(Screen[None]):
         self.query_one("#grader-view", CodeView).show(*grader_files_text(stored.files))
         self.load_grader_diff(self.opened)
         draft = self.session.draft(self.opened)
-        editor.load(draft.prompt)  # its Changed message starts the findings worker
+        opened = self.opened
+        editor.load(draft.prompt, lambda text: self.session.findings(opened, text))  # its worker finds the leaks
+        wordings.load(draft.wordings, lambda text: self.session.wording_findings(opened, text))
         self.query_one(CaseForm).load(draft)
 
     def stash_draft(self) -> None:
         """Keep the draft of the open candidate in the session."""
         if self.opened is not None:
             kept = self.session.draft(self.opened)
-            draft = self.query_one(CaseForm).read(self.query_one(PromptEditor).text, kept.grader_timeout)
+            draft = self.query_one(CaseForm).read(self.query_one("#editor", PromptEditor).text, kept.grader_timeout,
+                                                  self.query_one("#wordings-editor", PromptEditor).text)
             self.session.keep(self.opened.id, draft)
 
     def current_draft(self) -> Draft:
         """The draft as the editor and the form hold it (a bad field raises a UsageError naming it)."""
-        return self.query_one(CaseForm).read(self.query_one(PromptEditor).text)
+        return self.query_one(CaseForm).read(self.query_one("#editor", PromptEditor).text,
+                                             wordings=self.query_one("#wordings-editor", PromptEditor).text)
 
     # -- findings and grader diff (workers) ---------------------------------------------------------
 
     @on(TextArea.Changed, "#prompt-text")
-    def check_prompt(self) -> None:
+    @on(TextArea.Changed, "#wordings-text")
+    def _text_changed(self) -> None:
         if self.opened is not None:
             self.query_one(QueueTable).busy()
-            self.find_leaks(self.opened, self.query_one(PromptEditor).text)
             self.update_marks()
 
     @on(Input.Changed, "#form Input")
@@ -208,18 +215,14 @@ class ReviewScreen(Screen[None]):
     def _form_changed(self) -> None:
         self.update_marks()
 
-    @work(thread=True, exclusive=True, group="findings", exit_on_error=False)
-    def find_leaks(self, opened: Opened, prompt: str) -> None:
-        self.post_message(FindingsReady(opened.id, prompt, self.session.findings(opened, prompt)))
-
-    @on(FindingsReady)
-    def _findings_ready(self, message: FindingsReady) -> None:
-        editor = self.query_one(PromptEditor)
-        if self.opened and self.opened.id == message.case_id and editor.text == message.prompt:
-            editor.show_findings(message.findings)
-            count = LeakCount.of(message.findings)
-            self.session.leak_counts[message.case_id] = count
-            self.query_one(QueueTable).show_leaks(message.case_id, count)
+    @on(PromptEditor.Checked)
+    def _checked(self) -> None:
+        """The queue's leak count of the open case: its prompt's findings and its wordings' together."""
+        if self.opened is not None:
+            editors = self.query_one("#editor", PromptEditor), self.query_one("#wordings-editor", PromptEditor)
+            count = LeakCount.of([finding for editor in editors for finding in editor.findings])
+            self.session.leak_counts[self.opened.id] = count
+            self.query_one(QueueTable).show_leaks(self.opened.id, count)
 
     @work(thread=True, exclusive=True, group="grader-diff", exit_on_error=False)
     def load_grader_diff(self, opened: Opened) -> None:
@@ -249,27 +252,7 @@ class ReviewScreen(Screen[None]):
         except USER_ERRORS as exc:
             self.show_error(f"Cannot {self.APPROVE_WORD} {self.opened.id}", str(exc))
             return
-        self.approve(self.opened, draft, None)
-
-    def approve(self, opened: Opened, draft: Draft, override: str | None) -> None:
-        try:
-            decision = self.session.approve(opened, draft, override)
-        except LeakRefused as refused:
-            listing = "\n".join(f"  {finding.describe()}" for finding in refused.findings)
-            if refused.blocking or override is not None:
-                self.show_error("Approval refused", f"{refused.message}\n\n{listing}")
-                return
-            self.app.push_screen(
-                ReasonModal(f"Override {len(refused.findings)} leakage finding(s)?",
-                            f"{listing}\n\nApproving anyway needs a written justification; it is stored in the "
-                            f"case as leak_override.", action="Override and approve",
-                            placeholder="why this prompt may ship as it is"),
-                lambda reason: self.approve(opened, draft, reason) if reason else None)
-            return
-        except USER_ERRORS as exc:
-            self.show_error(f"Cannot {self.APPROVE_WORD} {opened.id}", str(exc))
-            return
-        self.after(decision)
+        approve(self, self.opened, draft, None)
 
     def action_reject(self) -> None:
         opened = self.opened
@@ -376,8 +359,10 @@ class ReviewScreen(Screen[None]):
         self.app.push_screen(HelpScreen([*self.BINDINGS, *self.app.BINDINGS]))
 
     def action_edit(self) -> None:
-        self.query_one(TabbedContent).active = "prompt"
-        self.query_one("#prompt-text", TextArea).focus()
+        tabs = self.query_one(TabbedContent)
+        if tabs.active != "wordings":
+            tabs.active = "prompt"
+        self.query_one("#wordings-text" if tabs.active == "wordings" else "#prompt-text", TextArea).focus()
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

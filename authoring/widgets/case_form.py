@@ -93,8 +93,9 @@ class CaseForm(VerticalScroll):
                 area.load_text(text)
         self.query_one("#form-invariant_policy", Select).value = draft.invariant_policy
 
-    def read(self, prompt: str, fallback_timeout: int | None = None) -> Draft:
-        """The draft the form describes; with fallback_timeout a bad timeout is kept as it was instead."""
+    def read(self, prompt: str, fallback_timeout: int | None = None, wordings: str = "") -> Draft:
+        """The draft the form describes, with the prompt and the wordings as typed; with fallback_timeout a bad
+        timeout is kept as it was instead."""
         value = {key: self.query_one(f"#form-{key}", Input).value for key, _ in TEXT_FIELDS}
         try:
             timeout = parse_timeout(value["grader_timeout"])
@@ -112,4 +113,4 @@ class CaseForm(VerticalScroll):
                      allowed_paths=split_lines(self.query_one("#form-allowed_paths", TextArea).text),
                      risk_flags=split_list(self.query_one("#form-risk_flags", Input).value),
                      invariants=self.query_one("#form-invariants", TextArea).text.strip("\n"),
-                     invariant_policy=str(invariant_policy or "advisory"))
+                     invariant_policy=str(invariant_policy or "advisory"), wordings=wordings)

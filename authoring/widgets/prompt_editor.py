@@ -1,23 +1,33 @@
-"""The prompt editor and, under it, the live list of what the prompt leaks."""
+"""The prompt editor and, under it, the live list of what the prompt leaks (the wordings editor is another)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import Label, OptionList, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
 from authoring.leaks import Finding
+from authoring.messages import FindingsReady
+
+Checker = Callable[[str], list[Finding]]
+"""What finds the leaks of the editor's text: the open case's lint, bound by the screen."""
 
 
 class PromptEditor(Vertical):
-    """A TextArea for the task and a findings list; choosing a finding selects it in the text."""
+    """A TextArea for the task and a findings list, found in a worker as the text changes; choosing a finding
+    selects it in the text."""
+
+    class Checked(Message):
+        """The findings of the editor's text as it is now are shown."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "screen.back", "Leave the editor", key_display="Esc")]
 
@@ -30,12 +40,16 @@ class PromptEditor(Vertical):
     PromptEditor > OptionList { height: 4; border: none; padding: 0; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, text_id: str = "prompt-text",
+                 placeholder: str = "The task the agent gets…") -> None:
         super().__init__(id=id)
+        self.text_id = text_id
+        self.placeholder = placeholder
         self.findings: list[Finding] = []
+        self.checker: Checker | None = None
 
     def compose(self) -> ComposeResult:
-        yield TextArea(id="prompt-text", soft_wrap=True, tab_behavior="focus", placeholder="The task the agent gets…")
+        yield TextArea(id=self.text_id, soft_wrap=True, tab_behavior="focus", placeholder=self.placeholder)
         yield Label("Findings: checking…", id="findings-title")
         yield OptionList(id="findings", compact=True)
 
@@ -44,8 +58,9 @@ class PromptEditor(Vertical):
         """The prompt as typed."""
         return self.query_one(TextArea).text
 
-    def load(self, text: str) -> None:
-        """Replace the prompt (a new candidate was selected)."""
+    def load(self, text: str, checker: Checker | None = None) -> None:
+        """Replace the text (a new candidate was selected) and what finds its leaks."""
+        self.checker = checker
         area = self.query_one(TextArea)
         area.load_text(text)
         area.move_cursor((0, 0))
@@ -69,6 +84,21 @@ class PromptEditor(Vertical):
         title.update(f"Findings: {len(findings)}" + (f" ({never} can never ship)" if never else ""))
         options.add_options(Option(_describe(f), id=str(i)) for i, f in enumerate(findings))
 
+    @on(TextArea.Changed)
+    def _changed(self) -> None:
+        if self.checker is not None:
+            self._find(self.checker, self.text)
+
+    @work(thread=True, exclusive=True, group="findings", exit_on_error=False)
+    def _find(self, checker: Checker, text: str) -> None:
+        self.post_message(FindingsReady(checker, text, checker(text)))
+
+    @on(FindingsReady)
+    def _found(self, message: FindingsReady) -> None:
+        if message.checker is self.checker and message.text == self.text:
+            self.show_findings(message.findings)
+            self.post_message(self.Checked())
+
     @on(OptionList.OptionSelected, "#findings")
     def _jump(self, event: OptionList.OptionSelected) -> None:
         finding = self.findings[int(event.option.id or 0)]
@@ -80,5 +110,6 @@ class PromptEditor(Vertical):
 
 def _describe(finding: Finding) -> Text:
     style = "bold red" if not finding.overridable else "yellow"
-    return Text.assemble((f"{finding.line}:{finding.column} ", "dim"), (finding.kind, style),
+    wording = "" if finding.wording == "prompt" else f"{finding.wording} "
+    return Text.assemble((f"{wording}{finding.line}:{finding.column} ", "dim"), (finding.kind, style),
                          f" {finding.text!r}: {finding.reason}")

@@ -40,13 +40,17 @@ from runner.report.compare_html import write_compare_html
 @click.option("--html", "html_file", type=click.Path(path_type=Path), default=None, metavar="FILE",
               help="Also write the comparison as a self-contained HTML page, with every trial's artifacts "
                    "and the behaviour comparison.")
+@click.option("--holdout", "include_holdout", is_flag=True,
+              help="Include the holdout cases (left out by default, so tuning never sees them): the verdict covers "
+                   "them, and the candidate's gain on the tuning set is set against its gain on the holdout set "
+                   "(a release's gate).")
 @json_option
 def compare_command(baseline: Path, candidate: Path, baseline_variant: str | None, candidate_variant: str | None,
                     corpus_dir: Path | None, quarantine_file: Path | None, alpha: float, tolerance: float,
                     max_cost_increase: float, allow_dataset_change: bool, html_file: Path | None,
-                    as_json: bool) -> int:
+                    as_json: bool, include_holdout: bool) -> int:
     options = CompareOptions(alpha=alpha, tolerance_points=tolerance, max_cost_increase_pct=max_cost_increase,
-                             allow_dataset_change=allow_dataset_change)
+                             allow_dataset_change=allow_dataset_change, holdout=include_holdout)
     base = load_trials(run_dir(baseline, corpus_dir))
     cand = load_trials(run_dir(candidate, corpus_dir))
     if baseline_variant is not None:

@@ -8,6 +8,7 @@ import click
 
 from runner.report.report import print_report
 from runner.runs.find import default_results, resolve_run
+from runner.runs.holdout import tuning_view
 from runner.runs.merge import merge_runs
 
 
@@ -23,4 +24,4 @@ def merge_command(shards: tuple[Path, ...], out: Path, corpus_dir: Path | None) 
     lookup = default_results(corpus_dir)
     merged = merge_runs([resolve_run(shard, lookup, frozen=False) for shard in shards], out)
     click.echo(f"merged {len(shards)} shards into {merged.directory}: {len(merged.trials)} trial(s)", err=True)
-    print_report(merged)
+    print_report(tuning_view(merged))

@@ -21,6 +21,7 @@ from runner.gate.pairing import MIN_TRIALS
 from runner.gate.select import changed_since, select_cases
 from runner.report.report import print_report
 from runner.runs.find import default_results, recorded_origin, resolve_run
+from runner.runs.holdout import tuning_view
 from runner.runs.load import LoadedRun
 from runner.runs.manifest import MODES, RunManifest, Variant, read_manifest
 from runner.runs.result import TrialResult
@@ -60,6 +61,10 @@ from runner.verify.record import unverified_warning
 @click.option("--shard", metavar="I/N", default=None,
               help="Run only the I-th of N deterministic parts of the trials (a CI matrix job); `runner merge` "
                    "joins the N runs.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, metavar="N",
+              help="What each trial's wording is drawn from, with the trial's number, for cases with several "
+                   "(prompts:); runs with one seed give each trial the same wording [default: 0; a resume keeps "
+                   "the run's].")
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where run directories are made [default: CORPUS/results].")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="RUN",
@@ -86,7 +91,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                 agents: tuple[str, ...], results_dir: Path | None, resume: Path | None, patch_from: Path | None,
                 agent_timeout: float | None, dry_run: bool, transcript_formats: tuple[str, ...], name: str | None,
                 settings: Settings, given: frozenset[str], agent_args: tuple[str, ...] = (),
-                trajectory_files: tuple[str, ...] = (), shard: str | None = None) -> int:
+                trajectory_files: tuple[str, ...] = (), shard: str | None = None, seed: int | None = None) -> int:
     variants: tuple[Variant, ...] = ()
     if agent_command is not None and agents:
         raise click.UsageError("use either --agent-command or --agent NAME=CMD, not both")
@@ -127,7 +132,8 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
         warning = f"{warning}\n{short}" if warning else short
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          settings=settings, given=given, results_dir=results_dir, resume=resume,
-                         patch_from=patch_from, agent_timeout=agent_timeout, repo=repo, name=name, shard=shard)
+                         patch_from=patch_from, agent_timeout=agent_timeout, repo=repo, name=name, shard=shard,
+                         seed=seed)
     if dry_run:
         previews = preview(corpus, options)
         if warning:
@@ -161,7 +167,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
     for reason in why:
         click.echo(f"stopped: {reason}; resume with: {completing(loaded.directory, settings, loaded.manifest)}",
                    err=True)
-    print_report(loaded)
+    print_report(tuning_view(loaded))
     return ExitCode.FAILED if why or any(t.outcome == "error" for t in loaded.trials) else ExitCode.OK
 
 

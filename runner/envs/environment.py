@@ -6,7 +6,6 @@ import functools
 import os
 import re
 import shutil
-import subprocess
 import sysconfig
 import threading
 from pathlib import Path
@@ -16,6 +15,7 @@ import uv
 from corpus.errors import WorkspaceError
 from corpus.gitutil import git_text, run_git
 from corpus.interpreters import find_python
+from runner.children import run_child
 
 # Variables that would point a command at Hindcast's own files or change how Python behaves for it.
 SCRUBBED_PREFIXES = ("HINDCAST_", "PYTEST_", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "CONDA_PREFIX")
@@ -153,14 +153,14 @@ def _make_venv(python: Path, venv_dir: Path, env: dict[str, str], cache: dict[st
     """`uv venv --seed`, else `python -m venv`; WorkspaceError with the last line of the last failure."""
     uv_env = {**env, **UV_SETUP_ENV, **cache}
     venv_dir.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([str(uv_binary()), "venv", "--seed", "--no-project", "--no-config", "--quiet",
-                           "--python", str(python), str(venv_dir)],
-                          capture_output=True, env=uv_env, cwd=venv_dir.parent, check=False)
+    proc = run_child([str(uv_binary()), "venv", "--seed", "--no-project", "--no-config", "--quiet",
+                      "--python", str(python), str(venv_dir)], env=uv_env, cwd=venv_dir.parent)
     if proc.returncode == 0:
         return
+    if proc.returncode < 0:  # killed (an interrupted command): no fallback to start
+        raise WorkspaceError(f"uv venv was killed by signal {-proc.returncode}")
     shutil.rmtree(venv_dir, ignore_errors=True)
-    proc = subprocess.run([str(python), "-m", "venv", str(venv_dir)], capture_output=True, env=env,
-                          cwd=venv_dir.parent, check=False)
+    proc = run_child([str(python), "-m", "venv", str(venv_dir)], env=env, cwd=venv_dir.parent)
     if proc.returncode != 0:
         detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise WorkspaceError(f"cannot create a venv with {python}: {detail[-1] if detail else 'failed'}")

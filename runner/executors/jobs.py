@@ -45,6 +45,10 @@ def _remove(path: Path) -> None:
     remove_tree(path)
 
 
+def _unheard(name: str, step: str) -> None:
+    """Steps nobody listens to (a Ray worker's)."""
+
+
 @dataclass(frozen=True)
 class Node:
     """Where a job runs: the source repository there and what is checked, opened and built there."""
@@ -66,6 +70,9 @@ class Node:
     discard: Callable[[Path], None] = _remove
     """Removes a job's scratch directory, at any depth (on the driver, a background thread does, and the
     command reports what it could not remove; elsewhere an OSError)."""
+    step: Callable[[str, str], None] = _unheard
+    """Told a job's name and each step it starts (`environment`, `setup`, ...) as it starts it, from the job's
+    thread (a command's progress; on a Ray worker nobody listens)."""
 
 
 class Janitor:

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from corpus.errors import HindcastError
+from runner.children import kill_running
 from runner.executors.jobs import Executor, Job, Node, harness_error, publish
-from runner.process import kill_running
 from runner.settings import Settings
 
 T = TypeVar("T")
@@ -63,13 +63,22 @@ class LocalExecutor(Generic[T]):
         self.node.cancel.set()
         for future in self.futures:
             future.cancel()
-        while not all(f.done() for f in self.futures):
-            kill_running()
-            wait(self.futures, timeout=0.2)
+        self._stop()
         return list(_published(self.futures))
 
+    def _stop(self) -> None:
+        """Kill what the jobs run until every thread has ended (each checks the cancel event between steps)."""
+        while not all(f.done() for f in self.futures):
+            try:
+                kill_running()
+                wait(self.futures, timeout=0.1)
+            except KeyboardInterrupt:  # another Ctrl-C while stopping: the stop is under way, keep killing
+                continue
+
     def close(self) -> None:
-        """Wait for the threads to end."""
+        """Wait for the threads to end (killing what they run, once cancelled)."""
+        if self.node.cancel.is_set():
+            self._stop()
         self.pool.shutdown(wait=True)
 
 

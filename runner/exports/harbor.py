@@ -88,6 +88,9 @@ def carried_notes(case: Case) -> list[Note]:
         judge = ", and the JUnit judge needs a python3 the image lacks" if case.grader.junit else ""
         notes.append(Note(case.id, "setup.python", f"{case.setup.python}: the image has neither a venv nor uv"
                                                    f"{judge}"))
+    if case.prompts:
+        notes.append(Note(case.id, "prompts", f"{len(case.prompts)} further wording(s) left out: a Harbor task holds "
+                                              "one task text, the prompt"))
     for field, value in (("max_turns", case.max_turns), ("bait", case.bait), ("trajectory", case.trajectory)):
         if value is not None:
             notes.append(Note(case.id, field, "not checked: Harbor's verifier grades the workspace only"))

@@ -149,6 +149,9 @@ def carried_notes(case: Case) -> list[Note]:
     if REPORT_OPTION.search(case.grader.command):
         notes.append(Note(case.id, "grader.command", "its own -r option replaces the -rA summary the log parser "
                                                      "reads: tests it leaves out of the summary count as failed"))
+    if case.prompts:
+        notes.append(Note(case.id, "prompts", f"{len(case.prompts)} further wording(s) left out: an instance holds "
+                                              "one task text, the prompt"))
     for field, value in (("max_turns", case.max_turns), ("bait", case.bait), ("trajectory", case.trajectory)):
         if value is not None:
             notes.append(Note(case.id, field, "not checked: the harness grades the patch only"))

@@ -35,6 +35,7 @@ from corpus.errors import ExitCode, UsageError
 from runner.gate.behaviour import BehaviourComparison, Directions, compare_behaviour, directions_for
 from runner.gate.behaviour_rules import behaviour_findings
 from runner.gate.finding import Finding
+from runner.gate.holdout import HoldoutGap, held_out_note, hold_out, holdout_findings, holdout_gap
 from runner.gate.pairing import MIN_TRIALS, CaseInfo, Row, RunTrials, pair_runs
 from runner.gate.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 from runner.gate.quarantine import Quarantine
@@ -63,6 +64,9 @@ class CompareOptions:
     """Compare runs made on different dataset fingerprints."""
     today: date | None = None
     """The day quarantine expiry is judged against; None is the local date."""
+    holdout: bool = False
+    """Include the holdout cases (compare --holdout): the decision covers them, and the candidate's gain on the
+    tuning set is set against its gain on the holdout set (``runner.gate.holdout``)."""
 
     def __post_init__(self) -> None:
         if not 0.0 < self.alpha < 0.5:
@@ -150,6 +154,10 @@ class CompareReport:
     """Behaviour medians against the baseline (``runner.gate.behaviour``); information, never a finding."""
     scores: tuple[ScoreChange, ...] = ()
     """Each compared variant's scorecard means and counts in both runs (``runner.gate.scorecard_rules``)."""
+    held_out: tuple[str, ...] = ()
+    """The holdout cases of either run left out of everything (compare without --holdout)."""
+    holdout_gap: HoldoutGap | None = None
+    """With --holdout and holdout cases: the tuning set's gain against the holdout set's."""
 
     @property
     def cannot_block(self) -> str | None:
@@ -159,6 +167,11 @@ class CompareReport:
             return None
         return ("note: every case is advisory, so this gate can warn but never block on a drop or a regression "
                 "(make the cases that must hold blocking: authoring set --policy blocking ID..., or critical)")
+
+    @property
+    def holdout_note(self) -> str | None:
+        """What a comparison without --holdout left out, said first; None when it left nothing out."""
+        return held_out_note(self.held_out)
 
     def risk_flags(self, case_id: str) -> tuple[str, ...]:
         """The case's risk labels as the candidate (else the baseline) recorded them."""
@@ -209,28 +222,29 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
              directions: Directions | None = None) -> CompareReport:
     """Compare two runs and decide; behaviour is judged by directions (default: as the runs recorded them)."""
     today = options.today or date.today()
+    baseline, candidate, held, held_out = hold_out(baseline, candidate, cases, options.holdout)
     keyed_by, rows = pair_runs(baseline, candidate, cases, quarantine, today)
+    gap = holdout_gap(rows, held, options.alpha) if options.holdout and held else None
     gated = [r for r in rows if r.gated]
     test = _drop_test(gated, options.alpha)
     advisory_test = _drop_test([r for r in rows if r.advisory], options.alpha)
-    power = power_note(gated, test, options)
+    power = power_note(gated, test, options, rows)
     summary = summarize(rows, baseline, candidate, keyed_by)
     scores = score_changes(rows, baseline, candidate)
     refusals = refusal_findings(baseline, candidate, rows, options)
-    if refusals:
-        findings = refusals
-    else:
-        findings = [*statistical_findings(test, options), *critical_findings(rows), *missing_findings(rows),
-                    *quarantine_findings(quarantine, cases), *same_run_findings(baseline, candidate),
-                    *warning_findings(test, power, summary, options),
-                    *advisory_findings(rows, advisory_test, options),
-                    *behaviour_findings(baseline, candidate), *scorecard_findings(scores)]
-        findings.sort(key=lambda f: f.level != "BLOCK")
+    findings = [*statistical_findings(test, options), *critical_findings(rows), *missing_findings(rows),
+                *quarantine_findings(quarantine, cases), *same_run_findings(baseline, candidate),
+                *warning_findings(test, power, summary, options),
+                *advisory_findings(rows, advisory_test, options),
+                *behaviour_findings(baseline, candidate), *scorecard_findings(scores),
+                *holdout_findings(gap, options.tolerance_points)]
+    findings.sort(key=lambda f: f.level != "BLOCK")
+    findings = [*refusals, *findings]  # a refusal leads, and hides nothing else the runs show
     return CompareReport(baseline, candidate, keyed_by, tuple(rows), summary, test, advisory_test, power,
                          tuple(findings), quarantine, options, today, refused=bool(refusals),
                          policy_source=policy_source, behaviour=compare_behaviour(
                              rows, baseline, candidate, directions or directions_for(None, candidate, baseline)),
-                         scores=scores)
+                         scores=scores, held_out=held_out, holdout_gap=gap)
 
 
 def _scored_pairs(rows: Sequence[Row]) -> list[tuple[Aggregate, Aggregate]]:
@@ -246,12 +260,16 @@ def _drop_test(rows: Sequence[Row], alpha: float) -> DropTest:
                             [b.passed for b, _ in pairs], [c.passed for _, c in pairs], alpha=alpha)
 
 
-def power_note(gated: Sequence[Row], test: DropTest, options: CompareOptions) -> PowerNote:
-    """Minimum detectable drop for these cases and trials, and the cases needed for the observed drop."""
+def power_note(gated: Sequence[Row], test: DropTest, options: CompareOptions,
+               rows: Sequence[Row] = ()) -> PowerNote:
+    """Minimum detectable drop for these cases and trials, and the cases needed for the observed drop. The trials
+    are the runs' own: the fewest non-error trials of a gated case, else of any case both runs scored (rows),
+    else of any case either run has."""
     pairs = _scored_pairs(gated)
-    trials = min((min(b.scored, c.scored) for b, c in pairs), default=MIN_TRIALS)
-    trials = max(trials, 1)
-    sd = estimate_sd_of_differences([c.rate - b.rate for b, c in pairs], trials)
+    counts = ([min(b.scored, c.scored) for b, c in pairs] or [min(b.scored, c.scored) for b, c in _scored_pairs(rows)]
+              or [t.scored for r in rows for t in (r.baseline, r.candidate) if t is not None])
+    trials = min(counts, default=0)
+    sd = estimate_sd_of_differences([c.rate - b.rate for b, c in pairs], max(trials, 1))
     mdd = min_detectable_drop(len(pairs), sd.value, options.alpha, TARGET_POWER)
     observed = -test.paired.mean_difference if pairs else math.nan
     target: float | None = None

@@ -147,6 +147,8 @@ class CaseInfo:
     """Blocks on any regression and is never quarantined."""
     status: Literal["active", "deprecated", "absent"]
     """active, deprecated, or not in the corpus at all."""
+    holdout: bool = False
+    """A holdout case: left out of the comparison unless compare is given --holdout."""
 
     @property
     def blocking(self) -> bool:
@@ -179,7 +181,8 @@ def recorded_index(*runs: RunTrials) -> dict[str, CaseInfo]:
             if case_id not in index:
                 active = meta.status == "active"
                 index[case_id] = CaseInfo(meta.policy if active else "advisory",
-                                          meta.critical and active, "active" if active else "deprecated")
+                                          meta.critical and active, "active" if active else "deprecated",
+                                          meta.holdout)
     return index
 
 
@@ -189,9 +192,9 @@ def case_index(corpus: Corpus) -> dict[str, CaseInfo]:
     for stored in corpus.load_all():
         case = stored.case
         if case.status == "active":
-            index[case.id] = CaseInfo(case.policy, case.critical, "active")
+            index[case.id] = CaseInfo(case.policy, case.critical, "active", case.holdout)
         else:
-            index[case.id] = CaseInfo("advisory", False, "deprecated")
+            index[case.id] = CaseInfo("advisory", False, "deprecated", case.holdout)
     return index
 
 

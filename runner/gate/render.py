@@ -9,8 +9,10 @@ from typing import Any
 
 from runner.behaviour.metrics import Spread
 from runner.gate.behaviour import CHANGES, BehaviourComparison, behaviour_lines
+from runner.gate.excerpts import row_excerpts, side_excerpt
 from runner.gate.flakes import FlakesReport
 from runner.gate.gate import CompareReport
+from runner.gate.holdout import HoldoutGap, SetGain
 from runner.gate.pairing import MIN_TRIALS, TOKEN_BUCKETS, Row, RunTrials
 from runner.gate.scorecard_rules import score_changes_json, score_lines
 from runner.gate.stats import DropTest
@@ -50,12 +52,17 @@ def _run_label(run: RunTrials) -> str:
     return f"{run.label} [{run.name}]" if run.name else run.label
 
 
-def _row_block(row: Row, risk: tuple[str, ...] = ()) -> list[str]:
+def _row_block(row: Row, risk: tuple[str, ...] = (), report: CompareReport | None = None) -> list[str]:
+    """A row's lines: the case, each side's tally, and under a failing side its first excerpt (given report)."""
     lines = [f"  {row.key}  [{row.info.label()}]" + (f"  risk: {', '.join(risk)}" if risk else "")]
-    if row.baseline is not None:
-        lines.append("    " + _side("baseline: ", row.baseline))
-    if row.candidate is not None:
-        lines.append("    " + _side("candidate:", row.candidate))
+    for label, tally, run in (("baseline: ", row.baseline, report and report.baseline),
+                              ("candidate:", row.candidate, report and report.candidate)):
+        if tally is None:
+            continue
+        lines.append("    " + _side(label, tally))
+        excerpt = side_excerpt(report, run, row) if report and run and not tally.passed else None
+        if excerpt is not None:
+            lines.append(f"               {excerpt.line()}")
     return lines
 
 
@@ -120,6 +127,8 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
     lines = [header, f"policy and criticality: {report.policy_source}"]
     if report.cannot_block:
         lines.insert(0, report.cannot_block)
+    if report.holdout_note:
+        lines.insert(0, report.holdout_note)
     if triage is not None:
         lines.append(f"triage: run {triage.run_id} ({triage.directory})")
     lines.append("")
@@ -129,7 +138,7 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
     for title, rows in sections:
         lines.append(f"{title} ({len(rows)}):")
         for row in rows:
-            lines.extend(_row_block(row, report.risk_flags(row.case_id)))
+            lines.extend(_row_block(row, report.risk_flags(row.case_id), report))
             label = triage.labels.get(row.key) if triage is not None and row.regression else None
             if label is not None:
                 lines.append(f"    triage:    {label.text()}")
@@ -171,6 +180,8 @@ def render_compare(report: CompareReport, triage: Triage | None = None) -> list[
                      f"{adv.paired.mean_difference * 100:+.1f} pp, interval {_interval(adv)}, "
                      f"McNemar p = {adv.mcnemar.p_value:.4g}")
     lines.append(f"  power: {report.power.text()}")
+    if report.holdout_gap is not None:
+        lines += ["", *report.holdout_gap.lines()]
     if report.behaviour is not None and report.behaviour.recorded:
         lines += ["", *render_behaviour(report.behaviour)]
     lines.append("")
@@ -228,6 +239,21 @@ def behaviour_document(behaviour: BehaviourComparison | None) -> dict[str, Any] 
     }
 
 
+def holdout_document(gap: HoldoutGap | None) -> dict[str, Any] | None:
+    """compare --holdout's two sets and their gap as a JSON-ready mapping; None without holdout cases shown."""
+    if gap is None:
+        return None
+
+    def side(gain: SetGain) -> dict[str, Any]:
+        p = gain.paired
+        return {"cases": p.n, "baseline": _number(gain.baseline_rate), "candidate": _number(gain.candidate_rate),
+                "gain": _number(p.mean_difference), "ci_low": _number(p.ci_low), "ci_high": _number(p.ci_high)}
+
+    return {"tuning": side(gap.tuning), "holdout": side(gap.holdout), "gap": _number(gap.gap),
+            "ci_low": _number(gap.ci_low), "ci_high": _number(gap.ci_high), "significant": gap.significant,
+            "min_detectable_gap": _number(gap.min_detectable_gap), "power": gap.power_text()}
+
+
 def _tally_json(tally: Aggregate | None) -> dict[str, Any] | None:
     if tally is None:
         return None
@@ -250,6 +276,7 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
                 "blocking": r.info.blocking, "corpus_status": r.info.status,
                 "baseline": _tally_json(r.baseline), "candidate": _tally_json(r.candidate),
                 "quarantined_by": None if entry is None else entry.case,
+                "excerpts": row_excerpts(report, r),
                 "risk_flags": list(report.risk_flags(r.case_id))}
 
     def test(t: DropTest) -> dict[str, Any]:
@@ -270,6 +297,7 @@ def compare_document(report: CompareReport, triage: Triage | None = None) -> dic
         "findings": [{"level": f.level, "rule": f.rule, "message": f.message} for f in report.findings],
         "baseline": _run_document(report.baseline), "candidate": _run_document(report.candidate),
         "policy_source": report.policy_source, "cannot_block": report.cannot_block,
+        "held_out": list(report.held_out), "holdout": holdout_document(report.holdout_gap),
         "triage": None if triage is None else {"run_id": triage.run_id, "directory": str(triage.directory)},
         "keyed_by": report.keyed_by,
         **{name: [row(r) for r in rows] for name, rows in (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -15,6 +16,12 @@ from runner.runs.result import Outcome
 from runner.workspace.inside import read_inside, remove_inside, write_inside
 
 NOT_RUNNABLE = (126, 127)
+EXCERPT_LINES = 12
+"""Lines an excerpt of a failure keeps (the failing source line and the exception's `E` lines)."""
+LINE_CHARS = 300
+"""Characters an excerpt keeps of one line."""
+LOCATION = re.compile(r"^(\S[^:\s]*):(\d+):(?: |$)")
+"""pytest's frame line: `tests/test_x.py:42: AssertionError`, `calc.py:6: in boom`."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +38,10 @@ class TestOutcome:
     raised_in: str = ""
     """For a failed test, the file of the frame that raised (the last `path:line: Error` line of its traceback),
     as the report gives it; "" when the report names none."""
+    excerpt: str = ""
+    """For a failed test, its failure text's failing source line and exception lines (`traceback_excerpt`)."""
+    at: str = ""
+    """For a failed test, `path:line` of the frame that raised, as its failure text gives it."""
 
 
 @dataclass(frozen=True)
@@ -152,11 +163,12 @@ def read_junit(report: bytes | None, name: str) -> tuple[TestOutcome, ...]:
     for suite in suites:
         for test in suite:
             results = list(test.result)
-            message, raised_in = "", ""
+            message, raised_in, excerpt, at = "", "", "", ""
             if any(isinstance(r, (Failure, Error)) for r in results):
                 state: Literal["passed", "failed", "skipped"] = "failed"
                 failure = next(r for r in results if isinstance(r, (Failure, Error)))
                 message, raised_in = _failure_message(failure), _raised_in(failure.text or "")
+                excerpt, at = traceback_excerpt(failure.text or "")
             elif any(isinstance(r, Skipped) for r in results):
                 state = "skipped"
                 skip = next(r for r in results if isinstance(r, Skipped))
@@ -164,8 +176,35 @@ def read_junit(report: bytes | None, name: str) -> tuple[TestOutcome, ...]:
             else:
                 state = "passed"
             name = f"{test.classname}.{test.name}" if test.classname else str(test.name)
-            outcomes.append(TestOutcome(name, state, message, raised_in))
+            outcomes.append(TestOutcome(name, state, message, raised_in, excerpt, at))
     return tuple(outcomes)
+
+
+def clip(lines: Sequence[str]) -> str:
+    """The non-blank lines, at most EXCERPT_LINES of them, each cut at LINE_CHARS."""
+    kept = [line.rstrip()[:LINE_CHARS] for line in lines if line.strip()][:EXCERPT_LINES]
+    return "\n".join(kept)
+
+
+def traceback_excerpt(text: str) -> tuple[str, str]:
+    """A pytest traceback's failing source line and last block of `E` lines, and the raising frame's
+    `path:line` (the last frame line); the first lines when it has no `E` line."""
+    lines = text.splitlines()
+    ends = [i for i, line in enumerate(lines) if line.startswith("E ")]
+    frames = [m for line in lines if (m := LOCATION.match(line))]
+    at = f"{frames[-1].group(1)}:{frames[-1].group(2)}" if frames else ""
+    if not ends:
+        return clip([line for line in lines if not LOCATION.match(line)][:3]), at
+    end = ends[-1]
+    start = end
+    while start > 0 and lines[start - 1].startswith("E "):
+        start -= 1
+    if start > 0 and lines[start - 1].lstrip().startswith(">"):
+        start -= 1
+    after = [m for line in lines[end:] if (m := LOCATION.match(line))]
+    if after:
+        at = f"{after[0].group(1)}:{after[0].group(2)}"
+    return clip(lines[start:end + 1]), at
 
 
 def _raised_in(text: str) -> str:

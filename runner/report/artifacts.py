@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runner.report.checks import TrialChecks
+from runner.report.failure import TrialFailure, trial_failure
 from runner.report.plan import trial_plan
 from runner.report.record_view import RecordView, record_view
 from runner.report.scorecards import ScoreView, score_view
-from runner.runs.result import TrialResult, trial_path
+from runner.runs.result import REFERENCE_FILE, TrialResult, trial_path
 
 ARTIFACT_CAP = 200_000
 """Bytes of one artifact embedded in a page; the rest is left to the linked file, with a visible note."""
@@ -43,7 +44,7 @@ class Artifact:
     over_budget: bool = False
     """Not embedded at all: the page's budget was spent."""
     lines: tuple[tuple[str, str], ...] = ()
-    """candidate.patch only: (kind, line) per line, kind one of file, hunk, add, del, meta, context."""
+    """A patch only: (kind, line) per line, kind one of file, hunk, add, del, meta, context."""
 
 
 @dataclass
@@ -96,7 +97,7 @@ def read_artifact(folder: Path, name: str, href: str, budget: Budget, cap: int =
         return Artifact(name, href, "", None)
     budget.left -= len(data)
     text = _decode(data)
-    lines = tuple((diff_kind(line), line) for line in text.splitlines()) if name == "candidate.patch" else ()
+    lines = tuple((diff_kind(line), line) for line in text.splitlines()) if name.endswith(".patch") else ()
     return Artifact(name, href, text, size, truncated=size > len(data), lines=lines)
 
 
@@ -122,6 +123,10 @@ class TrialView:
     """The trial's trajectory and max_turns checks; None when its case has neither check."""
     score: ScoreView | None = None
     """The trial's plan, verification lanes and scorecard; None when it has no scorecard."""
+    failure: TrialFailure | None = None
+    """Its failure excerpt and the JUnit report's per-test lists."""
+    reference: Artifact | None = None
+    """The case's reference patch (its oracle.patch) as the trial recorded it; None when it recorded none."""
 
 
 def relative_base(run_dir: Path, page: Path) -> Path:
@@ -137,7 +142,9 @@ def trial_view(run_dir: Path, base: Path, trial: TrialResult, anchor: str, title
     href = trial_path(base, trial.variant, trial.case_id, trial.trial).as_posix()
     artifacts = tuple(read_artifact(folder, name, f"{href}/{name}", budget) for name in EMBEDDED)
     score = None if not isinstance(trial.scorecard, dict) else score_view(trial, trial_plan(folder), risk_flags)
-    return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder), checks, score)
+    reference = read_artifact(folder, REFERENCE_FILE, f"{href}/{REFERENCE_FILE}", budget)
+    return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder), checks, score,
+                     trial_failure(run_dir, trial), None if reference.size is None else reference)
 
 
 def seconds(value: float | None) -> str:

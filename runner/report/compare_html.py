@@ -1,8 +1,8 @@
 """`runner compare --html`: the comparison as one self-contained page (inline style, no script, nothing fetched).
 
 The decision and its findings come first, then the rows in the text report's order (regressions first), each with
-every trial of both runs (outcome and reason, linked to a section embedding the trial's artifacts and its
-trajectory and max_turns checks), then the summary, the gate's numbers and the power note, then behaviour: the
+every trial of both runs (outcome, reason and failure excerpt, linked to a section embedding the trial's artifacts
+and its trajectory and max_turns checks) and a link to the baseline's and the candidate's trial side by side, then the summary, the gate's numbers and the power note, then behaviour: the
 forbidden-tool and bait findings, both runs' cost and tokens, and every behaviour metric's medians per compared
 case with its direction and class, as ``runner.gate.behaviour`` judged them. The gate itself knows nothing of HTML: this module reads a
 ``runner.gate.gate.CompareReport``.
@@ -66,6 +66,41 @@ class RowView:
     """A regression's triage label in words (``reproduced (0 of 3 reruns passed)``); empty without one."""
     risk_flags: tuple[str, ...] = ()
     """The case's risk labels as the runs recorded them."""
+    pairs: tuple[Pair, ...] = ()
+    """Trial n of the baseline beside trial n of the candidate, for every n either run has (none when a run's
+    directory is unknown)."""
+
+    @property
+    def pair_anchor(self) -> str:
+        """The pair the row links to: the first whose candidate trial did not pass, else the first."""
+        return next((p.anchor for p in self.pairs if p.candidate is not None and p.candidate.result.outcome != "pass"),
+                    self.pairs[0].anchor if self.pairs else "")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """The baseline's and the candidate's trial of one number of a compared case, for a section side by side."""
+
+    anchor: str
+    """The section's id (made of indexes only)."""
+    number: int
+    """The trial number."""
+    baseline: TrialView | None
+    """The baseline's trial of that number; None when it has none."""
+    candidate: TrialView | None
+    """The candidate's, likewise."""
+    others: tuple[tuple[int, str], ...]
+    """(number, anchor) of every pair of the row, this one included."""
+
+
+def pairs(baseline: Side, candidate: Side, index: int) -> tuple[Pair, ...]:
+    """Trial n beside trial n for each number either side has, when both sides have their trials' views."""
+    views = [{t.result.trial: t for t in side.trials if isinstance(t, TrialView)} for side in (baseline, candidate)]
+    if not all(views):
+        return ()
+    numbers = sorted(set(views[0]) | set(views[1]))
+    others = tuple((n, f"p{index}-{n}") for n in numbers)
+    return tuple(Pair(f"p{index}-{n}", n, views[0].get(n), views[1].get(n), others) for n in numbers)
 
 
 def _title(report: CompareReport, case_id: str) -> str:
@@ -107,10 +142,11 @@ def _row_view(report: CompareReport, row: Row, index: int, html_path: Path, budg
     entry = row.quarantined_by
     quarantine = "" if entry is None else (f"owner {entry.owner}, until {entry.expiry}: "
                                            f"{entry.reason or 'no reason given'}")
-    return RowView(row.key, _title(report, row.case_id), row.info.label(),
-                   _side(report, report.baseline, row, "b", index, html_path, budget),
-                   _side(report, report.candidate, row, "c", index, html_path, budget), quarantine,
-                   "" if label is None else label.text(), report.risk_flags(row.case_id))
+    baseline = _side(report, report.baseline, row, "b", index, html_path, budget)
+    candidate = _side(report, report.candidate, row, "c", index, html_path, budget)
+    return RowView(row.key, _title(report, row.case_id), row.info.label(), baseline, candidate, quarantine,
+                   "" if label is None else label.text(), report.risk_flags(row.case_id),
+                   pairs(baseline, candidate, index))
 
 
 def _points(value: float) -> str:
@@ -252,8 +288,10 @@ def render_compare_html(report: CompareReport, html_path: Path, triage: Triage |
               if isinstance(t, TrialView)]
     expired = [e for e in report.quarantine.entries if e.expired(report.today)]
     behaviour, rule_findings, spend = behaviour_section(report)
+    side_by_side = [pair for view in views for pair in view.pairs]
     template = environment().get_template("compare.html.j2")
-    return template.render(report=report, sections=sections, trials=trials, summary=_summary_lines(report, triage),
+    return template.render(report=report, sections=sections, trials=trials, pairs=side_by_side,
+                           summary=_summary_lines(report, triage),
                            triage=triage, tests=_test_rows(report), expired=expired, budget=budget,
                            page_budget=PAGE_BUDGET, confidence=f"{1 - report.options.alpha:.0%}",
                            behaviour=behaviour, rule_findings=rule_findings, spend=spend, changes=CHANGES,

@@ -22,12 +22,17 @@ from runner.behaviour.aggregate import BUCKETS, METRICS, run_behaviour
 from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
 from runner.report.behaviour import behaviour_json, behaviour_table, checks_table, totals_line
 from runner.report.checks import TrialChecks, cell_checks, cell_lines, checks_json, run_checks, trial_lines
+from runner.report.failure import failure_lines
 from runner.report.pages import at as _at
 from runner.report.pages import environment, write_page
 from runner.report.pages import rate as _rate
 from runner.report.plan import trial_plan
-from runner.report.scorecards import ScoreView, counts_text, find_trial, score_text, score_view
+from runner.report.review import Review
+from runner.report.scorecards import ScoreView, counts_text, score_text, score_view
+from runner.report.sets import sets_table
+from runner.report.wordings import gap_lines, wording_rows, wordings_json, wordings_table
 from runner.runs.aggregate import Aggregate
+from runner.runs.holdout import holdout_cases, set_rates
 from runner.runs.load import LoadedRun
 from runner.runs.result import TrialResult, trial_path
 from runner.scorecard.means import COUNTS, SCORES, VariantScores, variant_scores, variant_scores_json
@@ -96,6 +101,10 @@ def run_notes(run: LoadedRun) -> list[str]:
     recorded = run.manifest.settings
     if run.manifest.config.mode == "agent" and recorded is not None and recorded.settings.open_network:
         notes.append(OPEN_NETWORK)
+    if run.held_out:
+        count = len(run.held_out)
+        notes.append(f"holdout: {count} holdout case{'' if count == 1 else 's'} held out of every figure "
+                     f"(--holdout shows them)")
     return notes
 
 
@@ -112,13 +121,22 @@ def case_label(run: LoadedRun, case_id: str) -> str:
         return case_id
     policy = "blocking, critical" if meta.critical else meta.policy
     risk = f"\nrisk: {', '.join(meta.risk_flags)}" if meta.risk_flags else ""
-    return f"{case_id} [{policy}]\n{meta.title}{risk}"
+    held = ", holdout" if meta.holdout else ""
+    return f"{case_id} [{policy}{held}]\n{meta.title}{risk}"
 
 
 def risk_flags(run: LoadedRun, case_id: str) -> tuple[str, ...]:
     """The case's risk labels as the run recorded them (() for older runs)."""
     meta = run.manifest.cases_meta.get(case_id)
     return meta.risk_flags if meta is not None else ()
+
+
+def sets_json(run: LoadedRun) -> dict[str, Any]:
+    """The document's "holdout" key: the cases held out of this view, and (when they are shown) each variant's
+    totals on the tuning set and the holdout set."""
+    return {"held_out": list(run.held_out), "cases": list(holdout_cases(run.manifest)),
+            "sets": [{"variant": r.variant, "tuning": aggregate_json(r.tuning), "holdout": aggregate_json(r.holdout)}
+                     for r in set_rates(run)]}
 
 
 def run_scores(run: LoadedRun) -> tuple[VariantScores, ...]:
@@ -135,19 +153,6 @@ def trial_score(run: LoadedRun, result: TrialResult) -> ScoreView:
     return score_view(result, trial_plan(folder), risk_flags(run, result.case_id))
 
 
-def trial_report(run: LoadedRun, spec: str) -> list[str]:
-    """The block of the trial VARIANT/CASE/N (``runner report RUN --trial``); UsageError naming --trial when the
-    run has no such trial."""
-    return list(trial_score(run, find_trial(run.trials, spec)).block)
-
-
-def trial_json(run: LoadedRun, spec: str) -> dict[str, Any]:
-    """The trial VARIANT/CASE/N as its entry of the document's "scorecards" (also without a scorecard)."""
-    result = find_trial(run.trials, spec)
-    return {"variant": result.variant, "case_id": result.case_id, "trial": result.trial, "outcome": result.outcome,
-            "reason": result.reason, **trial_score(run, result).json(), "scorecard": result.scorecard}
-
-
 def scores_table(found: tuple[VariantScores, ...]) -> Table:
     """Per variant the mean of each score (over the trials that know it) and the counts of the findings."""
     table = Table(box=box.SIMPLE, pad_edge=False)
@@ -159,7 +164,7 @@ def scores_table(found: tuple[VariantScores, ...]) -> Table:
     return table
 
 
-def render_table(run: LoadedRun, console: Console | None = None) -> str:
+def render_table(run: LoadedRun, console: Console | None = None, review: Review | None = None) -> str:
     """The terminal report: a cases x variants grid, one line per variant, then (when trials recorded behaviour)
     the behaviour table and the run's totals, and (when cases have a trajectory or a max_turns) the checks per cell
     and per trial; returns the text printed."""
@@ -196,11 +201,25 @@ def render_table(run: LoadedRun, console: Console | None = None) -> str:
     out.print(totals)
     out.print("err: trials that ended in error, kept out of rate, pass@k and pass^k; miss: trials not recorded; "
               f"pass@k and pass^k: unbiased estimators at k={k or '—'} (every k in --json and --html)")
-    for trial in run.trials:
-        if trial.outcome == "error":
-            out.print(f"error {trial.variant}::{trial.case_id} #{trial.trial}: {trial.reason}")
+    sets = set_rates(run)
+    if sets:
+        out.print("tuning set and holdout set: per variant the pass rate over the cases that are not holdout and "
+                  "over the holdout cases", markup=False)
+        out.print(sets_table(sets))
+    for line in failure_lines(run.directory, run.trials):
+        out.print(line, markup=False, soft_wrap=True)
     for line in upstream_lines(run):
         out.print(line, markup=False, soft_wrap=True)
+    for line in review.lines(run) if review is not None else ():
+        out.print(line, markup=False, soft_wrap=True)
+    rows = wording_rows(run)
+    if rows:
+        out.print()
+        out.print(f"wordings: per case with several, each variant's passes under each wording (drawn per trial "
+                  f"from seed {config.seed})", markup=False)
+        out.print(wordings_table(run, rows))
+        for line in gap_lines(run, rows):
+            out.print(line, markup=False, soft_wrap=True)
     found = run_scores(run)
     if found:
         out.print()
@@ -236,12 +255,12 @@ def report_checks(run: LoadedRun) -> tuple[TrialChecks, ...]:
     return run_checks(run.directory, run.trials, run.manifest.cases_meta)
 
 
-def print_report(run: LoadedRun) -> None:
+def print_report(run: LoadedRun, review: Review | None = None) -> None:
     """Print the table (in colour on a terminal) and the run directory: what `runner run` and `runner report` show."""
     if sys.stdout.isatty():
-        render_table(run, Console(highlight=False))
+        render_table(run, Console(highlight=False), review)
     else:
-        click.echo(render_table(run), nl=False)
+        click.echo(render_table(run, review=review), nl=False)
     click.echo(f"run directory: {run.directory}")
 
 
@@ -255,7 +274,7 @@ def aggregate_json(aggregate: Aggregate) -> dict[str, Any]:
     return data
 
 
-def report_document(run: LoadedRun) -> dict[str, Any]:
+def report_document(run: LoadedRun, review: Review | None = None) -> dict[str, Any]:
     """The whole run as one JSON-able document: manifest, aggregates, every trial, behaviour (every cell's
     spreads, the totals per variant and of the run) and checks (per cell the trials that broke a trajectory or a
     max_turns, and every checked trial's checks)."""
@@ -281,6 +300,9 @@ def report_document(run: LoadedRun) -> dict[str, Any]:
         "behaviour": behaviour_json(run_behaviour(run)),
         "checks": checks_json(report_checks(run)),
         "scorecards": scorecards_json(run),
+        "holdout": sets_json(run),
+        "review": review.document(run) if review is not None else None,
+        "wordings": wordings_json(run, wording_rows(run)),
     }
 
 
@@ -299,9 +321,9 @@ def scorecards_json(run: LoadedRun) -> dict[str, Any]:
             "counts_text": {v.variant: counts_text(v.counts) for v in run_scores(run)}, "trials": trials}
 
 
-def report_json(run: LoadedRun) -> str:
+def report_json(run: LoadedRun, review: Review | None = None) -> str:
     """report_document as indented JSON text."""
-    return json.dumps(report_document(run), indent=2, sort_keys=True) + "\n"
+    return json.dumps(report_document(run, review), indent=2, sort_keys=True) + "\n"
 
 
 def case_title(run: LoadedRun, case_id: str) -> str:
@@ -315,7 +337,7 @@ def _policy(run: LoadedRun, case_id: str) -> str:
     return "" if meta is None else "blocking, critical" if meta.critical else meta.policy
 
 
-def render_html(run: LoadedRun, html_path: Path) -> str:
+def render_html(run: LoadedRun, html_path: Path, review: Review | None = None) -> str:
     """A self-contained page (inline style, no script, nothing fetched): the run's notes, summaries, one grid of
     cases by variants whose cells show each trial's outcome, duration and reason, CSS-only filters, the errors
     apart, and one section per trial (shown when its cell is clicked) embedding its prompt, transcript, patch and
@@ -359,9 +381,10 @@ def render_html(run: LoadedRun, html_path: Path) -> str:
                            max_k=max((len(v.pass_at_k) for v in run.variants), default=0),
                            behaviour=run_behaviour(run), buckets=BUCKETS, metrics=METRICS,
                            checks=[(c, cell_lines(c)) for c in cell_checks(checks)], scores=run_scores(run),
-                           score_names=SCORES, count_names=COUNTS)
+                           score_names=SCORES, count_names=COUNTS, sets=set_rates(run),
+                           review=review.lines(run) if review is not None else [], wordings=wording_rows(run))
 
 
-def write_html(run: LoadedRun, html_path: Path) -> None:
+def write_html(run: LoadedRun, html_path: Path, review: Review | None = None) -> None:
     """Write the HTML page atomically."""
-    write_page(html_path, render_html(run, html_path))
+    write_page(html_path, render_html(run, html_path, review))

@@ -106,7 +106,7 @@ class RunListing:
     manifest: RunManifest | None
     """run.json; None when unreadable."""
     pass_rates: tuple[tuple[str, float | None], ...] = ()
-    """Per variant, passes / scored trials (None: nothing scored)."""
+    """Per variant, passes / scored trials over the cases that are not holdout (None: nothing scored)."""
     recorded: int = 0
     """Trials recorded."""
     planned: int = 0
@@ -119,6 +119,7 @@ class RunListing:
 
 def list_runs(results_dir: Path) -> list[RunListing]:
     """Every run of results_dir, newest first, each read and audited like `runner report` reads it."""
+    from runner.runs.holdout import tuning_view
     from runner.runs.load import load_run
 
     listed: list[RunListing] = []
@@ -135,7 +136,7 @@ def list_runs(results_dir: Path) -> list[RunListing]:
             problem = exc.message if isinstance(exc, HindcastError) else f"cannot read: {exc.strerror}"
             listed.append(RunListing(found.directory, manifest, planned=planned, problem=problem))
             continue
-        rates = tuple((v.variant, v.passes / v.scored if v.scored else None) for v in loaded.variants)
+        rates = tuple((v.variant, v.passes / v.scored if v.scored else None) for v in tuning_view(loaded).variants)
         listed.append(RunListing(found.directory, manifest, rates, len(loaded.trials), planned,
                                  sum(1 for t in loaded.trials if t.outcome == "error")))
     return listed

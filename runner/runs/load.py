@@ -28,6 +28,8 @@ class LoadedRun:
     """One per variant::case, in variant then case order."""
     variants: tuple[Aggregate, ...]
     """One per variant."""
+    held_out: tuple[str, ...] = ()
+    """The holdout cases this view leaves out (``runner.runs.holdout.tuning_view``); () when it shows them all."""
 
     @property
     def missing(self) -> int:

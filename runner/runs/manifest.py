@@ -79,6 +79,9 @@ class RunConfig:
     """regrade: the run directory whose candidate patches are graded again."""
     shard: str | None = None
     """`I/N`: the run holds the I-th of N deterministic parts of the trials (runner merge joins them)."""
+    seed: int = 0
+    """What each trial's wording is drawn from, with its number (``corpus.wordings.draw``); 0 in runs made before
+    runs recorded one, which drew nothing."""
 
     def comparable(self) -> dict[str, Any]:
         """The fields a resumed run must reproduce (everything but jobs)."""
@@ -126,6 +129,11 @@ class CaseMeta:
     """The tool calls the case requires and forbids."""
     risk_flags: tuple[str, ...] = ()
     """The case's risk labels (auth, payments, ...); () in runs made before runs recorded them."""
+    holdout: bool = False
+    """Kept out of the views meant for tuning (report, compare, the pages) unless asked for; False in runs made
+    before runs recorded it."""
+    wordings: tuple[str, ...] = ()
+    """The ids of the case's wordings its trials were drawn from; () for a case with one wording."""
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> CaseMeta:
@@ -138,6 +146,8 @@ class CaseMeta:
                                     tuple(trajectory.get("forbidden_tools") or ()),
                                     dict(trajectory.get("max_calls") or {}))
         data["risk_flags"] = tuple(data.get("risk_flags") or ())
+        data["holdout"] = data.get("holdout") is True
+        data["wordings"] = tuple(data.get("wordings") or ())
         return CaseMeta(**data, bait=Bait(**bait) if bait is not None else None, trajectory=trajectory)
 
 

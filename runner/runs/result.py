@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -14,8 +15,11 @@ RESULT_FORMAT = 1
 """The format number of result.json."""
 RESULT_FILE = "result.json"
 ARTIFACTS = ("prompt.md", "transcript.log", "candidate.patch", "grader.log", "result.json")
+REFERENCE_FILE = "oracle.patch"
+"""The case's reference patch as the trial folder keeps it (reports show it beside the candidate's)."""
 OUTCOMES = ("pass", "fail", "error")
 Outcome = Literal["pass", "fail", "error"]
+WantedOutcome = Literal["passed", "failed", "skipped", "missing"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,73 @@ class Durations:
     """Restoration, grader files and the grader command."""
     total: float | None = None
     """The whole trial."""
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """Why the grader did not pass, in a few lines (``runner.grading.excerpt``), for every place a trial is
+    shown."""
+
+    text: str
+    """The failing source line (`>`) and the exception's `E` lines, at most 12 lines of at most 300 characters."""
+    at: str = ""
+    """Where it raised, `path:line` as the report or the log gives it; "" when neither says."""
+    test: str = ""
+    """The failing test's id; "" when the failure is not one test's (a collection error, a crash)."""
+    source: Literal["junit", "grader.log"] = "junit"
+    """Where it was read: the JUnit report's failure, or the grader's output."""
+
+    @property
+    def headline(self) -> str:
+        """The one line a cell or a terminal line shows: the first `E` line (`E AssertionError: assert x`), else
+        the first line."""
+        lines = self.text.splitlines()
+        first = next((line for line in lines if line.startswith("E ")), lines[0] if lines else "")
+        return re.sub(r"^E\s+", "E ", first.strip())
+
+    def line(self) -> str:
+        """`E assert -1 == 5 (test_calc.py:9)`: the headline and where."""
+        return f"{self.headline} ({self.at})" if self.at else self.headline
+
+
+@dataclass(frozen=True)
+class WantedTest:
+    """One fail-to-pass id of the case and what it came to in the JUnit report."""
+
+    id: str
+    """The id as the case names it."""
+    outcome: WantedOutcome
+    """What the report says of the tests it matches (failed when any failed; missing when none ran)."""
+
+
+@dataclass(frozen=True)
+class GraderTests:
+    """The JUnit report's account of a graded patch (``runner.grading.excerpt.grader_tests``)."""
+
+    passed: int = 0
+    """Tests the report lists as passed."""
+    failed: int = 0
+    """Tests that failed or errored."""
+    skipped: int = 0
+    """Tests skipped."""
+    fail_to_pass: tuple[WantedTest, ...] = ()
+    """Each fail-to-pass id of the case with its outcome."""
+    pass_to_pass_failed: tuple[str, ...] = ()
+    """The pass-to-pass ids that failed or went missing (the first 50)."""
+    pass_to_pass_failed_more: int = 0
+    """How many more there were."""
+    other_failed: tuple[str, ...] = ()
+    """Failed tests in neither list (the first 50): the verdict does not count them, the case does not expect
+    them to pass (they fail at base too); why a passing grader can exit non-zero."""
+    other_failed_more: int = 0
+    """How many more there were."""
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> GraderTests:
+        """The record as result.json holds it (TypeError on a field it does not know)."""
+        wanted = tuple(WantedTest(**w) for w in data.get("fail_to_pass") or ())
+        lists = {key: tuple(data.get(key) or ()) for key in ("pass_to_pass_failed", "other_failed")}
+        return GraderTests(**{**data, "fail_to_pass": wanted, **lists})
 
 
 @dataclass(frozen=True)
@@ -108,9 +179,18 @@ class TrialResult:
     seal: dict[str, Any] | None = None
     """What the sealed grader saw of the candidate's code (``runner.grading.seal.SealReport.to_dict``) and the
     static scan's hints: {sealed, disagreement, events, static}; None when there was nothing to say."""
+    wording: str | None = None
+    """The id of the case's wording the agent was given (``corpus.wordings``; a regrade keeps its source's); None
+    for a case with one wording, a trial that ran no agent, or a result written before cases had wordings."""
     scorecard: dict[str, Any] | None = None
     """The patch scorecard (``runner.scorecard.card.Scorecard.to_dict``); None when the grader did not run, or in
     a result written before trials were scored."""
+    excerpt: Excerpt | None = None
+    """Why the grader did not pass, in a few lines; None when it passed, did not run, or its output quotes
+    nothing, or in a result written before results kept one (readers then take it from grader.log)."""
+    grader_tests: GraderTests | None = None
+    """The JUnit report's account: counts, each fail-to-pass id's outcome, the pass-to-pass ids that failed, the
+    other failed tests; None without a report (or in a result written before results kept one)."""
 
     def to_json(self) -> str:
         """The result.json text."""
@@ -126,6 +206,10 @@ class TrialResult:
             for key in ("changed_files", "flags", "test_edits", "restored", "ignored_files", "removed_files",
                         "upstream_lookups"):
                 data[key] = tuple(data.get(key) or ())
+            if data.get("excerpt") is not None:
+                data["excerpt"] = Excerpt(**data["excerpt"])
+            if data.get("grader_tests") is not None:
+                data["grader_tests"] = GraderTests.from_json(data["grader_tests"])
             result = TrialResult(**data)
         except TypeError as exc:
             raise UsageError(f"{path}: not a trial result ({exc})") from None

@@ -10,6 +10,7 @@ from typing import Any
 
 from corpus import StoredCase
 from corpus.errors import UsageError
+from corpus.wordings import draw_for, rotated_ids
 from runner.behaviour.parse import FORMATS
 from runner.behaviour.sources import trajectory_path_problem
 from runner.runs.digests import TrialId, audit_run
@@ -65,6 +66,8 @@ class RunOptions:
     """A triage run: what it reruns (recorded in run.json)."""
     shard: str | None = None
     """`I/N`: run only the I-th of N deterministic parts of the trials (--shard)."""
+    seed: int | None = None
+    """What each trial's wording is drawn from (--seed; default 0, so runs pair trial by trial)."""
 
 
 def run_settings(options: RunOptions, resumed: RunManifest | None,
@@ -177,12 +180,14 @@ def check_run_name(name: str) -> str:
 
 
 def case_meta(stored: dict[str, StoredCase], cases: tuple[str, ...], default_owner: str | None) -> dict[str, CaseMeta]:
-    """What run.json keeps of each selected case: title, owner, policy, criticality, status and behaviour checks."""
+    """What run.json keeps of each selected case: title, owner, policy, criticality, status, behaviour checks,
+    risk flags and whether it is a holdout case."""
     meta = {}
     for case_id in cases:
         case = stored[case_id].case
         meta[case_id] = CaseMeta(case.title, case.owner or default_owner, case.policy, case.critical, case.status,
-                                 case.max_turns, case.bait, case.trajectory, case.risk_flags)
+                                 case.max_turns, case.bait, case.trajectory, case.risk_flags, case.holdout,
+                                 rotated_ids(case))
     return meta
 
 
@@ -221,6 +226,9 @@ def new_config(options: RunOptions, stored: dict[str, StoredCase]) -> RunConfig:
         raise UsageError("--patch-from is only for --mode regrade")
     if mode != "agent" and options.variants:
         raise UsageError(f"--mode {mode} runs no agent; drop --agent-command/--agent")
+    if mode != "agent" and options.seed is not None:
+        raise UsageError(f"--seed draws the wording an agent is given; --mode {mode} draws none"
+                         + (" (a regrade keeps its source trials' wordings)" if mode == "regrade" else ""))
     trials = options.trials or 1
     timeout = options.agent_timeout or DEFAULT_AGENT_TIMEOUT
     shard = check_shard(options.shard) if options.shard is not None else None
@@ -231,7 +239,8 @@ def new_config(options: RunOptions, stored: dict[str, StoredCase]) -> RunConfig:
         if len(set(names)) != len(names):
             raise UsageError(f"variant {next(n for n in names if names.count(n) > 1)!r} is given twice")
         check_commands(options.variants)
-        return RunConfig(mode, trials, options.variants, cases, timeout, options.settings.jobs, shard=shard)
+        return RunConfig(mode, trials, options.variants, cases, timeout, options.settings.jobs, shard=shard,
+                         seed=options.seed or 0)
     if mode in ("baseline", "oracle"):
         return RunConfig(mode, trials, (Variant(mode, None),), cases, timeout, options.settings.jobs, shard=shard)
     if options.patch_from is None:
@@ -247,7 +256,7 @@ def new_config(options: RunOptions, stored: dict[str, StoredCase]) -> RunConfig:
     if not cases:
         raise UsageError(f"{options.patch_from}: none of its cases is in the corpus")
     return RunConfig(mode, source.trials, source.variants, tuple(dict.fromkeys(cases)), source.agent_timeout,
-                     options.settings.jobs, str(options.patch_from.resolve()), shard)
+                     options.settings.jobs, str(options.patch_from.resolve()), shard, source.seed)
 
 
 def resume_config(recorded: RunConfig, options: RunOptions, stored: dict[str, StoredCase],
@@ -270,6 +279,8 @@ def resume_config(recorded: RunConfig, options: RunOptions, stored: dict[str, St
         given["patch_from"] = str(options.patch_from.resolve())
     if options.shard is not None:
         given["shard"] = check_shard(options.shard)
+    if options.seed is not None:
+        given["seed"] = options.seed
     for key, value in given.items():
         if getattr(recorded, key) != value:
             raise UsageError(f"--resume {run_dir}: the run was made with a different {key.replace('_', ' ')} "
@@ -307,9 +318,12 @@ def plan_trials(config: RunConfig, stored: dict[str, StoredCase], saved: dict[Tr
             continue
         if config.mode == "regrade" and (variant.name, case_id, t) not in saved:
             continue
-        plan.append(TrialSpec(stored[case_id], variant.name, t, config.mode, variant.command,
-                              saved.get((variant.name, case_id, t)), variant.transcript_format,
-                              variant.trajectory_file, variant.hosts, variant.preset, variant.model))
+        source = saved.get((variant.name, case_id, t))
+        wording = (draw_for(stored[case_id].case, config.seed, t) if config.mode == "agent" else
+                   source.result.wording if source is not None else None)
+        plan.append(TrialSpec(stored[case_id], variant.name, t, config.mode, variant.command, source,
+                              variant.transcript_format, variant.trajectory_file, variant.hosts, variant.preset,
+                              variant.model, wording))
     return plan
 
 

@@ -63,6 +63,9 @@ class Preset:
     session: str | None = None
     """A glob, relative to HOME, of the session files the CLI keeps that hold more than its stream (Codex's
     rollout): the newest is kept as the trial's session.jsonl and read with the transcript."""
+    logins: tuple[str, ...] = ()
+    """Files, relative to HOME, where the CLI keeps a login of its own (`--agent-home` copies one into trials);
+    the program on PATH is the preset's name."""
 
 
 CODEX_CONFIG = """\
@@ -138,18 +141,19 @@ PRESETS: dict[str, Preset] = {
         "--skip-git-repo-check -C {workspace}", "-m", "- < {prompt_file}", "codex",
         hosts=("api.openai.com",), endpoint=("OPENAI_API_KEY", "OPENAI_BASE_URL"),
         files=(HomeFile(".codex/config.toml", CODEX_CONFIG),),
-        session=".codex/sessions/*/*/*/rollout-*.jsonl"),
+        session=".codex/sessions/*/*/*/rollout-*.jsonl", logins=(".codex/auth.json",)),
     "claude": Preset(
         "claude", "cd {workspace} && IS_SANDBOX=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 claude -p "
         "--output-format stream-json --verbose --dangerously-skip-permissions", "--model", "< {prompt_file}",
         "claude", hosts=("api.anthropic.com",),
-        endpoint=("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN")),
+        endpoint=("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"),
+        logins=(".claude/.credentials.json",)),
     "gemini": Preset(
         "gemini", "cd {workspace} && prompt=$(cat {prompt_file}) && gemini --output-format stream-json --yolo "
         "--skip-trust", "--model", '--prompt "$prompt"', "gemini",
         hosts=("generativelanguage.googleapis.com",), endpoint=("GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"),
         files=(HomeFile(".gemini/settings.json", GEMINI_SETTINGS),),
-        session=".gemini/tmp/*/chats/session-*.jsonl"),
+        session=".gemini/tmp/*/chats/session-*.jsonl", logins=(".gemini/oauth_creds.json",)),
     "opencode": Preset(
         "opencode", f"cd {{workspace}} && prompt=$(cat {{prompt_file}}) && {OPENCODE_QUIET} opencode run "
         "--format json --auto --pure", "--model", '"$prompt"', "opencode",

@@ -25,7 +25,7 @@ def triage_options(report: CompareReport, candidate: RunManifest, reruns: int, c
                    settings: Settings | None = None, given: Iterable[str] = (), repo: Path | None = None,
                    scratch_root: Path | None = None) -> RunOptions:
     """The options of the triage run: the regressed cases, reruns trials each, the candidate's mode, agent
-    commands (the regressed variants only), agent timeout and settings, in the candidate's results directory.
+    commands (the regressed variants only), agent timeout, wording seed and settings, in the candidate's results directory.
 
     The settings are those the candidate was started with but the ones given names, taken from settings (all of
     settings for a candidate that recorded none). UsageError when there is nothing to rerun or the candidate's
@@ -51,4 +51,4 @@ def triage_options(report: CompareReport, candidate: RunManifest, reruns: int, c
     return RunOptions(case_ids=tuple(dict.fromkeys(row.case_id for row in rows)), trials=reruns,
                       mode=config.mode, variants=variants, settings=chosen, repo=repo, scratch_root=scratch_root,
                       results_dir=report.candidate.directory.parent, agent_timeout=config.agent_timeout,
-                      triage=record)
+                      triage=record, seed=config.seed if config.mode == "agent" else None)

@@ -20,6 +20,7 @@ from corpus import StoredCase, case_fingerprint
 from corpus.errors import GitError, HindcastError
 from corpus.fsutil import tree_bytes, writing
 from corpus.model import TamperingPolicy
+from corpus.wordings import wording_text
 from runner.behaviour.prices import PriceTable
 from runner.behaviour.sources import (
     SESSION_FILE,
@@ -34,12 +35,13 @@ from runner.behaviour.trial import record_behaviour
 from runner.executors.jobs import Node, harness_error
 from runner.fixture.server import HTTP_LOG, FixtureServer, http_fixture, in_phase
 from runner.grading.assets import CaseAssets
+from runner.grading.excerpt import explained
 from runner.grading.failclosed import RestoreAction, edited_test_files
 from runner.grading.frompatch import GradingSetup, grade_patch
 from runner.grading.grader import GradeResult
 from runner.grading.invariants import outcome_with_invariants
 from runner.process import run_command
-from runner.runs.result import RESULT_FILE, Durations, Outcome, TrialResult
+from runner.runs.result import REFERENCE_FILE, RESULT_FILE, Durations, Outcome, TrialResult
 from runner.sandbox.bwrap import TASK_DIR, WORKSPACE, Bind
 from runner.sandbox.confine import PHASE_HOMES, PROMPT_FILE, agent_proxy, phase_sandbox
 from runner.sandbox.egress import NETWORK_LOG
@@ -115,6 +117,8 @@ class TrialSpec:
     """The preset the command is: its HOME files are written, its trajectory and session files kept."""
     model: str | None = None
     """The preset's model, None for the CLI's default."""
+    wording: str | None = None
+    """The id of the case's wording the agent is given (drawn from the run's seed); None: the case's prompt."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +197,7 @@ class TrialJob:
         result = TrialResult(case_id=case.id, variant=spec.variant, trial=spec.trial, outcome="error",
                              reason=reason, started=datetime.now(UTC).isoformat(timespec="seconds"),
                              case_fingerprint=case_fingerprint(case, spec.stored.files),
-                             durations=Durations(total=round(seconds, 3)), mode=spec.mode)
+                             durations=Durations(total=round(seconds, 3)), mode=spec.mode, wording=spec.wording)
         (out / "transcript.log").write_text(f"[hindcast: {reason}]\n")
         (out / RESULT_FILE).write_text(result.to_json(), encoding="utf-8")
         return result
@@ -231,6 +235,7 @@ class _Trial:
         self.fixture: FixtureServer | None = None
         for name, text in (("transcript.log", ""), ("candidate.patch", ""), ("grader.log", "")):
             (staging / name).write_text(text)
+        (staging / REFERENCE_FILE).write_bytes(spec.stored.files.oracle_patch)
 
     def run(self, assets: CaseAssets | HindcastError) -> TrialResult:
         started = datetime.now(UTC).isoformat(timespec="seconds")
@@ -252,7 +257,7 @@ class _Trial:
             case_id=self.case.id, variant=self.spec.variant, trial=self.spec.trial, outcome=outcome,
             reason=reason, case_fingerprint=case_fingerprint(self.case, self.spec.stored.files), started=started,
             durations=Durations(**self.durations), mode=self.spec.mode, flags=tuple(self.flags),
-            kept=str(self.scratch) if self.ctx.keep else None, **self.facts)
+            kept=str(self.scratch) if self.ctx.keep else None, wording=self.spec.wording, **self.facts)
 
     @contextmanager
     def _http_fixture(self) -> Iterator[None]:
@@ -261,8 +266,9 @@ class _Trial:
             yield
 
     def _prompt(self) -> str:
-        """The prompt as the agent reads it: `{{HTTP_URL}}` is the trial's fixture's URL."""
-        return self.fixture.substitute(self.case.prompt) if self.fixture else self.case.prompt
+        """The prompt as the agent reads it, in the trial's wording: `{{HTTP_URL}}` is the trial's fixture's URL."""
+        text = wording_text(self.case, self.spec.wording)
+        return self.fixture.substitute(text) if self.fixture else text
 
     def _check(self) -> None:
         if self.node.cancel.is_set():
@@ -276,7 +282,7 @@ class _Trial:
         clock = time.monotonic()
         try:
             prepared = prepare(self.case, node.repo, self.scratch, pristine=assets.pristine,
-                               confinement=node.confinement, env_cache=node.env_cache)
+                               confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel)
         finally:
             self.durations["setup"] = round(time.monotonic() - clock, 3)
         self.facts["env_cache"] = prepared.env_cache
@@ -325,7 +331,8 @@ class _Trial:
                                              for h in graded.static]}
         result = graded.result
         self.facts.update(grader_outcome=result.outcome, grader_reason=result.reason,
-                          grader_exit_code=result.exit_code)
+                          grader_exit_code=result.exit_code, **explained(self.case.grader, result,
+                                                                          self.staging / "grader.log"))
         self.facts["scorecard"] = score_trial(self.case, spec.stored.files, patch, assets.pristine, graded,
                                               ctx.test_globs)
         return self._decide(outcome_with_invariants(self.case, result, graded.invariants))

@@ -86,10 +86,11 @@ class AttemptJob:
         """The case's base and fix commits."""
         return self.stored.case.base_commit, self.stored.case.fix_commit
 
-    def run(self, node: Node, out: Path) -> Attempt:
+    def run(self, node: Node, out: Path) -> Attempt | None:
         """One fresh workspace, setup, and the side's patch graded exactly as a trial grades a patch (sandboxed,
         restored, grader files written), by the grader running its test files whole; harness failures become an
-        error attempt. Its logs are written into out for `conclude` to keep or drop."""
+        error attempt. Its logs are written into out for `conclude` to keep or drop; None when verify was
+        interrupted meanwhile (nothing is published)."""
         stored, side = self.stored, self.side
         started = time.monotonic()
         scratch = Path(tempfile.mkdtemp(prefix=f"{stored.case.id}-", dir=node.scratch))
@@ -98,18 +99,21 @@ class AttemptJob:
         tests: tuple[TestOutcome, ...] = ()
         invariants: tuple[tuple[str, str, int | None], ...] = ()
         try:
+            node.step(self.name, "environment")
             assets = node.assets.get(stored)
             if isinstance(assets, HindcastError):
                 raise assets
             setup_started = time.monotonic()
             try:
                 prepared = prepare(stored.case, node.repo, scratch, pristine=assets.pristine,
-                                   confinement=node.confinement, env_cache=node.env_cache)
+                                   confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel,
+                                   step=lambda step: node.step(self.name, step))
                 env_state, resolution = prepared.env_cache, prepared.resolution
             finally:
                 setup_duration = time.monotonic() - setup_started
             setup = GradingSetup(case, stored.files, assets.fix_config, assets.base_config, self.test_globs)
             patch = stored.files.oracle_patch if side == "oracle" else b""
+            node.step(self.name, side)
             with http_fixture(stored.case, stored.files, scratch / HTTP_LOG) as fixture:
                 env, loopback = in_phase(fixture, prepared.env, "grader")
                 graded = grade_patch(setup, prepared.workspace, patch, env, node.confinement, scratch,
@@ -126,6 +130,8 @@ class AttemptJob:
         except Exception as exc:  # noqa: BLE001 - one attempt's harness failure is its case's error, not verify's end
             outcome, reason = "error", harness_error(exc, out)
         try:
+            if node.cancel.is_set():  # interrupted: its processes were killed, what it measured means nothing
+                return None
             stage_logs(scratch, out, case.grader.junit, self.keep)
         finally:
             node.discard(scratch)

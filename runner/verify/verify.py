@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from corpus import Corpus, StoredCase, case_fingerprint, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
@@ -26,6 +26,7 @@ from runner.settings import Settings
 from runner.verify.attempt import SIDES, Attempt, AttemptJob
 from runner.verify.keep import LOGS_DIR, keep_attempt, publish_logs
 from runner.verify.measure import Measured, collection_failures, measure, measuring_case, missing_collection
+from runner.verify.progress import Step, StepName
 from runner.verify.record import record_candidate_verdict, record_verdicts
 
 Verdict = Literal["VALID", "INVALID", "ERROR"]
@@ -159,13 +160,15 @@ def cases_to_verify(corpus: Corpus, options: VerifyOptions) -> list[StoredCase]:
 
 def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], None] | None = None,
            on_verdict: Callable[[CaseVerdict], None] | None = None,
-           on_start: Callable[[int, int], None] | None = None) -> VerifyReport:
+           on_start: Callable[[int, int], None] | None = None,
+           on_step: Callable[[Step], None] | None = None) -> VerifyReport:
     """Verify the selected cases; record the verdicts (verification.json for cases, each candidate its own) and
     write the measured grader into candidates (and cases with update).
 
     The attempts are jobs of the executor the settings choose (threads here, or a Ray cluster), whose logs are
     published under this call's scratch root. on_start gets the numbers of cases and attempts about to run, progress a line
-    per finished attempt, on_verdict each case's verdict as soon as it is known (both in case order)."""
+    per finished attempt as it ends, on_step each step an attempt starts and its end (from the attempts' threads,
+    where they run on this machine), on_verdict each case's verdict as soon as it is known (in case order)."""
     settings = options.settings.absolute()
     if options.repeats < 1 or settings.jobs < 1:
         raise UsageError("--repeats and --jobs must be at least 1")
@@ -191,16 +194,23 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
                              if r <= runs[stored.case.id][side]]
             for stored in cases}
     ended: dict[AttemptJob, Attempt] = {}
+    named = {job.name: job for case_jobs in jobs.values() for job in case_jobs}
+
+    def step(name: str, which: str) -> None:
+        job = named[name]
+        if on_step is not None:
+            on_step(Step(job.stored.case.id, job.side, job.repeat, cast(StepName, which)))
 
     def done(job: AttemptJob, attempt: Attempt | None) -> bool:
         if attempt is not None:
             ended[job] = replace(attempt, logs=str(job.target))
+            if on_step is not None:
+                on_step(Step(job.stored.case.id, job.side, job.repeat, "done", attempt.outcome, attempt.duration))
+            if progress:
+                progress(f"{job.stored.case.id}: {job.side} #{job.repeat}: {attempt.outcome}")
         while len(verdicts) < len(cases) and all(j in ended for j in jobs[cases[len(verdicts)].case.id]):
             stored = cases[len(verdicts)]
             attempts = [ended.pop(j) for j in jobs[stored.case.id]]
-            for one in attempts:
-                if progress:
-                    progress(f"{stored.case.id}: {one.side} #{one.repeat}: {one.outcome}")
             verdict = conclude(corpus, stored, attempts, options)
             verdicts.append(verdict)
             if options.kind == "candidates":
@@ -210,22 +220,44 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         return True
 
     janitor = Janitor()
+    warnings: list[str] = []
     try:
         node = Node(repo, AssetCache(repo, root / "templates"), conf, env_cache, scratch=root,
-                    discard=janitor.discard)
+                    discard=janitor.discard, step=step)
         executor = executor_for(settings, node)
         try:  # Ctrl-C: every attempt is stopped, nothing of this verify stays on a cluster
             run_jobs(executor, (job for case_jobs in jobs.values() for job in case_jobs), settings.jobs, done)
         finally:
             executor.close()
+    except KeyboardInterrupt:
+        partial = _recorded(corpus, options, verdicts, warnings, record=bool(verdicts))
+        raise Interrupted(partial, len(cases)) from None
     finally:
         if env_cache is not None:
             env_cache.close()
-        warnings = not_removed(janitor.close(root))
-    all_cases = corpus.load_all("cases") if options.kind == "cases" else []
+        warnings += not_removed(janitor.close(root))
+    return _recorded(corpus, options, verdicts, warnings)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped verify: every attempt was stopped, the verdicts of the cases that finished are recorded,
+    no other case's record changed."""
+
+    def __init__(self, report: VerifyReport, selected: int) -> None:
+        super().__init__()
+        self.report = report
+        """The verdicts reached before the interrupt (recorded)."""
+        self.selected = selected
+        """How many cases were selected."""
+
+
+def _recorded(corpus: Corpus, options: VerifyOptions, verdicts: list[CaseVerdict], warnings: list[str],
+              record: bool = True) -> VerifyReport:
+    """The report of verdicts, recorded unless told (candidates record theirs one by one as they are reached)."""
+    all_cases = corpus.load_all("cases") if options.kind == "cases" and record else []
     fingerprint = corpus_fingerprint((s.case, s.files) for s in all_cases) if all_cases else None
-    report = VerifyReport(verdicts, fingerprint, tuple(warnings))
-    if options.kind == "cases":
+    report = VerifyReport(list(verdicts), fingerprint, tuple(warnings))
+    if options.kind == "cases" and record:
         record_verdicts(corpus, report)
     return report
 

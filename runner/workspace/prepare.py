@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -80,7 +82,8 @@ class Prepared:
 
 
 def prepare(case: Case, repo: Path, scratch: Path, pristine: Path | None = None,
-            confinement: Confinement | None = None, env_cache: EnvCache | None = None) -> Prepared:
+            confinement: Confinement | None = None, env_cache: EnvCache | None = None,
+            cancel: threading.Event | None = None, step: Callable[[str], None] | None = None) -> Prepared:
     """Build the workspace under scratch, make the interpreter environment beside it, run setup.
 
     With pristine (a `pristine_workspace` of the case's base) the workspace is a copy of it instead of being
@@ -89,7 +92,9 @@ def prepare(case: Case, repo: Path, scratch: Path, pristine: Path | None = None,
     it records is the one the agent and the grader see. With env_cache the environment and the overlay come from
     the cache, built on first use; it needs the sandbox (only there is the workspace at the same path for every
     trial): without one it is refused (UsageError). Raises WorkspaceError (or GitError) with a one-line reason
-    when any step fails.
+    when any step fails, and WorkspaceError before any step that builds once cancel is set (an interrupted
+    command's threads that waited for an environment build do not start it again). step is told `setup` when
+    the setup command starts (never on a cache hit).
     """
     if env_cache is not None and not (confinement is not None and confinement.sandboxed):
         raise UsageError(NEEDS_SANDBOX)
@@ -100,7 +105,7 @@ def prepare(case: Case, repo: Path, scratch: Path, pristine: Path | None = None,
         workspace = create_workspace(repo, case.base_commit, scratch / WORKSPACE_DIR)
     resolution = decide(case, repo, workspace, scratch, confinement, env_cache)
     try:
-        prepared = _prepare(case, repo, workspace, scratch, confinement, env_cache, resolution)
+        prepared = _prepare(case, repo, workspace, scratch, confinement, env_cache, resolution, cancel, step)
     except SetupFailed as failed:
         if resolution is None or resolution.as_of is None:
             raise
@@ -110,7 +115,7 @@ def prepare(case: Case, repo: Path, scratch: Path, pristine: Path | None = None,
         else:
             workspace = create_workspace(repo, case.base_commit, scratch / WORKSPACE_DIR)
         resolution = fall_back(case, repo, workspace, scratch, confinement, env_cache, resolution, failed.line)
-        prepared = _prepare(case, repo, workspace, scratch, confinement, env_cache, resolution)
+        prepared = _prepare(case, repo, workspace, scratch, confinement, env_cache, resolution, cancel, step)
     return Prepared(prepared.workspace, prepared.env, prepared.setup, prepared.env_dir,
                     round(time.monotonic() - clock, 3), prepared.env_cache,
                     resolution.origin + prepared.resolution if resolution is not None else "")
@@ -125,10 +130,12 @@ class SetupFailed(WorkspaceError):
 
 
 def _prepare(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: Confinement | None,
-             env_cache: EnvCache | None, resolution: Resolution | None) -> Prepared:
+             env_cache: EnvCache | None, resolution: Resolution | None, cancel: threading.Event | None,
+             step: Callable[[str], None] | None) -> Prepared:
     if env_cache is not None and confinement is not None and (case.setup.python or case.setup.command):
-        return _from_cache(case, repo, workspace, scratch, confinement, env_cache, resolution)
-    return _fresh(case, repo, workspace, scratch, confinement, resolution)
+        return _from_cache(case, repo, workspace, scratch, confinement, env_cache, resolution, cancel, step)
+    _go_on(cancel)
+    return _fresh(case, repo, workspace, scratch, confinement, resolution, cancel, step)
 
 
 def _discard(workspace: Path, scratch: Path) -> None:
@@ -137,21 +144,32 @@ def _discard(workspace: Path, scratch: Path) -> None:
     shutil.rmtree(scratch / ENV_DIR, ignore_errors=True)
 
 
+def _go_on(cancel: threading.Event | None) -> None:
+    """WorkspaceError when the command was interrupted (its jobs end without a value: nothing of it is kept)."""
+    if cancel is not None and cancel.is_set():
+        raise WorkspaceError("interrupted before setup")
+
+
 def _fresh(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: Confinement | None,
-           resolution: Resolution | None) -> Prepared:
+           resolution: Resolution | None, cancel: threading.Event | None = None,
+           step: Callable[[str], None] | None = None) -> Prepared:
     """The environment beside the workspace, and setup run in it."""
     env = base_environment()
     env_dir = None
     if case.setup.python:
         env_dir = scratch / ENV_DIR
         env = make_python_env(case.setup.python, env_dir, env)
+        _go_on(cancel)
+    if step is not None and case.setup.command:
+        step("setup")
     result = run_setup(case, repo, workspace, env, scratch, confinement, env_dir, resolution=resolution)
     note = redate_build_tools(workspace, env, scratch, confinement, env_dir, resolution)
     return Prepared(workspace, env, result, env_dir, resolution=note)
 
 
 def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: Confinement,
-                cache: EnvCache, resolution: Resolution | None) -> Prepared:
+                cache: EnvCache, resolution: Resolution | None, cancel: threading.Event | None = None,
+                step: Callable[[str], None] | None = None) -> Prepared:
     """The workspace made what setup leaves from the cache entry of the case's key (built here on a miss; one
     holding files of the project, `runner.envs.project`, serves its own base tree alone)."""
     key = env_key(case, repo, resolution)
@@ -159,11 +177,15 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
     notes: list[str] = []
 
     def build(directory: Path) -> Built:
+        _go_on(cancel)
         env_dir = directory / CACHED_ENV_DIR if case.setup.python else None
         before = overlay.scan(workspace)
         env = base_environment()
         if case.setup.python and env_dir is not None:
             env = make_python_env(case.setup.python, env_dir, env, cache=cache.setup_variables())
+            _go_on(cancel)
+        if step is not None and case.setup.command:
+            step("setup")
         result = run_setup(case, repo, workspace, env, scratch, confinement, env_dir, cache, resolution)
         ran.append(result)
         notes.append(redate_build_tools(workspace, env, scratch, confinement, env_dir, resolution, cache))

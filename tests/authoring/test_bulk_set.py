@@ -150,7 +150,7 @@ def test_the_library_returns_the_changes(shop: Shop) -> None:
      "--setup-python 'python3.11': expected a version such as 3.11 ('' for the harness's own)"),
     (["--all"], ("nothing to set: give at least one of --setup-command, --setup-python, --setup-timeout, "
                 "--grader-timeout, --owner, --policy, --tag, --allowed-path, --risk-flag, --invariant, "
-                "--invariant-policy or a --clear-... option")),
+                "--invariant-policy, --holdout/--no-holdout or a --clear-... option")),
     (["--all", "--setup-timeout", "0"], "Invalid value for '--setup-timeout': 0 is not in the range x>=1."),
     (["--all", "--grader-timeout", "-5"], "Invalid value for '--grader-timeout': -5 is not in the range x>=1."),
     (["--all", "--grader-timeout", "soon"], "Invalid value for '--grader-timeout': 'soon' is not a valid integer range."),
@@ -158,7 +158,8 @@ def test_the_library_returns_the_changes(shop: Shop) -> None:
     (["--all", "--tag", "two words"], "--tag 'two words': a tag is one word (no spaces or commas)"),
     (["--cases", "--all"], ("nothing to set: give at least one of --setup-command, --setup-python, "
                            "--setup-timeout, --grader-timeout, --owner, --policy, --tag, --allowed-path, "
-                           "--risk-flag, --invariant, --invariant-policy or a --clear-... option")),
+                           "--risk-flag, --invariant, --invariant-policy, --holdout/--no-holdout or a --clear-... "
+                           "option")),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(shop: Shop, capsys: pytest.CaptureFixture[str], args: list[str],
                                                   message: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from authoring.leaks import LEAK_KINDS, NEVER_SHIP_KINDS, Finding, blocking, find_leaks
@@ -128,8 +130,25 @@ def test_clean_prompt_is_not_flagged(prompt: str) -> None:
     assert find_leaks(prompt, CASE, FILES) == []
 
 
+HOLDOUT_LEAKS = [
+    ("retold subject, holdout", "Round cart totals half up instead of truncating them.",
+     [("holdout-message", "Round cart totals half up instead of truncating them.")]),
+]
+"""What a holdout case's prompt may not hold that another case's may, with a justification."""
+
+
+@pytest.mark.parametrize(("prompt", "expected"), [(p, e) for _, p, e in HOLDOUT_LEAKS],
+                         ids=[n for n, _, _ in HOLDOUT_LEAKS])
+def test_a_holdout_case_may_not_retell_the_message_whatever_the_justification(
+        prompt: str, expected: list[tuple[str, str]]) -> None:
+    findings = find_leaks(prompt, replace(CASE, holdout=True), FILES)
+    assert [(f.kind, f.text) for f in findings] == expected
+    assert blocking(findings) == findings
+    assert [f.kind for f in find_leaks(prompt, CASE, FILES)] == ["commit-message"]
+
+
 def test_every_kind_is_covered_by_the_table() -> None:
-    covered = {kind for _, _, expected in LEAKS for kind, _ in expected}
+    covered = {kind for _, _, expected in [*LEAKS, *HOLDOUT_LEAKS] for kind, _ in expected}
     assert covered == set(LEAK_KINDS) | set(NEVER_SHIP_KINDS)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from authoring.bulk import Changes, set_fields
 from authoring.decisions import LeakRefused, approve
 from authoring.draft import draft_from
 from authoring.gitinfo import fix_message, source_repo
@@ -130,6 +131,38 @@ def test_the_message_comes_from_git_when_the_provenance_has_none(mined: Corpus) 
         assert (finding.case_id, finding.finding.kind) == ("tax-case", "commit-message")
     finally:
         mined.remove("tax-case", "cases")
+
+
+def test_a_candidate_made_holdout_cannot_ship_its_draft_retold_whatever_the_override(mined: Corpus) -> None:
+    case_id = by_message(mined)["cart"]
+    before = (mined.root / "candidates" / case_id / "case.yaml").read_text()
+    set_fields(mined, [case_id], "candidates", Changes(holdout=True))
+    try:
+        stored = mined.load(case_id, "candidates")
+        assert stored.case.holdout
+        draft = replace(draft_from(stored.case, mined.config.defaults), prompt=without_marker(stored.case.prompt))
+        with pytest.raises(LeakRefused) as refused:
+            approve(mined, case_id, draft, override="the message says nothing the tests do not")
+        assert {f.kind for f in refused.value.findings} == {"holdout-message"} and refused.value.blocking
+        assert mined.ids("cases") == []
+    finally:
+        (mined.root / "candidates" / case_id / "case.yaml").write_text(before)
+
+
+def test_lint_reports_a_holdout_case_that_retells_its_message_despite_its_override(mined: Corpus) -> None:
+    stored = mined.load(by_message(mined)["tax"], "candidates")
+    retold = replace(stored.case, id="tax-holdout", holdout=True, leak_override="reviewed: the message is vague",
+                     prompt="Stop adding a unit of tax to every amount.\n")
+    mined.write(retold, stored.files, "cases")
+    try:
+        report = lint_corpus(mined)
+        assert [(f.case_id, f.finding.kind, f.overridden) for f in report.findings] == [
+            ("tax-holdout", "holdout-message", False)]
+        assert report.reported == report.findings
+        mined.write(replace(retold, holdout=False), stored.files, "cases")
+        assert [(f.finding.kind, f.overridden) for f in lint_corpus(mined).findings] == [("commit-message", True)]
+    finally:
+        mined.remove("tax-holdout", "cases")
 
 
 @pytest.mark.parametrize(("prompt", "message", "retold"), [

@@ -24,15 +24,17 @@ def never_verify(corpus: Corpus, case_id: str, kind: Kind, progress: Progress) -
     raise AssertionError("snapshots never verify")
 
 
-def steps(*keys: str, prompt: str | None = None) -> Callable[[Pilot[Any]], Awaitable[None]]:
-    """Settle the app (workers done, no blinking cursor), optionally set the prompt, then press keys."""
+def steps(*keys: str, prompt: str | None = None, wordings: str | None = None,
+          ) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """Settle the app (workers done, no blinking cursor), optionally set the prompt and the wordings, then press
+    keys."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
-        if prompt is not None:
-            area = pilot.app.screen.query_one("#prompt-text", TextArea)
-            area.load_text(prompt)
-            await settle(pilot)
+        for selector, text in (("#prompt-text", prompt), ("#wordings-text", wordings)):
+            if text is not None:
+                pilot.app.screen.query_one(selector, TextArea).load_text(text)
+                await settle(pilot)
         for key in keys:
             await pilot.press(key)
             await settle(pilot)
@@ -49,6 +51,7 @@ SCREENS = {
     "prompt_findings": steps("4", prompt="Totals drop cents since 4f5d987 (#12).\nAdd round_half_up; "
                                          "ask dana@acme.io.\n"),
     "case_form": steps("5"),
+    "wordings": steps("6", wordings="=== terse\nTotals drop their cents.\n\n=== helper\nAdd round_half_up.\n"),
     "help": steps("question_mark"),
     "reject_modal": steps("r"),
     "override_modal": steps("a", prompt="Totals drop cents (#12).\n"),

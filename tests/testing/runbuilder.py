@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,12 +20,14 @@ def write_run(root: Path, run_id: str, cells: Mapping[str, str], *, fingerprint:
               reasons: Mapping[str, str] | None = None, cost_usd: float | None = None,
               tokens: int | None = None, duration: float = 10.0, variants: tuple[str, ...] = (),
               kinds: Mapping[str, str] | None = None, name: str | None = None,
-              created: str = "2024-06-01T00:00:00+00:00", mode: str = "agent") -> Path:
+              created: str = "2024-06-01T00:00:00+00:00", mode: str = "agent",
+              holdout: Collection[str] = ()) -> Path:
     """Write run.json and one result.json per trial; return the run directory.
 
     cells maps "case" (variant "default") or "variant::case" to one letter per trial: p pass, f fail, e error,
     "." a trial without a result. reasons overrides the fail/error reason per key. Trial t of a cell lasts
-    duration + t seconds. kinds (as for write_corpus) makes the run record its cases' policy, as runs do.
+    duration + t seconds. kinds (as for write_corpus) makes the run record its cases' policy, as runs do; the
+    cases in holdout are recorded as holdout cases (with kinds only).
     """
     run_dir = root / run_id
     parsed = {key: (key.split("::", 1) if "::" in key else ("default", key)) for key in cells}
@@ -42,7 +44,8 @@ def write_run(root: Path, run_id: str, cells: Mapping[str, str], *, fingerprint:
     if kinds is not None:
         manifest["cases_meta"] = {case: {
             "title": f"{case} title", "owner": "ada", "policy": "blocking" if kind == "blocking" else "advisory",
-            "critical": kind == "critical", "status": "deprecated" if kind == "deprecated" else "active"}
+            "critical": kind == "critical", "status": "deprecated" if kind == "deprecated" else "active",
+            "holdout": case in holdout}
             for case, kind in kinds.items()}
     run_dir.mkdir(parents=True)
     (run_dir / "run.json").write_text(json.dumps(manifest, indent=2))

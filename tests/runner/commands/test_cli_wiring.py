@@ -12,10 +12,10 @@ import pytest
 from runner.cli import cli
 
 ROOT = Path(__file__).resolve().parents[3]
-COMMANDS = ["compare", "env", "export", "flakes", "import", "merge", "report", "run", "runs", "select", "triage",
-            "validate", "verify"]
-COMMAND_MODULES = ["compare", "env", "flakes", "interop", "merge", "report", "run", "runs", "select", "triage",
-                   "validate", "verify"]
+COMMANDS = ["compare", "doctor", "env", "export", "flakes", "import", "merge", "report", "run", "runs", "sample", "select",
+            "triage", "validate", "verify"]
+COMMAND_MODULES = ["compare", "doctor", "env", "flakes", "interop", "merge", "report", "run", "runs", "sample", "select",
+                   "triage", "validate", "verify"]
 
 
 def test_every_command_is_wired() -> None:

@@ -26,9 +26,9 @@ def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return code, out, err
 
 
-def make(bench: Bench, capsys: pytest.CaptureFixture[str], name: str, **agents: str) -> Path:
+def make(bench: Bench, capsys: pytest.CaptureFixture[str], name: str, *extra: str, **agents: str) -> Path:
     code, _, err = call(capsys, "run", "--corpus", str(bench.corpus.root), "--results-dir", str(bench.results),
-                        "--all", "--trials", "3", "--name", name, *SANDBOX_ARGS,
+                        "--all", "--trials", "3", "--name", name, *SANDBOX_ARGS, *extra,
                         *(arg for variant, command in agents.items() for arg in ("--agent", f"{variant}={command}")))
     assert code == ExitCode.OK, err
     (made,) = [p for p in bench.results.iterdir() if read_manifest(p).name == name]
@@ -39,7 +39,7 @@ def test_triage_labels_reproduced_and_flaky_and_compare_shows_them(tmp_path: Pat
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     bench = graded_quickly(tmp_path)
     baseline = make(bench, capsys, "base", noop=FIX, late=FIX)
-    candidate = make(bench, capsys, "cand", noop=NOOP, late=LATE)
+    candidate = make(bench, capsys, "cand", "--seed", "5", noop=NOOP, late=LATE)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # the runs recorded their corpus and repository
@@ -52,7 +52,7 @@ def test_triage_labels_reproduced_and_flaky_and_compare_shows_them(tmp_path: Pat
     assert triage_dir.parent == bench.results
     manifest = read_manifest(triage_dir)
     assert manifest.triage is not None and manifest.triage["candidate"]["run_id"] == candidate.name
-    assert (manifest.config.trials, manifest.config.cases) == (4, ("calc-add",))
+    assert (manifest.config.trials, manifest.config.cases, manifest.config.seed) == (4, ("calc-add",), 5)
     assert {v.name: v.command for v in manifest.config.variants} == {"noop": NOOP, "late": LATE}
     code, out, _ = call(capsys, "runs", str(bench.results))
     assert [line.split()[:2] for line in out.splitlines()[1:]] == [[triage_dir.name, "(triage)"],

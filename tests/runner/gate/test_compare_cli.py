@@ -93,7 +93,7 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert set(data) == {"verdict", "exit_code", "refused", "findings", "baseline", "candidate", "keyed_by",
                          "regressions", "declined", "fixes", "new", "missing", "quarantined", "summary", "test",
                          "advisory_test", "power", "options", "policy_source", "triage", "behaviour",
-                         "scorecard", "cannot_block"}
+                         "scorecard", "cannot_block", "held_out", "holdout"}
     assert data["cannot_block"] is None  # the corpus has blocking cases
     assert (data["verdict"], data["exit_code"], data["refused"]) == ("BLOCK", 4, False)
     assert data["findings"][0] == {"level": "BLOCK", "rule": "missing-case",
@@ -104,6 +104,7 @@ def test_json_shape(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert data["regressions"][0] == {
         "key": "cart", "triage": None, "case_id": "cart", "policy": "blocking", "critical": False, "blocking": True,
         "corpus_status": "active", "quarantined_by": None, "risk_flags": [],
+        "excerpts": {"baseline": None, "candidate": None},  # written without a grader log: nothing to quote
         "baseline": {"passes": 5, "fails": 0, "errors": 0, "passed": True, "rate": 1.0, "reason": ""},
         "candidate": {"passes": 4, "fails": 1, "errors": 0, "passed": False, "rate": 0.8,
                       "reason": "grader: test_total failed"}}
@@ -171,8 +172,11 @@ def test_refusals_exit_4_with_the_reason(tmp_path: Path, capsys: pytest.CaptureF
                                        *extra])
 
     assert gate("short") == 4
-    assert capsys.readouterr().out.splitlines()[-2:] == [
-        "BLOCK: refused: the candidate run has fewer than 3 non-error trials for a (2)", "verdict: BLOCK (exit 4)"]
+    assert capsys.readouterr().out.splitlines()[-3:] == [  # the refusal first, and what else the runs show
+        "BLOCK: refused: the candidate run has fewer than 3 non-error trials for a (2)",
+        ("WARN: error rate of default rose from 0.0% (0 of 10 trials) to 16.7% (1 of 6): errored trials leave the "
+        "pass rates, so failures turned errors look like passes; resume the candidate run to run them again"),
+        "verdict: BLOCK (exit 4)"]
     assert gate("moved") == 4
     assert "refused: the runs were made on different datasets (111111111111 vs 222222222222)" in (
         capsys.readouterr().out)

@@ -215,8 +215,21 @@ def test_refuses_with_fewer_than_three_non_error_trials(tmp_path: Path) -> None:
     cand = {**base, "case-01": "ppeee", "case-02": "pp"}
     report = gate(tmp_path, base, cand, kinds)
     assert report.refused and report.exit_code == 4
-    assert [f.message for f in report.findings] == [
-        "refused: the candidate run has fewer than 3 non-error trials for case-01 (2), case-02 (2)"]
+    assert [f.message for f in report.findings] == [  # the refusal leads, and hides nothing else
+        "refused: the candidate run has fewer than 3 non-error trials for case-01 (2), case-02 (2)",
+        ("error rate of default rose from 0.0% (0 of 15 trials) to 25.0% (3 of 12): errored trials leave the pass "
+        "rates, so failures turned errors look like passes; resume the candidate run to run them again")]
+
+
+@pytest.mark.parametrize("kind", ["blocking", "advisory"])
+def test_the_power_line_counts_the_trials_the_runs_have(tmp_path: Path, kind: str) -> None:
+    kinds = {case: kind for case in blocking(4)}
+    report = gate(tmp_path, {case: "pppp" for case in kinds}, {case: "ppppp" for case in kinds}, kinds)
+    cases = 4 if kind == "blocking" else 0
+    assert (report.power.cases, report.power.trials) == (cases, 4)
+    assert report.power.text().startswith(f"{cases} blocking cases x 4 trials, ")
+    short = gate(tmp_path / "short", {case: "pp" for case in kinds}, {case: "pp" for case in kinds}, kinds)
+    assert short.refused and short.power.text().startswith(f"{cases} blocking cases x 2 trials, ")
 
 
 def test_refuses_on_dataset_change_unless_allowed(tmp_path: Path) -> None:

@@ -1,0 +1,61 @@
+"""The process groups of the commands this process started and has not yet reaped, so an interrupt stops every
+one of them (the sandboxed commands of `runner.process` and the environment builds of `runner.envs` alike)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+_RUNNING: set[int] = set()
+_LOCK = threading.Lock()
+
+
+def started(pgid: int) -> None:
+    """A command's process group is running (the leader's pid, made with start_new_session)."""
+    with _LOCK:
+        _RUNNING.add(pgid)
+
+
+def ended(pgid: int) -> None:
+    """A command's process group is reaped."""
+    with _LOCK:
+        _RUNNING.discard(pgid)
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process in the group; a group that is already gone is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def kill_running() -> None:
+    """SIGKILL the process group of every command still running (an interrupted command stops them all)."""
+    with _LOCK:
+        groups = list(_RUNNING)
+    for pgid in groups:
+        kill_group(pgid)
+
+
+def run_child(argv: Sequence[str], *, env: dict[str, str], cwd: Path,
+              timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
+    """`subprocess.run(argv, capture_output=True)` in a session of its own that kill_running stops (a killed
+    child exits negative, like any other failure); at the timeout its group is killed and TimeoutExpired raised."""
+    proc = subprocess.Popen(list(argv), env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    started(proc.pid)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc.pid)
+        proc.communicate()
+        raise
+    finally:
+        kill_group(proc.pid)
+        proc.wait()
+        ended(proc.pid)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
