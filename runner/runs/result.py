@@ -173,6 +173,9 @@ class TrialResult:
     env_cache: str | None = None
     """hit, miss or off: whether the environment and workspace overlay came from the environment cache (None:
     the trial ended before its workspace was prepared, or a result written before the cache existed)."""
+    resolution: str | None = None
+    """The resolution origin line of its setup: as of the fix's date or today's, and why
+    (``runner.envs.resolution``); None when setup installs nothing with uv, or in a result written before."""
     seal: dict[str, Any] | None = None
     """What the sealed grader saw of the candidate's code (``runner.grading.seal.SealReport.to_dict``) and the
     static scan's hints: {sealed, disagreement, events, static}; None when there was nothing to say."""
