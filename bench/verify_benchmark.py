@@ -10,8 +10,9 @@ first cold (every environment is built: an interpreter made by uv and the inferr
 (every environment is reused). Both runs are `runner verify --candidates --json` child processes exactly as
 a user runs them; the verdicts must agree.
 
-Printed: both wall times and their ratio (target: warm <= 1/4 of cold), and the share of each run's attempt
-time spent in setup (the attempts' `setup_duration` over their `duration`; target: under 10% of a warm verify).
+Printed: both wall times and their ratio (target: warm <= 1/4 of cold), the share of each run's attempt time
+spent in setup (the attempts' `setup_duration` over their `duration`; target: under 10% of a warm verify), the
+cache entries built, and how the cold run's attempts resolved (as of the fix's date, or today's).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def main() -> None:
         work.mkdir()
         cold, cold_doc = verify(corpus, ids, cache, args.jobs, work)
         warm, warm_doc = verify(corpus, ids, cache, args.jobs, work)
-        entries = len([p for p in cache.iterdir() if p.is_dir()]) if cache.is_dir() else 0
+        entries = len([p for p in (cache / "entries").iterdir() if p.is_dir()]) if cache.is_dir() else 0
         shutil.rmtree(cache, ignore_errors=True)
     verdicts = {v["case_id"]: v["verdict"] for v in cold_doc["verdicts"]}
     warm_verdicts = {v["case_id"]: v["verdict"] for v in warm_doc["verdicts"]}
@@ -102,6 +103,9 @@ def main() -> None:
     print(f"  warm cache   {warm:7.1f} s   setup {warm_setup / max(warm_total, 1e-9):5.1%} of attempt time "
           f"(target < 10%)")
     print(f"  warm / cold  {warm / cold:7.3f}     (target <= 0.25)")
+    resolved = Counter(a.get("resolution", "").split(";")[0].split(" (")[0].split(" 20")[0] or "nothing with uv"
+                       for v in cold_doc["verdicts"] for a in v["attempts"])
+    print("  resolution   " + ", ".join(f"{n} {k}" for k, n in sorted(resolved.items())))
     if verdicts != warm_verdicts:
         changed = [k for k in verdicts if verdicts[k] != warm_verdicts.get(k)]
         print(f"  verdicts differ between the runs: {', '.join(changed)}")

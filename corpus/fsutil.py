@@ -80,6 +80,19 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def write_staged(path: Path, data: bytes) -> None:
+    """Write a new file inside a staging directory that is renamed in whole once filled (`staging_directory`,
+    `publish_directory`): no reader sees it before the rename, so it needs no temp file of its own, and no fsync
+    (a run's digest audit refuses a result.json a crash left torn). FileExistsError when path exists."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, FILE_MODE)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
 def replace_directory(staged: Path, target: Path) -> None:
     """Move a fully written staged directory into place, replacing target if it exists."""
     if target.exists():

@@ -7,6 +7,7 @@ figure no trial knew stays None, never 0.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from typing import Any
 from runner.behaviour.metrics import COUNTED, TIMED, Spread, spread
 from runner.runs.behaviour_record import read_behaviour
 from runner.runs.load import LoadedRun
-from runner.runs.result import TrialResult, trial_path
+from runner.runs.result import TrialResult
 
 METRICS = (*COUNTED, *TIMED)
 """Every metric a cell spreads, in report order."""
@@ -55,7 +56,7 @@ def _dict(value: object) -> dict[str, Any]:
 
 def trial_behaviour(run: LoadedRun, result: TrialResult) -> TrialBehaviour:
     """Read one trial's behaviour.json; a trial without one (or with one that is not an object) is absent."""
-    data = read_behaviour(trial_path(run.directory, result.variant, result.case_id, result.trial))
+    data = read_behaviour(os.path.join(run.directory, result.variant, result.case_id, str(result.trial)))
     if data is None:
         return TrialBehaviour(result, "absent", dict.fromkeys(METRICS), {}, dict.fromkeys(BUCKETS))
     record = _dict(data.get("record"))

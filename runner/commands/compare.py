@@ -38,8 +38,8 @@ from runner.report.compare_html import write_compare_html
               help="Percent rise of the mean cost per trial above which the gate warns.")
 @click.option("--allow-dataset-change", is_flag=True, help="Compare runs made on different dataset fingerprints.")
 @click.option("--html", "html_file", type=click.Path(path_type=Path), default=None, metavar="FILE",
-              help="Also write the comparison as a self-contained HTML page, with every trial's artifacts "
-                   "and the behaviour comparison.")
+              help="Also write the comparison as an HTML page, with the behaviour comparison and every trial's "
+                   "artifacts (above 200 trials on trial pages in FILE's _files folder beside it).")
 @click.option("--holdout", "include_holdout", is_flag=True,
               help="Include the holdout cases (left out by default, so tuning never sees them): the verdict covers "
                    "them, and the candidate's gain on the tuning set is set against its gain on the holdout set "

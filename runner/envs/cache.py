@@ -10,6 +10,7 @@ Layout under the cache directory (`--env-cache`, default `$XDG_CACHE_HOME/hindca
     entries/<digest>/complete      written last: an entry without it is half-built and never used
     locks/<digest>.lock            flock: exclusive while building or removing, shared while in use
     downloads/uv, downloads/pip    download caches, writable to setup commands only
+    resolutions/<name>.json        how setups resolve, decided once (`runner.workspace.resolve`)
 
 A user takes the entry's lock shared and, when the entry's marker is there, keeps it so for as long as its cache
 object lives, so `prune` (which needs it exclusively) never removes an entry a run or verify is using, while any
@@ -77,6 +78,8 @@ class Built:
     tree: str | None = None
     """Set when the environment or the overlay holds files of the project (`runner.envs.project`): the entry
     then serves only that tree."""
+    note: str = ""
+    """What setup could not do as its resolution said (build tools kept at today's), for the resolution line."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,8 @@ class EnvEntry:
     """What to copy into each workspace that uses it."""
     tree: str | None
     """The only base tree it serves, when it holds files of the project; None: every base of its key."""
+    note: str = ""
+    """The build's note on its resolution (`Built.note`)."""
 
     @property
     def overlay_dir(self) -> Path:
@@ -213,7 +218,7 @@ class EnvCache:
             now = _now()
             meta = {"format": ENTRY_FORMAT, "key": key.digest, "parts": key.parts(), "created": now,
                     "last_used": now, "build_seconds": round(time.monotonic() - started, 3),
-                    "size": tree_size(directory), "cases": [], "tree": built.tree,
+                    "size": tree_size(directory), "cases": [], "tree": built.tree, "note": built.note,
                     "env": built.env_dir.name if built.env_dir is not None else None}
             atomic_write_text(directory / "entry.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
             atomic_write_text(directory / COMPLETE, now + "\n")
@@ -272,7 +277,7 @@ def read_entry(directory: Path) -> EnvEntry:
     meta = read_meta(directory)
     overlay = Overlay.from_json(json.loads((directory / "overlay.json").read_text(encoding="utf-8")))
     env_dir = directory / meta["env"] if meta.get("env") else None
-    return EnvEntry(directory.name, directory, env_dir, overlay, meta.get("tree"))
+    return EnvEntry(directory.name, directory, env_dir, overlay, meta.get("tree"), str(meta.get("note") or ""))
 
 
 def tree_size(path: Path) -> int:

@@ -18,10 +18,12 @@ from corpus.interpreters import find_python
 from corpus.languages import dependency_globs
 from corpus.model import Case
 from corpus.testfiles import glob_matcher
+from runner.envs.resolution import Resolution
 
-KEY_FORMAT = 3
+KEY_FORMAT = 4
 """Bumped when what goes into a key (or what an entry holds) changes: old entries are then never matched (3: an
-entry holding files of the project records its base tree)."""
+entry holding files of the project records its base tree; 4: the resolution, dated or today's, and the resolved
+set)."""
 
 
 def is_dependency_file(path: str) -> bool:
@@ -54,6 +56,14 @@ class EnvKey:
     pinned: bool = False
     """The key of an entry that holds files of the project (`runner.envs.project`): its digest names the base
     tree, so the entry serves that tree alone."""
+    as_of: str | None = None
+    """The date setup resolves as of (`runner.envs.resolution`); None: today's. Left out with the dependency files:
+    a dated resolved set covers what the date decides (the set and the build tools' dated versions)."""
+    resolved: str | None = None
+    """The digest of the resolved set, when setup's installs resolved before it ran."""
+    by_resolution: bool = False
+    """Setup only installs what resolved: the resolved set stands for the dependency files, which are left out
+    of the digest, so bases whose files differ but resolve alike share the entry."""
 
     @property
     def digest(self) -> str:
@@ -63,19 +73,25 @@ class EnvKey:
 
     def parts(self) -> dict[str, Any]:
         """The key as entry.json records it (the base tree only when pinned)."""
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()
-                if k not in ("base_tree", "pinned") or self.pinned}
+        left_out = {"by_resolution", *(() if self.pinned else ("base_tree", "pinned")),
+                    *(("dependencies", "dependency_files", "as_of") if self.by_resolution else ())}
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items() if k not in left_out}
 
     def pin(self) -> EnvKey:
         """This key with the base tree in its digest."""
         return replace(self, pinned=True)
 
 
-def env_key(case: Case, repo: Path) -> EnvKey:
-    """The key of a case's environment; WorkspaceError when its interpreter is missing, GitError on git failure."""
+def env_key(case: Case, repo: Path, resolution: Resolution | None = None) -> EnvKey:
+    """The key of a case's environment, with setup's resolution when it was decided; WorkspaceError when its
+    interpreter is missing, GitError on git failure."""
     interpreter = interpreter_identity(case.setup.python) if case.setup.python else None
     digest, files, tree = dependency_digest(repo, case.base_commit)
-    return EnvKey(case.setup.python, interpreter, case.setup.command, digest, files, tree)
+    key = EnvKey(case.setup.python, interpreter, case.setup.command, digest, files, tree)
+    if resolution is None:
+        return key
+    return replace(key, as_of=resolution.as_of, resolved=resolution.resolved,
+                   by_resolution=resolution.only and resolution.resolved is not None)
 
 
 @lru_cache(maxsize=256)

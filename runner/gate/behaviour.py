@@ -28,7 +28,7 @@ from typing import Literal
 from corpus.model import DIRECTIONS, Direction
 from corpus.store import Corpus
 from runner.behaviour.metrics import COUNTED, TIMED, Spread, spread
-from runner.gate.pairing import MIN_TRIALS, Row, RunTrials
+from runner.gate.pairing import MIN_TRIALS, Row, RunTrials, TrialBehaviour
 
 Change = Literal["improve", "regress", "neutral", "unknown"]
 CHANGES: tuple[Change, ...] = ("regress", "improve", "neutral", "unknown")
@@ -157,13 +157,12 @@ class BehaviourComparison:
         return {metric: {kind: counts[kind] for kind in CHANGES} for metric, counts in out.items()}
 
 
-def _values(run: RunTrials, variant: str, case_id: str, metric: str) -> list[float | None]:
-    values: list[float | None] = []
-    for trial in run.trials.get((variant, case_id), ()):
-        record = run.behaviour.get((variant, case_id, trial.trial))
-        if trial.outcome != "error" and record is not None:
-            values.append(record.metrics.get(metric))
-    return values
+def _records(run: RunTrials, variant: str, case_id: str) -> list[TrialBehaviour]:
+    """The behaviour records of a cell's non-error trials."""
+    if not run.behaviour:
+        return []
+    return [record for trial in run.trials.get((variant, case_id), ())
+            if trial.outcome != "error" and (record := run.behaviour.get((variant, case_id, trial.trial))) is not None]
 
 
 def compare_behaviour(rows: Sequence[Row], baseline: RunTrials, candidate: RunTrials,
@@ -173,9 +172,11 @@ def compare_behaviour(rows: Sequence[Row], baseline: RunTrials, candidate: RunTr
     for row in rows:
         if row.baseline is None or row.candidate is None:
             continue
+        base_records = _records(baseline, row.baseline.variant, row.case_id)
+        cand_records = _records(candidate, row.candidate.variant, row.case_id)
         for metric in METRICS:
-            before = spread(_values(baseline, row.baseline.variant, row.case_id, metric))
-            after = spread(_values(candidate, row.candidate.variant, row.case_id, metric))
+            before = spread([r.metrics.get(metric) for r in base_records])
+            after = spread([r.metrics.get(metric) for r in cand_records])
             direction = directions.by_metric[metric]
             changes.append(MetricChange(row.key, metric, direction, before, after, classify(before, after, direction)))
     return BehaviourComparison(directions, tuple(changes))

@@ -8,6 +8,7 @@ through the templates' autoescaping.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,8 @@ class Artifact:
     """Not embedded at all: the page's budget was spent."""
     lines: tuple[tuple[str, str], ...] = ()
     """A patch only: (kind, line) per line, kind one of file, hunk, add, del, meta, context."""
+    cap: int = ARTIFACT_CAP
+    """Bytes the page embeds of the file at most."""
 
 
 @dataclass
@@ -79,26 +82,27 @@ def _decode(data: bytes) -> str:
 
 def read_artifact(folder: Path, name: str, href: str, budget: Budget, cap: int = ARTIFACT_CAP) -> Artifact:
     """One artifact of a trial folder, at most cap bytes of it, counted against the page's budget."""
-    path = folder / name
+    path = os.path.join(folder, name)
     try:
-        size = os.stat(path).st_size if path.is_file() else None
+        found = os.stat(path)
     except OSError:
-        size = None
-    if size is None:
         return Artifact(name, href, "", None)
+    if not stat.S_ISREG(found.st_mode):
+        return Artifact(name, href, "", None)
+    size = found.st_size
     wanted = min(size, cap)
     if wanted > budget.left:
         budget.spent_on.append(href)
         return Artifact(name, href, "", size, over_budget=True)
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             data = handle.read(wanted)
     except OSError:
         return Artifact(name, href, "", None)
     budget.left -= len(data)
     text = _decode(data)
     lines = tuple((diff_kind(line), line) for line in text.splitlines()) if name.endswith(".patch") else ()
-    return Artifact(name, href, text, size, truncated=size > len(data), lines=lines)
+    return Artifact(name, href, text, size, truncated=size > len(data), lines=lines, cap=cap)
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,9 @@ class TrialView:
     """Its failure excerpt and the JUnit report's per-test lists."""
     reference: Artifact | None = None
     """The case's reference patch (its oracle.patch) as the trial recorded it; None when it recorded none."""
+    page_href: str = ""
+    """The page holding the trial's section, relative to the page that links it; empty when it is that page
+    (``runner.report.paging``)."""
 
 
 def relative_base(run_dir: Path, page: Path) -> Path:
@@ -135,16 +142,18 @@ def relative_base(run_dir: Path, page: Path) -> Path:
 
 
 def trial_view(run_dir: Path, base: Path, trial: TrialResult, anchor: str, title: str, budget: Budget,
-               run_label: str = "", checks: TrialChecks | None = None, risk_flags: Sequence[str] = ()) -> TrialView:
-    """Read a trial's artifacts from run_dir for a page whose links start at base; checks are its trajectory and
-    max_turns checks and risk_flags its case's labels."""
+               run_label: str = "", checks: TrialChecks | None = None, risk_flags: Sequence[str] = (),
+               page_href: str = "", cap: int = ARTIFACT_CAP) -> TrialView:
+    """Read a trial's artifacts (cap bytes of each) from run_dir for the page whose links start at base, its
+    section on page_href (empty: that page); checks are its trajectory and max_turns checks and risk_flags its
+    case's labels."""
     folder = trial_path(run_dir, trial.variant, trial.case_id, trial.trial)
     href = trial_path(base, trial.variant, trial.case_id, trial.trial).as_posix()
-    artifacts = tuple(read_artifact(folder, name, f"{href}/{name}", budget) for name in EMBEDDED)
+    artifacts = tuple(read_artifact(folder, name, f"{href}/{name}", budget, cap) for name in EMBEDDED)
     score = None if not isinstance(trial.scorecard, dict) else score_view(trial, trial_plan(folder), risk_flags)
-    reference = read_artifact(folder, REFERENCE_FILE, f"{href}/{REFERENCE_FILE}", budget)
+    reference = read_artifact(folder, REFERENCE_FILE, f"{href}/{REFERENCE_FILE}", budget, cap)
     return TrialView(anchor, trial, href, artifacts, title, run_label, record_view(folder), checks, score,
-                     trial_failure(run_dir, trial), None if reference.size is None else reference)
+                     trial_failure(run_dir, trial), None if reference.size is None else reference, page_href)
 
 
 def seconds(value: float | None) -> str:

@@ -184,8 +184,9 @@ def trial_checks(folder: Path, result: TrialResult, meta: CaseMeta | None) -> Tr
 def run_checks(directory: Path, trials: Sequence[TrialResult], cases_meta: Mapping[str, CaseMeta]) -> \
         tuple[TrialChecks, ...]:
     """The checks of every trial that has any, in the trials' order."""
+    turns = {case_id for case_id, meta in cases_meta.items() if meta.max_turns is not None}
     found = (trial_checks(trial_path(directory, t.variant, t.case_id, t.trial), t, cases_meta.get(t.case_id))
-             for t in trials)
+             for t in trials if t.trajectory is not None or t.case_id in turns)  # the others have no check
     return tuple(c for c in found if c is not None)
 
 

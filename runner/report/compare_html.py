@@ -24,9 +24,10 @@ from runner.gate.render import SpendRow, behaviour_rule, pairs_line, render_comp
 from runner.gate.scorecard_rules import RULES
 from runner.gate.stats import DropTest
 from runner.gate.triage import Triage
-from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
+from runner.report.artifacts import ARTIFACT_CAP, PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
 from runner.report.checks import trial_checks
-from runner.report.pages import environment, write_page
+from runner.report.pages import environment
+from runner.report.paging import EXCERPT_CAP, Paging, paging_for, render_sheets, write_pages
 from runner.report.scorecards import COUNT_LABELS
 from runner.runs.result import TrialResult, trial_path
 from runner.scorecard.means import COUNTS, SCORES
@@ -115,8 +116,8 @@ def _variant(report: CompareReport, run: RunTrials, key: str) -> str:
     return run.variants[0] if report.keyed_by == "case" else key.split("::", 1)[0]
 
 
-def _side(report: CompareReport, run: RunTrials, row: Row, which: str, index: int, html_path: Path,
-          budget: Budget) -> Side:
+def _side(report: CompareReport, run: RunTrials, row: Row, which: str, index: int, paging: Paging,
+          budget: Budget, placed: list[TrialView]) -> Side:
     tally = row.baseline if which == "b" else row.candidate
     if tally is None:
         return Side("not run", "", None, ())
@@ -129,21 +130,24 @@ def _side(report: CompareReport, run: RunTrials, row: Row, which: str, index: in
             trials.append(record)
         else:
             folder = trial_path(run.directory, record.variant, record.case_id, record.trial)
-            trials.append(trial_view(run.directory, relative_base(run.directory, html_path), record,
-                                     f"{which}{index}-{record.trial}", title, budget, label,
-                                     trial_checks(folder, record, run.cases_meta.get(record.case_id)),
-                                     report.risk_flags(row.case_id)))
+            base = relative_base(run.directory, paging.sheet_base if paging.paged else paging.page)
+            view = trial_view(run.directory, base, record, f"{which}{index}-{record.trial}", title, budget, label,
+                              trial_checks(folder, record, run.cases_meta.get(record.case_id)),
+                              report.risk_flags(row.case_id), paging.href(len(placed)),
+                              EXCERPT_CAP if paging.paged else ARTIFACT_CAP)
+            placed.append(view)
+            trials.append(view)
     return Side(tally.describe(), tally.reason if not tally.passed else "", tally.passed, tuple(trials))
 
 
-def _row_view(report: CompareReport, row: Row, index: int, html_path: Path, budget: Budget,
-              triage: Triage | None) -> RowView:
+def _row_view(report: CompareReport, row: Row, index: int, paging: Paging, budget: Budget,
+              triage: Triage | None, placed: list[TrialView]) -> RowView:
     label = triage.labels.get(row.key) if triage is not None and row.regression else None
     entry = row.quarantined_by
     quarantine = "" if entry is None else (f"owner {entry.owner}, until {entry.expiry}: "
                                            f"{entry.reason or 'no reason given'}")
-    baseline = _side(report, report.baseline, row, "b", index, html_path, budget)
-    candidate = _side(report, report.candidate, row, "c", index, html_path, budget)
+    baseline = _side(report, report.baseline, row, "b", index, paging, budget, placed)
+    candidate = _side(report, report.candidate, row, "c", index, paging, budget, placed)
     return RowView(row.key, _title(report, row.case_id), row.info.label(), baseline, candidate, quarantine,
                    "" if label is None else label.text(), report.risk_flags(row.case_id),
                    pairs(baseline, candidate, index))
@@ -271,10 +275,23 @@ def behaviour_section(report: CompareReport) -> tuple[BehaviourView | None, list
 
 
 def render_compare_html(report: CompareReport, html_path: Path, triage: Triage | None = None) -> str:
-    """The comparison as a self-contained page whose links are relative to html_path, with the regressions'
-    triage labels when a triage of the candidate exists."""
+    """The page of render_compare_pages (what a reader opens first)."""
+    return render_compare_pages(report, html_path, triage)[1]
+
+
+def _trial_count(run: RunTrials) -> int:
+    return 0 if run.directory is None else sum(len(records) for records in run.trials.values())
+
+
+def render_compare_pages(report: CompareReport, html_path: Path, triage: Triage | None = None) -> \
+        tuple[Paging, str, dict[str, str]]:
+    """The comparison as a page whose links are relative to html_path, with the regressions' triage labels when a
+    triage of the candidate exists, and its trial pages by name: above INLINE_TRIALS trials in both runs, the
+    trials' sections are on trial pages beside the page (``runner.report.paging``)."""
     budget = Budget()
-    views = [_row_view(report, row, index, html_path, budget, triage) for index, row in enumerate(report.rows)]
+    paging = paging_for(html_path, _trial_count(report.baseline) + _trial_count(report.candidate))
+    placed: list[TrialView] = []
+    views = [_row_view(report, row, index, paging, budget, triage, placed) for index, row in enumerate(report.rows)]
     by_key = dict(zip((row.key for row in report.rows), views, strict=True))
     listed = [("regressions", "Regressions", report.regressions()), ("declined", "Lower pass rate", report.declined()),
               ("fixes", "Fixes", report.fixes()), ("new", "New cases", report.new()),
@@ -290,22 +307,23 @@ def render_compare_html(report: CompareReport, html_path: Path, triage: Triage |
     behaviour, rule_findings, spend = behaviour_section(report)
     side_by_side = [pair for view in views for pair in view.pairs]
     template = environment().get_template("compare.html.j2")
-    return template.render(report=report, sections=sections, trials=trials, pairs=side_by_side,
-                           summary=_summary_lines(report, triage),
+    page = template.render(report=report, sections=sections, trials=[] if paging.paged else trials,
+                           pairs=[] if paging.paged else side_by_side, back="#overview", paging=paging,
+                           excerpt_cap=EXCERPT_CAP, summary=_summary_lines(report, triage),
                            triage=triage, tests=_test_rows(report), expired=expired, budget=budget,
                            page_budget=PAGE_BUDGET, confidence=f"{1 - report.options.alpha:.0%}",
                            behaviour=behaviour, rule_findings=rule_findings, spend=spend, changes=CHANGES,
                            score_findings=[f for f in report.findings if f.rule in SCORE_RULES],
                            score_names=SCORES, count_labels=[(n, COUNT_LABELS[n]) for n in COUNTS],
                            rules=RULES)
+    return paging, page, render_sheets(paging, placed, f"Hindcast compare: {report.decision}", "overview")
 
 
 def write_compare_html(report: CompareReport, html_path: Path, triage: Triage | None = None) -> None:
-    """Write the comparison page atomically; UsageError naming the file when it cannot be written."""
-    text = render_compare_html(report, html_path, triage)
-    if html_path.is_dir():
-        raise UsageError(f"--html {html_path}: is a directory, not a file")
+    """Write the comparison page, and its trial pages beside it, atomically; UsageError naming the file when it
+    cannot be written."""
+    paging, page, sheets = render_compare_pages(report, html_path, triage)
     try:
-        write_page(html_path, text)
+        write_pages(paging, page, sheets)
     except OSError as exc:
-        raise UsageError(f"--html {html_path}: cannot write: {exc.strerror or exc}") from None
+        raise UsageError(f"--html {html_path}: cannot write: {getattr(exc, 'reason', None) or exc.strerror or exc}") from None

@@ -19,13 +19,15 @@ from rich.table import Table
 from rich.text import Text
 
 from runner.behaviour.aggregate import BUCKETS, METRICS, run_behaviour
-from runner.report.artifacts import PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
+from runner.report.artifacts import ARTIFACT_CAP, PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
 from runner.report.behaviour import behaviour_json, behaviour_table, checks_table, totals_line
 from runner.report.checks import TrialChecks, cell_checks, cell_lines, checks_json, run_checks, trial_lines
 from runner.report.failure import failure_lines
+from runner.report.grid import GRID_CASES, boxed_grid, compact_grid
 from runner.report.pages import at as _at
-from runner.report.pages import environment, write_page
+from runner.report.pages import environment
 from runner.report.pages import rate as _rate
+from runner.report.paging import EXCERPT_CAP, Paging, paging_for, render_sheets, write_pages
 from runner.report.plan import trial_plan
 from runner.report.review import Review
 from runner.report.scorecards import ScoreView, counts_text, score_text, score_view
@@ -42,18 +44,6 @@ from runner.settings import RecordedSettings, resume_command
 def common_k(run: LoadedRun) -> int:
     """The k shown in the table: the smallest number of scored trials over the cells that have any."""
     return min((c.passes + c.fails for c in run.cells if c.passes + c.fails), default=0)
-
-
-def _cell_text(cell: Aggregate, k: int) -> str:
-    scored = cell.passes + cell.fails
-    lines = [f"{cell.passes}/{scored} passed" if scored else "no scored trial"]
-    if k:
-        lines.append(f"@{k} {_at(cell.pass_at_k, k)}  ^{k} {_at(cell.pass_hat_k, k)}")
-    extra = [f"{cell.errors} error{'s' if cell.errors != 1 else ''}" if cell.errors else "",
-             f"{cell.missing} missing" if cell.missing else ""]
-    if any(extra):
-        lines.append(", ".join(e for e in extra if e))
-    return "\n".join(lines)
 
 
 def sandbox_text(recorded: RecordedSettings | None) -> str:
@@ -114,17 +104,6 @@ def upstream_lines(run: LoadedRun) -> list[str]:
             for t in run.trials if "upstream_lookup" in t.flags]
 
 
-def case_label(run: LoadedRun, case_id: str) -> str:
-    """The case id, with its title and policy as the run recorded them (just the id for older runs)."""
-    meta = run.manifest.cases_meta.get(case_id)
-    if meta is None:
-        return case_id
-    policy = "blocking, critical" if meta.critical else meta.policy
-    risk = f"\nrisk: {', '.join(meta.risk_flags)}" if meta.risk_flags else ""
-    held = ", holdout" if meta.holdout else ""
-    return f"{case_id} [{policy}{held}]\n{meta.title}{risk}"
-
-
 def risk_flags(run: LoadedRun, case_id: str) -> tuple[str, ...]:
     """The case's risk labels as the run recorded them (() for older runs)."""
     meta = run.manifest.cases_meta.get(case_id)
@@ -165,8 +144,8 @@ def scores_table(found: tuple[VariantScores, ...]) -> Table:
 
 
 def render_table(run: LoadedRun, console: Console | None = None, review: Review | None = None) -> str:
-    """The terminal report: a cases x variants grid, one line per variant, then (when trials recorded behaviour)
-    the behaviour table and the run's totals, and (when cases have a trajectory or a max_turns) the checks per cell
+    """The terminal report: a cases x variants grid (one plain line per case above GRID_CASES), one line per
+    variant, then (when trials recorded behaviour) the behaviour table and the run's totals, and (when cases have a trajectory or a max_turns) the checks per cell
     and per trial; returns the text printed."""
     buffer = io.StringIO()
     out = console or Console(file=buffer, width=160, color_system=None, highlight=False)
@@ -180,15 +159,10 @@ def render_table(run: LoadedRun, console: Console | None = None, review: Review 
               f"sandbox {sandbox_text(manifest.settings)}", markup=False)
     for line in manifest.resume_overrides():
         out.print(line, markup=False, soft_wrap=True)
-    grid = Table(title=None, show_lines=True)
-    grid.add_column("case", no_wrap=True)
-    names = [v.name for v in config.variants]
-    for name in names:
-        grid.add_column(name, no_wrap=True)
-    cells = {(c.variant, c.case_id): c for c in run.cells}
-    for case_id in config.cases:
-        grid.add_row(Text(case_label(run, case_id)), *(_cell_text(cells[(name, case_id)], k) for name in names))
-    out.print(grid)
+    if len(config.cases) > GRID_CASES:
+        out.print("\n".join(compact_grid(run, k)), markup=False, highlight=False, soft_wrap=True)
+    else:
+        out.print(boxed_grid(run, k))
     totals = Table(box=box.SIMPLE, pad_edge=False)
     for column in ("variant", "trials", "pass", "fail", "err", "miss", "rate", "wilson95",
                    f"pass@{k or 'k'}", f"pass^{k or 'k'}"):
@@ -337,14 +311,26 @@ def _policy(run: LoadedRun, case_id: str) -> str:
     return "" if meta is None else "blocking, critical" if meta.critical else meta.policy
 
 
-def render_html(run: LoadedRun, html_path: Path, review: Review | None = None) -> str:
+def render_html(run: LoadedRun, html_path: Path, review: Review | None = None, refresh: int | None = None) -> str:
+    """The page of render_pages (what a reader opens first)."""
+    return render_pages(run, html_path, review, refresh)[1]
+
+
+def render_pages(run: LoadedRun, html_path: Path, review: Review | None = None,
+                 refresh: int | None = None) -> tuple[Paging, str, dict[str, str]]:
     """A self-contained page (inline style, no script, nothing fetched): the run's notes, summaries, one grid of
     cases by variants whose cells show each trial's outcome, duration and reason, CSS-only filters, the errors
     apart, and one section per trial (shown when its cell is clicked) embedding its prompt, transcript, patch and
     grader log, with links relative to html_path; when trials recorded behaviour, the run's and each variant's totals
     and each cell's medians, and in each trial's section its record (tool calls, tokens, cost); when cases have a
-    trajectory or a max_turns, per cell the trials that broke them, and in each trial's section its checks."""
-    base = relative_base(run.directory, html_path)
+    trajectory or a max_turns, per cell the trials that broke them, and in each trial's section its checks.
+
+    Above INLINE_TRIALS trials the sections are on trial pages beside the page (``runner.report.paging``), each
+    embedding an excerpt of every artifact; refresh (seconds) makes every page reload itself while the run is
+    incomplete. Returns the paging, the page and the trial pages by name."""
+    paging = paging_for(html_path, len(run.trials))
+    base = relative_base(run.directory, paging.sheet_base if paging.paged else html_path)
+    cap = EXCERPT_CAP if paging.paged else ARTIFACT_CAP
     budget = Budget()
     checks = report_checks(run)
     checked = {(c.variant, c.case_id, c.trial): c for c in checks}
@@ -364,7 +350,8 @@ def render_html(run: LoadedRun, html_path: Path, review: Review | None = None) -
                 view = None if result is None else trial_view(run.directory, base, result, f"t{vi}-{ci}-{number}",
                                                                title, budget,
                                                                checks=checked.get((variant.name, case_id, number)),
-                                                               risk_flags=risk_flags(run, case_id))
+                                                               risk_flags=risk_flags(run, case_id),
+                                                               page_href=paging.href(len(views)), cap=cap)
                 trials.append(view)
                 if view is not None:
                     views.append(view)
@@ -373,9 +360,12 @@ def render_html(run: LoadedRun, html_path: Path, review: Review | None = None) -
         rows.append({"case_id": case_id, "title": title, "policy": _policy(run, case_id), "groups": groups,
                      "risk_flags": risk_flags(run, case_id),
                      "failed": "fail" in outcomes, "errored": "error" in outcomes})
+    refresh = refresh if run.missing else None
     template = environment().get_template("report.html.j2")
-    return template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.settings),
+    page = template.render(run=run, manifest=run.manifest, config=config, sandbox=sandbox_text(run.manifest.settings),
                            notes=run_notes(run), upstream=upstream_lines(run), rows=rows, views=views,
+                           sections=[] if paging.paged else views, paging=paging, refresh=refresh,
+                           excerpt_cap=EXCERPT_CAP,
                            k=common_k(run), budget=budget,
                            page_budget=PAGE_BUDGET, errors=[v for v in views if v.result.outcome == "error"],
                            max_k=max((len(v.pass_at_k) for v in run.variants), default=0),
@@ -383,8 +373,10 @@ def render_html(run: LoadedRun, html_path: Path, review: Review | None = None) -
                            checks=[(c, cell_lines(c)) for c in cell_checks(checks)], scores=run_scores(run),
                            score_names=SCORES, count_names=COUNTS, sets=set_rates(run),
                            review=review.lines(run) if review is not None else [], wordings=wording_rows(run))
+    return paging, page, render_sheets(paging, views, f"Hindcast run {run.manifest.run_id}", "grid", refresh)
 
 
-def write_html(run: LoadedRun, html_path: Path, review: Review | None = None) -> None:
-    """Write the HTML page atomically."""
-    write_page(html_path, render_html(run, html_path, review))
+def write_html(run: LoadedRun, html_path: Path, review: Review | None = None, refresh: int | None = None) -> None:
+    """Write the HTML page, and its trial pages beside it, atomically (``runner.report.paging.write_pages``)."""
+    paging, page, sheets = render_pages(run, html_path, review, refresh)
+    write_pages(paging, page, sheets)

@@ -6,6 +6,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from runner.runs.result import TrialResult
 from runner.runs.stats import case_passed, pass_at_k, pass_hat_k, wilson_interval
@@ -77,16 +78,24 @@ def cell_aggregate(variant: str, case_id: str, trials: Sequence[TrialResult], pl
     counts = Counter(t.outcome for t in trials)
     passes, fails, errors = counts["pass"], counts["fail"], counts["error"]
     n = passes + fails
-    at_k = {k: pass_at_k(n, passes, k) for k in range(1, n + 1)}
-    hat_k = {k: pass_hat_k(n, passes, k) for k in range(1, n + 1)}
+    at_items, hat_items, wilson = _estimators(n, passes)
     failing = [t.reason for t in trials if t.outcome == "fail" and t.reason] or [
         t.reason for t in trials if t.outcome == "error" and t.reason
     ]
     reason = Counter(failing).most_common(1)[0][0] if failing else ""
     missing = 0 if planned is None else max(0, planned - len(trials))
     return Aggregate(f"{variant}::{case_id}", variant, case_id, len(trials), passes, fails, errors, missing,
-                     passes / n if n else None, wilson_interval(passes, n) if n else None, at_k, hat_k,
-                     1 if n else 0, reason)
+                     passes / n if n else None, wilson, dict(at_items), dict(hat_items), 1 if n else 0, reason)
+
+
+@lru_cache(maxsize=1024)
+def _estimators(n: int, passes: int) -> tuple[tuple[tuple[int, float], ...], tuple[tuple[int, float], ...],
+                                              tuple[float, float] | None]:
+    """pass@k and pass^k for every k, and the Wilson interval, of n scored trials with passes: the same few
+    pairs recur over a run's thousands of cells, so each is computed once (bench/report_benchmark.py)."""
+    return (tuple((k, pass_at_k(n, passes, k)) for k in range(1, n + 1)),
+            tuple((k, pass_hat_k(n, passes, k)) for k in range(1, n + 1)),
+            wilson_interval(passes, n) if n else None)
 
 
 def variant_aggregate(variant: str, cells: list[Aggregate]) -> Aggregate:

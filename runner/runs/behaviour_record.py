@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -150,10 +151,11 @@ def behaviour_problem(folder: Path, result: TrialResult) -> str | None:
     return None
 
 
-def read_behaviour(folder: Path) -> dict[str, Any] | None:
+def read_behaviour(folder: Path | str) -> dict[str, Any] | None:
     """A trial's behaviour.json as data; None when the trial has none."""
     try:
-        data = json.loads((folder / BEHAVIOUR_FILE).read_text(encoding="utf-8"))
+        with open(os.path.join(folder, BEHAVIOUR_FILE), "rb") as handle:
+            data = json.loads(handle.read().decode("utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

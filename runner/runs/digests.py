@@ -4,6 +4,7 @@ every reader that judges a run, so an outcome changed, added or removed after th
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import time
 from collections.abc import Callable, Iterable
@@ -99,13 +100,13 @@ def audit_run(run_dir: Path, manifest: RunManifest) -> Audit:
     config = manifest.config
     audited: list[AuditedTrial] = []
     planned: set[str] = set()
+    root = os.fspath(run_dir)
     for variant in config.variants:
         for case_id in config.cases:
             for number in config.numbers(variant.name, case_id):
                 key = trial_key(variant.name, case_id, number)
                 planned.add(key)
-                path = trial_path(run_dir, variant.name, case_id, number) / RESULT_FILE
-                data = path.read_bytes() if path.is_file() else None
+                data = _read_result(os.path.join(root, key, RESULT_FILE))
                 recorded = manifest.digests.get(key)
                 state: TrialState
                 if data is None:
@@ -118,6 +119,15 @@ def audit_run(run_dir: Path, manifest: RunManifest) -> Audit:
                                             data if state == "recorded" else None))
     strays = tuple(sorted(k for k in manifest.digests if k not in planned))
     return Audit(run_dir, tuple(audited), strays)
+
+
+def _read_result(path: str) -> bytes | None:
+    """A result.json's bytes; None when there is no such file (a string path: a run has thousands of them)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
 
 
 class DigestLedger:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus.errors import UsageError
-from corpus.fsutil import atomic_write_text, staging_directory
+from corpus.fsutil import staging_directory, write_staged, writing
 from corpus.model import Policy
 from runner.runs.digests import result_digest, trial_key
 from runner.runs.harbor import harbor_rows
@@ -34,7 +34,7 @@ from runner.runs.manifest import (
     write_manifest,
 )
 from runner.runs.result import RESULT_FILE, Outcome, TrialResult, trial_path
-from runner.runs.rows import read_rows
+from runner.runs.rows import Row, read_rows
 
 TRANSCRIPT = "transcript.log"
 
@@ -59,8 +59,11 @@ def import_rows(source: Path, out: Path, variant: str = "imported", policy: Poli
     if len(set(zip(names, ((r.case_id, r.trial) for r in rows), strict=True))) != len(rows):
         raise UsageError(f"{source}: a trial of a case is given twice for one variant")
     cases = sorted({r.case_id for r in rows})
-    critical = {c: any(r.critical for r in rows if r.case_id == c) for c in cases}
-    given = {c: next((r.extra for r in rows if r.case_id == c), {}) for c in cases}  # a case's first row
+    critical: dict[str, bool] = {}
+    given: dict[str, dict[str, Any]] = {}  # a case's first row
+    for row in rows:
+        critical[row.case_id] = critical.get(row.case_id, False) or row.critical
+        given.setdefault(row.case_id, row.extra)
     fingerprints = {r.extra.get("dataset_fingerprint") for r in rows}
     if len(fingerprints) > 1:
         raise UsageError(f"{source}: the rows name {len(fingerprints - {None})} dataset fingerprints; every row "
@@ -73,23 +76,8 @@ def import_rows(source: Path, out: Path, variant: str = "imported", policy: Poli
     runtime["fingerprint"] = hashlib.sha256(json.dumps(runtime, sort_keys=True).encode()).hexdigest()
     staged = staging_directory(out.parent if str(out.parent) else Path("."), out.name)
     try:
-        digests: dict[str, str] = {}
-        for row, name_ in zip(rows, names, strict=True):
-            folder = trial_path(staged, name_, row.case_id, row.trial)
-            folder.mkdir(parents=True)
-            if row.trajectory:
-                atomic_write_text(folder / TRANSCRIPT, "".join(json.dumps(step) + "\n" for step in row.trajectory))
-            tokens = row.extra.get("tokens")
-            outcome: Outcome = row.extra.get("outcome") or ("error" if row.extra.get("error") else
-                                                            "pass" if row.passed else "fail")
-            result = TrialResult(
-                row.case_id, name_, row.trial, outcome,
-                str(row.extra.get("reason") or ("imported: passed" if row.passed else "imported: failed")),
-                hashlib.sha256(row.case_id.encode()).hexdigest(), now, cost_usd=row.cost_usd,
-                tokens=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None)
-            text = result.to_json()
-            atomic_write_text(folder / RESULT_FILE, text)
-            digests[trial_key(name_, row.case_id, row.trial)] = result_digest(text.encode("utf-8"))
+        with writing(out):
+            digests = _write_trials(staged, rows, names, now)
         meta = {c: CaseMeta(given[c].get("title") or c, given[c].get("owner"),
                             given[c].get("policy") or ("blocking" if critical[c] else policy), critical[c])
                 for c in cases}
@@ -100,3 +88,31 @@ def import_rows(source: Path, out: Path, variant: str = "imported", policy: Poli
         shutil.rmtree(staged, ignore_errors=True)
         raise
     return out
+
+
+def _write_trials(staged: Path, rows: list[Row], names: list[str], now: str) -> dict[str, str]:
+    """Write every row's trial folder into the staged run; the digest of each result.json, by trial key."""
+    digests: dict[str, str] = {}
+    made: set[str] = set()
+    for row, name_ in zip(rows, names, strict=True):
+        folder = trial_path(staged, name_, row.case_id, row.trial)
+        case_dir = f"{name_}/{row.case_id}"
+        if case_dir not in made:
+            folder.parent.mkdir(parents=True)
+            made.add(case_dir)
+        folder.mkdir()
+        if row.trajectory:
+            write_staged(folder / TRANSCRIPT,
+                         "".join(json.dumps(step) + "\n" for step in row.trajectory).encode("utf-8"))
+        tokens = row.extra.get("tokens")
+        outcome: Outcome = row.extra.get("outcome") or ("error" if row.extra.get("error") else
+                                                        "pass" if row.passed else "fail")
+        result = TrialResult(
+            row.case_id, name_, row.trial, outcome,
+            str(row.extra.get("reason") or ("imported: passed" if row.passed else "imported: failed")),
+            hashlib.sha256(row.case_id.encode()).hexdigest(), now, cost_usd=row.cost_usd,
+            tokens=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None)
+        data = result.to_json().encode("utf-8")
+        write_staged(folder / RESULT_FILE, data)
+        digests[trial_key(name_, row.case_id, row.trial)] = result_digest(data)
+    return digests

@@ -3,6 +3,7 @@ run.json recorded for it, with the aggregates recomputed on every read."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,18 +38,20 @@ class LoadedRun:
         return sum(v.missing for v in self.variants)
 
 
-def load_run(run_dir: Path | str) -> LoadedRun:
+def load_run(run_dir: Path | str, *, live: bool = False) -> LoadedRun:
     """Read run.json and every planned trial's result.json; aggregates are recomputed, never read.
 
     UsageError when a trial does not match run.json: a result changed since it was recorded, a recorded result
     gone, or a trial folder run.json never recorded; or when a behaviour.json is not the one its result.json
-    recorded.
+    recorded. live (a run still going, as `runner report --watch` reads it): a folder run.json does not record
+    yet is a trial not yet recorded, left out as missing, not refused; a changed or deleted result still is.
     """
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir)
     audit = audit_run(run_dir, manifest)
-    audit.check()
-    recorded = {(a.variant, a.case_id, a.trial): a.data for a in audit.recorded()}
+    audit.check(resuming=live)
+    root = os.fspath(run_dir)
+    recorded = {(a.variant, a.case_id, a.trial): a for a in audit.recorded()}
     config = manifest.config
     trials: list[TrialResult] = []
     cells: list[Aggregate] = []
@@ -57,14 +60,13 @@ def load_run(run_dir: Path | str) -> LoadedRun:
         variant_cells = []
         for case_id in config.cases:
             numbers = config.numbers(variant.name, case_id)
-            found = [parse_trial(data, trial_path(run_dir, variant.name, case_id, t) / RESULT_FILE,
-                                 variant.name, case_id, t)
-                     for t in numbers if (data := recorded.get((variant.name, case_id, t))) is not None]
+            found = [parse_trial(a.data or b"", os.path.join(root, a.key, RESULT_FILE), variant.name, case_id, t)
+                     for t in numbers if (a := recorded.get((variant.name, case_id, t))) is not None]
             trials.extend(found)
             variant_cells.append(cell_aggregate(variant.name, case_id, found, len(numbers)))
         cells.extend(variant_cells)
         totals.append(variant_aggregate(variant.name, variant_cells))
-    problems = [problem for t in trials
+    problems = [problem for t in trials if t.behaviour
                 if (problem := behaviour_problem(trial_path(run_dir, t.variant, t.case_id, t.trial), t))]
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""

@@ -215,7 +215,7 @@ class RunManifest:
         return self.settings
 
 
-def load_object(text: str, path: Path) -> dict[str, Any]:
+def load_object(text: str, path: Path | str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except ValueError as exc:

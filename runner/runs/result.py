@@ -173,6 +173,9 @@ class TrialResult:
     env_cache: str | None = None
     """hit, miss or off: whether the environment and workspace overlay came from the environment cache (None:
     the trial ended before its workspace was prepared, or a result written before the cache existed)."""
+    resolution: str | None = None
+    """The resolution origin line of its setup: as of the fix's date or today's, and why
+    (``runner.envs.resolution``); None when setup installs nothing with uv, or in a result written before."""
     seal: dict[str, Any] | None = None
     """What the sealed grader saw of the candidate's code (``runner.grading.seal.SealReport.to_dict``) and the
     static scan's hints: {sealed, disagreement, events, static}; None when there was nothing to say."""
@@ -194,7 +197,7 @@ class TrialResult:
         return json.dumps({"format": RESULT_FORMAT, **asdict(self)}, indent=2, sort_keys=True) + "\n"
 
     @staticmethod
-    def from_json(text: str, path: Path) -> TrialResult:
+    def from_json(text: str, path: Path | str) -> TrialResult:
         """Parse result.json, raising UsageError naming the file when it is not a trial result."""
         data = load_object(text, path)
         try:
@@ -219,10 +222,10 @@ class TrialResult:
 
 def trial_path(run_dir: Path, variant: str, case_id: str, trial: int) -> Path:
     """The folder of one trial."""
-    return run_dir / variant / case_id / str(trial)
+    return run_dir.joinpath(variant, case_id, str(trial))  # one join, not three: a report makes thousands
 
 
-def parse_trial(data: bytes, path: Path, variant: str, case_id: str, trial: int) -> TrialResult:
+def parse_trial(data: bytes, path: Path | str, variant: str, case_id: str, trial: int) -> TrialResult:
     """The result.json bytes of one trial folder, checked to name that folder; UsageError naming the file."""
     try:
         text = data.decode("utf-8")

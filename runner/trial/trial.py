@@ -303,6 +303,7 @@ class _Trial:
         finally:
             self.durations["setup"] = round(time.monotonic() - clock, 3)
         self.facts["env_cache"] = prepared.env_cache
+        self.facts["resolution"] = prepared.resolution or None
         self._check()
         clock = time.monotonic()
         changed: list[str] | None = None

@@ -49,6 +49,8 @@ class Attempt:
     """Whether its environment came from the cache: hit, miss (built now) or off."""
     invariants: tuple[tuple[str, str, int | None], ...] = ()
     """The oracle side: each of the case's invariants run after the grader, as (name, pass/fail/error, exit)."""
+    resolution: str = ""
+    """Its setup's resolution origin line (`runner.envs.resolution`): as of the fix's date or today's, and why."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +95,7 @@ class AttemptJob:
         started = time.monotonic()
         scratch = Path(tempfile.mkdtemp(prefix=f"{stored.case.id}-", dir=node.scratch))
         case = measuring_case(stored.case)
-        setup_duration, exit_code, env_state = 0.0, None, "off"
+        setup_duration, exit_code, env_state, resolution = 0.0, None, "off", ""
         tests: tuple[TestOutcome, ...] = ()
         invariants: tuple[tuple[str, str, int | None], ...] = ()
         try:
@@ -106,7 +108,7 @@ class AttemptJob:
                 prepared = prepare(stored.case, node.repo, scratch, pristine=assets.pristine,
                                    confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel,
                                    step=lambda step: node.step(self.name, step))
-                env_state = prepared.env_cache
+                env_state, resolution = prepared.env_cache, prepared.resolution
             finally:
                 setup_duration = time.monotonic() - setup_started
             setup = GradingSetup(case, stored.files, assets.fix_config, assets.base_config, self.test_globs)
@@ -134,7 +136,7 @@ class AttemptJob:
         finally:
             node.discard(scratch)
         return Attempt(side, self.repeat, outcome, reason, time.monotonic() - started, setup_duration, exit_code,
-                       None, tests, env_state, invariants)
+                       None, tests, env_state, invariants, resolution)
 
     def failed(self, reason: str, seconds: float, out: Path) -> Attempt:
         """An attempt that could not be run (its worker lost too often, the harness broken there): an error."""

@@ -27,16 +27,26 @@ from runner.envs.environment import (
     version_environment,
 )
 from runner.envs.key import env_key
-from runner.envs.project import env_holds_project, overlay_holds_project
+from runner.envs.project import env_holds_project, overlay_holds_project, site_packages
+from runner.envs.resolution import (
+    CONFIG_NAME,
+    RUNTIME_CONFIG_NAME,
+    Resolution,
+    installed_build_tools,
+    runtime_command,
+)
 from runner.process import ProcessResult, run_command
-from runner.sandbox.bwrap import Bind
+from runner.sandbox.bwrap import Bind, SandboxSpec
 from runner.sandbox.confine import Confinement, phase_sandbox
 from runner.settings import NEEDS_SANDBOX
+from runner.workspace.resolve import decide, fall_back, resolution_dir
 from runner.workspace.workspace import copy_workspace, create_workspace
 
 WORKSPACE_DIR = "workspace"
 ENV_DIR = "python"
 CacheUse = Literal["hit", "miss", "off"]
+REDATE_TIMEOUT = 300
+"""Seconds the build tools' dated reinstall may take."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,9 @@ class Prepared:
     env_cache: CacheUse = "off"
     """hit: environment and overlay came from the cache; miss: built now and cached; off: no cache was used
     (none given, or nothing to set up)."""
+    resolution: str = ""
+    """The resolution origin line: as of the fix's date or today's, and why (`runner.envs.resolution`); empty
+    when setup installs nothing with uv."""
 
     def env_binds(self, writable: bool = False) -> tuple[Bind, ...]:
         """The interpreter environment as a sandbox shows it: at its own path, read-only unless writable; the
@@ -90,14 +103,45 @@ def prepare(case: Case, repo: Path, scratch: Path, pristine: Path | None = None,
         workspace = copy_workspace(pristine, scratch / WORKSPACE_DIR)
     else:
         workspace = create_workspace(repo, case.base_commit, scratch / WORKSPACE_DIR)
-    prepared = None
-    if env_cache is not None and confinement is not None and (case.setup.python or case.setup.command):
-        prepared = _from_cache(case, repo, workspace, scratch, confinement, env_cache, cancel, step)
-    if prepared is None:
-        _go_on(cancel)
-        prepared = _fresh(case, repo, workspace, scratch, confinement, cancel, step)
+    resolution = decide(case, repo, workspace, scratch, confinement, env_cache)
+    try:
+        prepared = _prepare(case, repo, workspace, scratch, confinement, env_cache, resolution, cancel, step)
+    except SetupFailed as failed:
+        if resolution is None or resolution.as_of is None:
+            raise
+        _discard(workspace, scratch)
+        if pristine is not None:
+            workspace = copy_workspace(pristine, scratch / WORKSPACE_DIR)
+        else:
+            workspace = create_workspace(repo, case.base_commit, scratch / WORKSPACE_DIR)
+        resolution = fall_back(case, repo, workspace, scratch, confinement, env_cache, resolution, failed.line)
+        prepared = _prepare(case, repo, workspace, scratch, confinement, env_cache, resolution, cancel, step)
     return Prepared(prepared.workspace, prepared.env, prepared.setup, prepared.env_dir,
-                    round(time.monotonic() - clock, 3), prepared.env_cache)
+                    round(time.monotonic() - clock, 3), prepared.env_cache,
+                    resolution.origin + prepared.resolution if resolution is not None else "")
+
+
+class SetupFailed(WorkspaceError):
+    """The setup command ran and exited non-zero (a dated setup then falls back to today's)."""
+
+    def __init__(self, message: str, line: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _prepare(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: Confinement | None,
+             env_cache: EnvCache | None, resolution: Resolution | None, cancel: threading.Event | None,
+             step: Callable[[str], None] | None) -> Prepared:
+    if env_cache is not None and confinement is not None and (case.setup.python or case.setup.command):
+        return _from_cache(case, repo, workspace, scratch, confinement, env_cache, resolution, cancel, step)
+    _go_on(cancel)
+    return _fresh(case, repo, workspace, scratch, confinement, resolution, cancel, step)
+
+
+def _discard(workspace: Path, scratch: Path) -> None:
+    """What a failed setup left: the workspace and the environment beside it."""
+    shutil.rmtree(workspace, ignore_errors=True)
+    shutil.rmtree(scratch / ENV_DIR, ignore_errors=True)
 
 
 def _go_on(cancel: threading.Event | None) -> None:
@@ -107,7 +151,8 @@ def _go_on(cancel: threading.Event | None) -> None:
 
 
 def _fresh(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: Confinement | None,
-           cancel: threading.Event | None = None, step: Callable[[str], None] | None = None) -> Prepared:
+           resolution: Resolution | None, cancel: threading.Event | None = None,
+           step: Callable[[str], None] | None = None) -> Prepared:
     """The environment beside the workspace, and setup run in it."""
     env = base_environment()
     env_dir = None
@@ -117,17 +162,19 @@ def _fresh(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: 
         _go_on(cancel)
     if step is not None and case.setup.command:
         step("setup")
-    result = run_setup(case, repo, workspace, env, scratch, confinement, env_dir)
-    return Prepared(workspace, env, result, env_dir)
+    result = run_setup(case, repo, workspace, env, scratch, confinement, env_dir, resolution=resolution)
+    note = redate_build_tools(workspace, env, scratch, confinement, env_dir, resolution)
+    return Prepared(workspace, env, result, env_dir, resolution=note)
 
 
 def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: Confinement,
-                cache: EnvCache, cancel: threading.Event | None = None,
+                cache: EnvCache, resolution: Resolution | None, cancel: threading.Event | None = None,
                 step: Callable[[str], None] | None = None) -> Prepared:
     """The workspace made what setup leaves from the cache entry of the case's key (built here on a miss; one
     holding files of the project, `runner.envs.project`, serves its own base tree alone)."""
-    key = env_key(case, repo)
+    key = env_key(case, repo, resolution)
     ran: list[ProcessResult | None] = []
+    notes: list[str] = []
 
     def build(directory: Path) -> Built:
         _go_on(cancel)
@@ -139,45 +186,37 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
             _go_on(cancel)
         if step is not None and case.setup.command:
             step("setup")
-        result = run_setup(case, repo, workspace, env, scratch, confinement, env_dir, cache)
+        result = run_setup(case, repo, workspace, env, scratch, confinement, env_dir, cache, resolution)
         ran.append(result)
+        notes.append(redate_build_tools(workspace, env, scratch, confinement, env_dir, resolution, cache))
         if (scratch / "setup.log").is_file():
             shutil.copyfile(scratch / "setup.log", directory / "setup.log")
         captured = overlay.capture(workspace, before, directory / "overlay")
         project = overlay_holds_project(captured.changed) or env_holds_project(env_dir, workspace)
-        return Built(captured, env_dir, key.base_tree if project else None)
+        return Built(captured, env_dir, key.base_tree if project else None, notes[-1])
 
     entry, hit = cache.acquire(key, case.id, build)
     env = base_environment()
     if entry.env_dir is not None and case.setup.python:
         env = python_env(case.setup.python, entry.env_dir, env)
     if not hit:
-        return Prepared(workspace, env, ran[0] if ran else None, entry.env_dir, env_cache="miss")
+        return Prepared(workspace, env, ran[0] if ran else None, entry.env_dir, env_cache="miss",
+                        resolution="".join(notes))
     overlay.apply(entry.overlay, entry.overlay_dir, workspace)
-    return Prepared(workspace, env, None, entry.env_dir, env_cache="hit")
+    return Prepared(workspace, env, None, entry.env_dir, env_cache="hit", resolution=entry.note)
 
 
 def run_setup(case: Case, repo: Path, workspace: Path, env: dict[str, str], scratch: Path,
               confinement: Confinement | None, env_dir: Path | None,
-              cache: EnvCache | None = None) -> ProcessResult | None:
+              cache: EnvCache | None = None, resolution: Resolution | None = None) -> ProcessResult | None:
     """Run the case's setup command in the workspace (sandboxed when the confinement says so) with uv on PATH
-    and the base's version from its tags (`version_environment`); WorkspaceError when it cannot start, times out
-    or fails. With cache, setup gets its download caches."""
+    and the base's version from its tags (`version_environment`), its uv resolving as resolution says;
+    WorkspaceError when it cannot start or times out, SetupFailed when it fails. With cache, setup gets its
+    download caches."""
     if not case.setup.command:
         return None
-    setup_env = {**version_environment(repo, case.base_commit), **env, **UV_SETUP_ENV,
-                 **(cache.setup_variables() if cache is not None else {})}
-    binds = list(Prepared(workspace, env, None, env_dir).env_binds(writable=True))
-    if env_dir is None:  # no environment to link uv from: a directory of its own
-        tools = scratch / "setup-tools"
-        tools.mkdir(exist_ok=True)
-        (tools / "uv").symlink_to(uv_binary())
-        setup_env["PATH"] = f"{tools}{os.pathsep}{setup_env.get('PATH', '')}"
-        binds += [Bind(tools, str(tools)), Bind(uv_binary(), str(uv_binary()))]
-    if cache is not None:
-        binds += [Bind(d, str(d), writable=True) for d in cache.download_dirs()]
-    sandbox = phase_sandbox(confinement or Confinement("none"), "setup", scratch, workspace=workspace,
-                            env=setup_env, extra=binds)
+    setup_env, sandbox = _setup_sandbox(repo, case.base_commit, workspace, env, scratch, confinement, env_dir,
+                                        cache, resolution)
     result = run_command(case.setup.command, workspace, setup_env, case.setup.timeout, scratch / "setup.log",
                          sandbox=sandbox)
     if result.start_error:
@@ -185,5 +224,62 @@ def run_setup(case: Case, repo: Path, workspace: Path, env: dict[str, str], scra
     if result.timed_out:
         raise WorkspaceError(f"setup timed out after {case.setup.timeout}s")
     if result.exit_code != 0:
-        raise WorkspaceError(f"setup failed (exit {result.exit_code}): {failure_line(result.tail)}")
+        line = failure_line(result.tail)
+        raise SetupFailed(f"setup failed (exit {result.exit_code}): {line}", line)
     return result
+
+
+def _setup_sandbox(repo: Path | None, commit: str, workspace: Path, env: dict[str, str], scratch: Path,
+                   confinement: Confinement | None, env_dir: Path | None, cache: EnvCache | None,
+                   resolution: Resolution | None, config: str = CONFIG_NAME) -> tuple[dict[str, str], SandboxSpec | None]:
+    """Setup's environment variables and sandbox: uv on PATH, the download caches, the resolution's files (uv's
+    configuration the file named config)."""
+    setup_env = {**(version_environment(repo, commit) if repo is not None else {}), **env, **UV_SETUP_ENV,
+                 **(cache.setup_variables() if cache is not None else {})}
+    setup_env.pop("UV_CONFIG_FILE", None)
+    binds = list(Prepared(workspace, env, None, env_dir).env_binds(writable=True))
+    if env_dir is None:  # no environment to link uv from: a directory of its own
+        tools = scratch / "setup-tools"
+        tools.mkdir(exist_ok=True)
+        if not os.path.lexists(tools / "uv"):
+            (tools / "uv").symlink_to(uv_binary())
+        setup_env["PATH"] = f"{tools}{os.pathsep}{setup_env.get('PATH', '')}"
+        binds += [Bind(tools, str(tools)), Bind(uv_binary(), str(uv_binary()))]
+    if cache is not None:
+        binds += [Bind(d, str(d), writable=True) for d in cache.download_dirs()]
+    if resolution is not None and resolution.as_of is not None:
+        setup_env.update(resolution.setup_variables(resolution_dir(scratch), config))
+        binds.append(Bind(resolution_dir(scratch), str(resolution_dir(scratch))))
+    sandbox = phase_sandbox(confinement or Confinement("none"), "setup", scratch, workspace=workspace,
+                            env=setup_env, extra=binds)
+    return setup_env, sandbox
+
+
+def redate_build_tools(workspace: Path, env: dict[str, str], scratch: Path, confinement: Confinement | None,
+                       env_dir: Path | None, resolution: Resolution | None, cache: EnvCache | None = None) -> str:
+    """After a dated setup, the build tools the environment holds (today's, as they were exempt) set back to
+    their dated versions; "" when done or nothing to do, else a note for the resolution line when the dated ones
+    do not install or setuptools does not import: they are then put back at today's, and the environment is what
+    setup made. WorkspaceError when even that fails (an environment in no known state)."""
+    if resolution is None or resolution.as_of is None or env_dir is None:
+        return ""
+    names = installed_build_tools(site_packages(env_dir))
+    if not names:
+        return ""
+
+    def reinstall(config: str, log: str) -> str:
+        setup_env, sandbox = _setup_sandbox(None, "", workspace, env, scratch, confinement, env_dir, cache,
+                                            resolution, config)
+        result = run_command(runtime_command(names), workspace, setup_env, REDATE_TIMEOUT,
+                             resolution_dir(scratch) / log, sandbox=sandbox)
+        if result.start_error or result.timed_out:
+            return result.start_error or "timed out"
+        return (failure_line(result.tail) or f"exit {result.exit_code}") if result.exit_code != 0 else ""
+
+    dated = reinstall(RUNTIME_CONFIG_NAME, "runtime.log")
+    if not dated:
+        return ""
+    today = reinstall(CONFIG_NAME, "runtime-today.log")
+    if today:
+        raise WorkspaceError(f"setup: {', '.join(names)} could not be put back at today's: {today}")
+    return f"; {', '.join(names)} kept at today's: {dated}"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from corpus.cli_support import run_cli
 from runner.cli import cli
+from runner.report.paging import EXCERPT_CAP, INLINE_TRIALS
 from tests.runner.report.behaviourkit import EVIL, behaviour_run
 from tests.runner.report.htmlkit import HOSTILE, add_artifacts, browser_check, report_run
 from tests.testing.runbuilder import record_digests, write_run
@@ -129,3 +130,29 @@ def test_report_shows_behaviour_and_a_trial_record(tmp_path: Path) -> None:
     assert seen["calls"] == ["ls", "cat a.py", "grep -n x a.py", EVIL]
     assert seen["behaviour_above_panels"] is True
     assert seen["title"] == "Hindcast run 20260101T000000Z-abcd" and seen["fetched"] == []
+
+
+SHEET_CHECK = SHOWN + """
+const out = {};
+out.index_before = shown(document.getElementById('overview'));
+out.section_before = shown(document.getElementById('t0-0-2'));
+location.hash = '#t0-0-2';
+out.section_after = shown(document.getElementById('t0-0-2'));
+out.index_after = shown(document.getElementById('overview'));
+out.other_after = shown(document.getElementById('t0-1-1'));
+out.grader = document.querySelector('#t0-0-2 [data-artifact="grader.log"] pre').textContent.length;
+""" + FINISH
+
+
+def test_a_trial_page_of_a_large_run_opens_at_the_linked_trial(tmp_path: Path) -> None:
+    cells = {f"c{i:03d}": "pfp" for i in range(INLINE_TRIALS // 3 + 1)}
+    run_dir = write_run(tmp_path / "runs", "big", cells)
+    add_artifacts(run_dir)
+    (run_dir / "default" / "c000" / "2" / "grader.log").write_bytes(b"E" * (EXCERPT_CAP * 2))
+    page = tmp_path / "out" / "report.html"
+    assert run_cli(cli, "runner", ["report", str(run_dir), "--html", str(page)]) == 0
+    seen = browser_check(tmp_path / "out" / "report_files" / "trials-0001.html", SHEET_CHECK, tmp_path)
+    assert seen["index_before"] is True and seen["section_before"] is False
+    assert seen["section_after"] is True and seen["index_after"] is False and seen["other_after"] is False
+    assert seen["grader"] == EXCERPT_CAP
+    assert seen["title"] == "Hindcast run big: trials 1–100" and seen["fetched"] == []

@@ -10,8 +10,10 @@ import pytest
 
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
+from corpus.fsutil import FILE_MODE
 from runner.cli import cli
 from runner.runs.load import load_run
+from tests.testing.fulldisk import FILLER, contents, full_disk
 from tests.testing.runbuilder import write_run
 
 
@@ -167,3 +169,17 @@ def test_a_harbor_job_directory_imports_as_a_run(tmp_path: Path, capsys: pytest.
         f"runner: error: {broken / 'x__0001' / 'result.json'}: neither a verifier reward nor an exception: the "
         "trial's outcome is unknown\n")
     assert not (tmp_path / "run2").exists()
+
+
+def test_an_import_that_fills_the_disk_leaves_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = rows(tmp_path / "rows.jsonl", {f"case-{i}": "pfp" for i in range(40)})
+    with full_disk(tmp_path / "disk", size="256k", free_pages=8) as disk:
+        code, out, err = call(capsys, "import", str(source), "--out", str(disk / "run"))
+        assert code == ExitCode.FAILED and out == ""
+        assert err.startswith(f"runner: error: cannot write {disk / 'run'}: No space left on device")
+        assert err.count("\n") == 1 and contents(disk) == [FILLER]  # no run, no staging directory
+    made = tmp_path / "run"
+    code, out, _ = call(capsys, "import", str(source), "--out", str(made))
+    assert code == ExitCode.OK and len(load_run(made).trials) == 120  # every digest matches what was written
+    result = made / "imported" / "case-3" / "2" / "result.json"
+    assert json.loads(result.read_text())["outcome"] == "fail" and result.stat().st_mode & 0o777 == FILE_MODE

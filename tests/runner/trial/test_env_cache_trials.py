@@ -59,6 +59,9 @@ def test_an_editable_install_is_built_once_and_every_trial_grades_from_its_own_w
     loaded = bench.run(variants=variants(fixer=fix), trials=2, env_cache=envs)
     assert [(t.trial, t.outcome, t.env_cache) for t in loaded.trials] == [(1, "pass", "miss"), (2, "pass", "hit")]
     assert (envs / "downloads" / "uv" / "builds").read_text() == "built\n"
+    # the fix is the repository's second commit, a day after the first (`tests.testing.gitrepo`)
+    assert {t.resolution for t in loaded.trials} == {
+        "resolution: as of the fix's date 2024-01-03T00:00:00Z (build tools today's)"}
     baseline = bench.run(mode="baseline", env_cache=envs)  # the cached install sees this trial's own base
     assert [(t.outcome, t.env_cache) for t in baseline.trials] == [("fail", "hit")]
     [entry] = list_entries(envs)
