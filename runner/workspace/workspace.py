@@ -146,7 +146,7 @@ def copy_workspace(source: Path, dest: Path) -> Path:
     extended attributes listed per file, which no checkout has: more of the harness's CPU, twice a trial
     (bench/RESULTS.md). A special file (a fifo, a socket) is an OSError, as with copytree.
     """
-    os.mkdir(dest, 0o700)
+    os.makedirs(dest, 0o700)  # missing parents made, as copytree does
     directories = [(os.stat(source), str(dest))]
     pending = [(str(source), str(dest))]
     while pending:
