@@ -11,7 +11,9 @@ graded by `true`; the archives, workspaces and results are written there too.
    bubblewrap sandbox and grades the patch in a fresh workspace; the same run with `--sandbox none` is shown
    beside it. Measured two ways: N trials of one case (the case's template is built once and reused, the usual
    run) and one trial of each of N cases (a template per trial, the worst case). Each round times N archives
-   and the runs back to back; medians over rounds.
+   and the runs back to back; medians over rounds. The CPU per trial of the first way (the harness's own, user
+   and system, and its child processes': bwrap, the shells, git) is printed beside it: on a machine busy with
+   other work it moves far less than the wall time.
 2. Wall time of 16 trials of an agent that sleeps 2 s, with --jobs 8, as a ratio to 2 s (target <= 2.5; two
    waves of 8 make 2.0 the floor); the median of three runs.
 """
@@ -19,6 +21,7 @@ graded by `true`; the archives, workspaces and results are written there too.
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import statistics
 import subprocess
@@ -60,10 +63,19 @@ def time_archive(repo: Path, scratch: Path) -> float:
     return elapsed
 
 
-def time_run(corpus: Corpus, scratch: Path, options: RunOptions) -> float:
-    started = time.perf_counter()
+def cpu_seconds() -> tuple[float, float]:
+    """CPU seconds so far of this process and of its waited-for children."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def time_run(corpus: Corpus, scratch: Path, options: RunOptions, cpu: list[tuple[float, float]] | None = None) -> float:
+    started, before = time.perf_counter(), cpu_seconds()
     loaded = run(corpus, options)
     elapsed = time.perf_counter() - started
+    if cpu is not None:
+        after = cpu_seconds()
+        cpu.append((after[0] - before[0], after[1] - before[1]))
     outcomes = {t.outcome for t in loaded.trials}
     if outcomes != {"pass"}:
         raise SystemExit(f"benchmark trials did not all pass: {[t.reason for t in loaded.trials][:3]}")
@@ -90,10 +102,11 @@ def main() -> None:
         common = {"results_dir": scratch / "results", "scratch_root": scratch / "work"}
         noop = (Variant("noop", "true"),)
         archive, amortized, unconfined, per_case = [], [], [], []
+        cpu: list[tuple[float, float]] = []
         for _ in range(args.rounds):
             archive.append(statistics.median(time_archive(repo, scratch) for _ in range(n)))
             amortized.append(time_run(one_case, scratch, RunOptions(all_cases=True, trials=n, variants=noop,
-                                                                    **common)) / n)
+                                                                    **common), cpu) / n)
             unconfined.append(time_run(one_case, scratch, RunOptions(all_cases=True, trials=n, variants=noop,
                                                                      settings=Settings(sandbox="none"), **common)) / n)
             per_case.append(time_run(many_cases, scratch, RunOptions(all_cases=True, variants=noop, **common)) / n)
@@ -111,6 +124,8 @@ def main() -> None:
     print(f"  git archive | tar -x                          {a * 1000:7.1f} ms")
     print(f"  harness per trial, {n} trials of one case      {t1 * 1000:7.1f} ms   {ratios_1:4.2f}x archive "
           f"(target <= 4x; sandboxed setup, agent and grader, fresh grading workspace)")
+    own, children = (statistics.median(c[i] for c in cpu) / n for i in (0, 1))
+    print(f"  CPU per trial of those: harness {own * 1000:.1f} ms, child processes {children * 1000:.1f} ms")
     print(f"  the same with --sandbox none                  {tu * 1000:7.1f} ms   {ratios_u:4.2f}x archive")
     print(f"  harness per trial, 1 trial of each of {n} cases {tn * 1000:7.1f} ms   {ratios_n:4.2f}x archive")
     print(f"  16 trials of a 2 s agent, --jobs 8            {sleepy:7.2f} s    {sleepy / 2:4.2f}x 2 s "

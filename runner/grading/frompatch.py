@@ -176,10 +176,11 @@ def grade_patch(setup: GradingSetup, workspace: Path, patch: bytes, env: Mapping
                          expected=candidate and bool(PYTEST_WORD.search(case.grader.command)))
     result = sealed_outcome(result, report, candidate, setup.tampering)
     hints = tuple(static_hints(workspace, sources, lambda p: not is_test(p) and not is_test_config(p)))
-    plain = phase_sandbox(conf, "grader", scratch, workspace=workspace, env=env, extra=env_binds,
-                          loopback=loopback, grader_network=case.grader.network)
-    checks = run_invariants(case.invariants, workspace, env, plain, log_path.with_name(INVARIANTS_LOG),
-                            scratch) if invariants and case.invariants and not ran.start_error else ()
+    checks: tuple[InvariantResult, ...] = ()
+    if invariants and case.invariants and not ran.start_error:
+        plain = phase_sandbox(conf, "grader", scratch, workspace=workspace, env=env, extra=env_binds,
+                              loopback=loopback, grader_network=case.grader.network)
+        checks = run_invariants(case.invariants, workspace, env, plain, log_path.with_name(INVARIANTS_LOG), scratch)
     return Graded(result, restored, tuple(touched), hints, checks, report)
 
 

@@ -19,16 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 OPENER = """\
-import os, socket, sys
-channel = socket.socket(fileno=int(sys.argv[1]))
+import _socket, os, sys
+channel = _socket.socket(fileno=int(sys.argv[1]))
 opened = []
 try:
     for port in sys.argv[2].split(","):
-        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        server = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
         server.bind(("127.0.0.1", int(port)))
         server.listen(128)
         opened.append(server)
-    socket.send_fds(channel, [b"ok"], [s.fileno() for s in opened])
+    fds = b"".join(s.fileno().to_bytes(4, sys.byteorder) for s in opened)
+    channel.sendmsg([b"ok"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
 except OSError as exc:
     channel.sendall(("error " + str(exc)).encode())
     sys.exit(125)
@@ -41,7 +42,8 @@ except OSError as exc:
     sys.stderr.write("cannot run " + sys.argv[4] + ": " + (exc.strerror or str(exc)) + "\\n")
     os._exit(127)
 """
-"""Run inside the sandbox as `python -I -S -c OPENER FD PORTS -- ARGV...`."""
+"""Run inside the sandbox as `python -I -S -c OPENER FD PORTS -- ARGV...`. It uses `_socket`, not `socket`: the
+latter's imports (enum, selectors, collections.abc) double the interpreter's start, in every agent command."""
 
 Serve = Callable[[list[socket.socket]], Callable[[], None]]
 """Takes the listening sockets opened inside the sandbox, starts serving them; returns the function that stops."""

@@ -9,7 +9,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -275,10 +275,27 @@ class _Trial:
             raise Cancelled
 
     def _steps(self, assets: CaseAssets | HindcastError) -> tuple[Outcome, str]:
-        spec, ctx, node = self.spec, self.ctx, self.node
         self._write_prompt()
         if isinstance(assets, HindcastError):
             raise assets
+        seeded = self._seed_grading(assets) if self.spec.mode == "agent" and not self.case.setup.command else None
+        try:
+            return self._graded_steps(assets, seeded)
+        finally:
+            if seeded is not None:  # never a copy still writing into a scratch directory being removed
+                wait([seeded])
+
+    def _seed_grading(self, assets: CaseAssets) -> Future[Path]:
+        """Without a setup command the grading workspace is a copy of the pristine checkout: made from the
+        trial's start, beside the agent's own copy, the agent and the recording, out of the agent's sight (a
+        thread of its own, gone with the trial: no idle thread outlives a run in the process)."""
+        background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindcast-grading-workspace")
+        seeded = background.submit(copy_workspace, assets.pristine, self.scratch / GRADING_DIR)
+        background.shutdown(wait=False)
+        return seeded
+
+    def _graded_steps(self, assets: CaseAssets, seeded: Future[Path] | None) -> tuple[Outcome, str]:
+        spec, ctx, node = self.spec, self.ctx, self.node
         clock = time.monotonic()
         try:
             prepared = prepare(self.case, node.repo, self.scratch, pristine=assets.pristine,
@@ -292,7 +309,7 @@ class _Trial:
         changed: list[str] | None = None
         try:
             if spec.mode == "agent":
-                patch, changed, failure = self._attempt(prepared, assets)
+                patch, changed, failure = self._attempt(prepared, assets, seeded)
             else:
                 patch, failure = self._given_patch()
         except Unrecordable as exc:
@@ -345,25 +362,20 @@ class _Trial:
             if any(a.kind == kind and (cause is None or a.cause == cause) for a in restored):
                 self.flags.append(flag)
 
-    def _attempt(self, prepared: Prepared, assets: CaseAssets) -> tuple[bytes, list[str], str | None]:
+    def _attempt(self, prepared: Prepared, assets: CaseAssets,
+                 seeded: Future[Path] | None) -> tuple[bytes, list[str], str | None]:
         """Run the agent in its workspace, take its patch (and the paths it touches), and put a fresh grading
-        workspace in its place; the agent's error, if any, last."""
+        workspace in its place (seeded: its copy under way, `_seed_grading`); the agent's error, if any, last."""
         workspace, scratch = prepared.workspace, self.scratch
         snapshots = Snapshots(assets.template, workspace, scratch / "private")
-        if self.case.setup.command:
+        if seeded is None:
             snapshots.take("setup", stat_cache=workspace / ".git" / "index")
             setup_tree = snapshots.tree("setup")
             ignored_at_setup = snapshots.ignored("setup")
             copy_workspace(workspace, scratch / GRADING_DIR)  # the seed: base after setup
-            seeded: Future[Path] | None = None
         else:  # nothing ran in the workspace since its checkout: the setup state is the base tree
             shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
             setup_tree, ignored_at_setup = assets.base_tree, set()
-            # The grading workspace is copied while the agent works, out of the agent's sight.
-            # (a thread of its own, gone with the trial: no idle thread outlives a run in the process)
-            background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hindcast-grading-workspace")
-            seeded = background.submit(copy_workspace, assets.pristine, scratch / GRADING_DIR)
-            background.shutdown(wait=False)
         try:
             self._check()
             failure = self._run_agent(prepared)

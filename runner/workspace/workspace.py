@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -137,6 +139,67 @@ def pristine_workspace(template: Path, dest: Path) -> Path:
 
 
 def copy_workspace(source: Path, dest: Path) -> Path:
-    """A byte copy of a workspace (files, links, modes and mtimes, its .git and index) at dest, which must not exist."""
-    shutil.copytree(source, dest, symlinks=True)
+    """A byte copy of a workspace (files, links, modes and mtimes, its .git and index) at dest, which must not exist.
+
+    Each file is created, filled by the kernel (`copy_file_range`), given its mode and times through its open
+    descriptor; links are copied, never followed. `shutil.copytree` does the same with a path lookup per call and
+    extended attributes listed per file, which no checkout has: more of the harness's CPU, twice a trial
+    (bench/RESULTS.md). A special file (a fifo, a socket) is an OSError, as with copytree.
+    """
+    os.makedirs(dest, 0o700)  # missing parents made, as copytree does
+    directories = [(os.stat(source), str(dest))]
+    pending = [(str(source), str(dest))]
+    while pending:
+        source_dir, dest_dir = pending.pop()
+        with os.scandir(source_dir) as entries:
+            for entry in entries:
+                target = os.path.join(dest_dir, entry.name)
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISDIR(info.st_mode):
+                    os.mkdir(target, 0o700)
+                    directories.append((info, target))
+                    pending.append((entry.path, target))
+                elif stat.S_ISLNK(info.st_mode):
+                    os.symlink(os.readlink(entry.path), target)
+                    os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns), follow_symlinks=False)
+                elif stat.S_ISREG(info.st_mode):
+                    _copy_file(entry.path, target, info)
+                else:
+                    raise OSError(f"{entry.path}: not a file, link or directory: the workspace cannot be copied")
+    for info, directory in reversed(directories):  # deepest first: filling a directory changes its mtime
+        os.chmod(directory, stat.S_IMODE(info.st_mode))
+        os.utime(directory, ns=(info.st_atime_ns, info.st_mtime_ns))
     return dest
+
+
+def _copy_bytes(reading: int, writing: int, size: int) -> None:
+    """Copy size bytes between descriptors in the kernel, or through a buffer where this file system cannot."""
+    left = size
+    try:
+        while left > 0:
+            copied = os.copy_file_range(reading, writing, left)
+            if copied == 0:  # the source shrank meanwhile
+                return
+            left -= copied
+    except OSError as exc:
+        if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+            raise
+        while chunk := os.read(reading, 1 << 20):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(writing, view):]
+
+
+def _copy_file(source: str, target: str, info: os.stat_result) -> None:
+    """Copy one regular file's bytes, mode and times (links never followed)."""
+    reading = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        writing = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            _copy_bytes(reading, writing, info.st_size)
+            os.fchmod(writing, stat.S_IMODE(info.st_mode))
+            os.utime(writing, ns=(info.st_atime_ns, info.st_mtime_ns))
+        finally:
+            os.close(writing)
+    finally:
+        os.close(reading)

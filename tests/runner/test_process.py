@@ -1,8 +1,11 @@
-"""A command whose log cannot be written (a full disk) is stopped at once and its caller gets one WriteError
-naming the log, never a thread's traceback."""
+"""run_command: a command whose log cannot be written (a full disk) is stopped at once and its caller gets one
+WriteError naming the log, never a thread's traceback; the wait for a command ends when it does, or at its
+timeout."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import threading
 import time
@@ -11,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from corpus.errors import WriteError
-from runner.process import run_command
+from runner.process import run_command, wait_for_exit
 from tests.testing.fulldisk import full_disk
 from tests.testing.trialkit import AGENTS
 
@@ -29,3 +32,28 @@ def test_a_full_disk_under_the_log_stops_the_command_and_reaches_the_caller(
         assert str(caught.value) == f"cannot write {log}: No space left on device"
         assert time.monotonic() - started < 30  # not at the command's end, nor at its timeout
     assert raised == []
+
+
+@pytest.mark.parametrize("pidfds", [True, False], ids=["pidfd", "without-pidfd"])
+def test_waiting_ends_with_the_command_or_at_the_timeout_and_leaves_it_unreaped(
+        pidfds: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not pidfds:  # a kernel or Python without pidfd_open: Popen's own wait
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    quick = subprocess.Popen(["sh", "-c", "exit 7"])
+    assert wait_for_exit(quick, 30)
+    assert quick.wait(timeout=5) == 7  # its exit status is still there for the caller
+    slow = subprocess.Popen(["sleep", "30"])
+    started = time.monotonic()
+    assert not wait_for_exit(slow, 0.3)
+    assert 0.29 <= time.monotonic() - started < 20
+    assert slow.poll() is None
+    slow.kill()
+    assert wait_for_exit(slow, 30)
+
+
+def test_a_command_s_exit_and_its_timeout_are_reported(tmp_path: Path) -> None:
+    ended = run_command("exit 3", tmp_path, {"PATH": "/usr/bin:/bin"}, 30, tmp_path / "a.log")
+    assert (ended.exit_code, ended.timed_out) == (3, False)
+    hung = run_command("sleep 30", tmp_path, {"PATH": "/usr/bin:/bin"}, 0.5, tmp_path / "b.log")
+    assert (hung.exit_code, hung.timed_out) == (None, True)
+    assert hung.duration < 20
