@@ -80,7 +80,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def write_staged(path: Path, data: bytes) -> None:
+def write_staged(path: str | Path, data: bytes) -> None:
     """Write a new file inside a staging directory that is renamed in whole once filled (`staging_directory`,
     `publish_directory`): no reader sees it before the rename, so it needs no temp file of its own, and no fsync
     (a run's digest audit refuses a result.json a crash left torn). FileExistsError when path exists."""

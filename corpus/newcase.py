@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus.errors import UsageError
-from corpus.fsutil import DIR_MODE, staging_directory
+from corpus.fsutil import DIR_MODE, staging_directory, write_staged
 from corpus.layout import CASE_FILE, GRADER_DIR, HTTP_DIR, ORACLE_FILE, case_mapping, check_id, repo_path
 from corpus.model import SHA, Case, CaseFiles
 
@@ -152,21 +152,10 @@ def _check(case: Case) -> None:
         raise UsageError(f"candidate {case.id}: test ids need grader.junit")
 
 
-def _write(path: str, data: bytes) -> None:
-    # os-level calls: a scan writes thousands of files and each Python-level open costs extra syscalls.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
-
-
 def write_files(directory: str, case: Case, files: CaseFiles) -> None:
     """Write the case into an existing empty directory: oracle patch, grader files, case.yaml."""
     _check(case)
-    _write(f"{directory}/{ORACLE_FILE}", files.oracle_patch)
+    write_staged(f"{directory}/{ORACLE_FILE}", files.oracle_patch)
     made: set[str] = set()
     for top, entries, what in ((GRADER_DIR, files.grader_files, "grader file path"),
                                (HTTP_DIR, files.http_files, "HTTP fixture file path")):
@@ -178,15 +167,15 @@ def write_files(directory: str, case: Case, files: CaseFiles) -> None:
                 if folder not in made:
                     os.mkdir(folder)
                     made.add(folder)
-            _write(f"{folder}/{relative.name}", content)
-    _write(f"{directory}/{CASE_FILE}", emit(case_mapping(case)).encode("utf-8"))
+            write_staged(f"{folder}/{relative.name}", content)
+    write_staged(f"{directory}/{CASE_FILE}", emit(case_mapping(case)).encode("utf-8"))
 
 
 def rewrite_case_file(directory: str, case: Case) -> None:
     """Replace case.yaml in a directory that is still being staged (not yet visible to readers)."""
     _check(case)
     os.unlink(f"{directory}/{CASE_FILE}")
-    _write(f"{directory}/{CASE_FILE}", emit(case_mapping(case)).encode("utf-8"))
+    write_staged(f"{directory}/{CASE_FILE}", emit(case_mapping(case)).encode("utf-8"))
 
 
 def write_new(root: Path, case: Case, files: CaseFiles, kind: str = "candidates") -> Path:
