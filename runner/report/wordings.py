@@ -13,6 +13,7 @@ from rich.text import Text
 from runner.report.pages import rate
 from runner.runs.aggregate import Aggregate, cell_aggregate
 from runner.runs.load import LoadedRun
+from runner.runs.result import TrialResult
 
 
 @dataclass(frozen=True)
@@ -32,9 +33,12 @@ def wording_rows(run: LoadedRun) -> tuple[WordingRow, ...]:
     trial names), in the run's case order; () when no case had more than one."""
     config = run.manifest.config
     rows: list[WordingRow] = []
+    by_case: dict[str, list[TrialResult]] = {}
+    for trial in run.trials:
+        by_case.setdefault(trial.case_id, []).append(trial)
     for case_id in config.cases:
         meta = run.manifest.cases_meta.get(case_id)
-        trials = [t for t in run.trials if t.case_id == case_id]
+        trials = by_case.get(case_id, [])
         recorded = meta.wordings if meta is not None else ()
         ids = tuple(dict.fromkeys([*recorded, *(t.wording for t in trials if t.wording is not None)]))
         if len(ids) < 2:
