@@ -245,9 +245,10 @@ class EgressProxy:
         return Loopback((self.port, *(a.port or 0 for a in self.forwards)), self._serve)
 
     def attempts(self) -> list[Attempt]:
-        """The attempts kept so far, in the order they ended."""
+        """The attempts kept so far, in the order they began (one connection's end waits on both of its peers, so
+        the order they ended is a race)."""
         with self._lock:
-            return list(self._kept)
+            return sorted(self._kept, key=lambda attempt: attempt.at)
 
     def allowed_bytes(self) -> int:
         """Bytes that went to allowed hosts, both ways."""
