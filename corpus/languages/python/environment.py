@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import functools
 import re
 import shlex
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from corpus.languages.base import BaseFiles
 from corpus.languages.python.releases import python_of_date
+from corpus.languages.python.setup_py import setup_py_extras
 
 if TYPE_CHECKING:
     import configparser
@@ -42,8 +42,6 @@ TOX_ENV = re.compile(r"(?<![\w.-])py(\d)\.?(\d+)(?![\w.])")
 BRACES = re.compile(r"\{([^{}]*)\}")
 CI_KEY = re.compile(r"^(\s*(?:-\s+)?)[\"']?(python-versions?|python_version|python)[\"']?\s*:(\s|$)(.*)$")
 CI_VERSION = re.compile(r"(\d)\.(\d+)(-dev)?")
-SETUP_PY_KEY = re.compile(r"""["'](test|tests|testing|dev)["']\s*:|\[\s*["'](test|tests|testing|dev)["']\s*\]\s*=(?!=)""")
-"""A test extra's key in a setup.py Python 3 cannot parse (a Python 2 one), found in its text."""
 FACTOR = re.compile(r"^[\w{},!.-]+:\s")
 """A tox deps line conditional on factors (`py38: mock`)."""
 REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -340,52 +338,9 @@ def _extras(files: BaseFiles, pyproject: dict[str, Any]) -> list[_Extra]:
                                                                    if line.strip())))
     setup_py = files.text("setup.py") or ""
     if "extras_require" in setup_py:
-        out += [_Extra("extra", name, "setup.py", requirements) for name, requirements in _setup_py_extras(setup_py)
+        out += [_Extra("extra", name, "setup.py", requirements) for name, requirements in setup_py_extras(setup_py)
                 if _normal(name) in TEST_NAMES]
     return out
-
-
-def _literal_strings(node: ast.expr) -> tuple[str, ...] | None:
-    """The strings of a list or tuple literal of strings; None for anything else (a computed list)."""
-    if isinstance(node, ast.List | ast.Tuple) and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
-                                                       for e in node.elts):
-        return tuple(e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
-    return None
-
-
-def _dict_entries(node: ast.Dict) -> list[tuple[str, ast.expr]]:
-    return [(k.value, v) for k, v in zip(node.keys, node.values, strict=True)
-            if isinstance(k, ast.Constant) and isinstance(k.value, str)]
-
-
-def _setup_py_extras(text: str) -> list[tuple[str, tuple[str, ...] | None]]:
-    """The extras of setup.py's extras_require mapping (a literal given as the keyword or a dict entry, or a name
-    bound to one, with the keys later set on that name), each with its requirements when written as a literal.
-    Other mappings (`cmdclass={"test": ...}`) are not extras. A setup.py Python 3 cannot parse is searched as text."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return [(m.group(1) or m.group(2), None) for m in SETUP_PY_KEY.finditer(text)]
-    bound: dict[str, list[tuple[str, ast.expr]]] = {}
-    mappings: list[ast.expr] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name) and isinstance(node.value, ast.Dict):
-                    bound.setdefault(target.id, []).extend(_dict_entries(node.value))
-                elif (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
-                      and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)):
-                    bound.setdefault(target.value.id, []).append((target.slice.value, node.value))
-        elif isinstance(node, ast.keyword) and node.arg == "extras_require":
-            mappings.append(node.value)
-        elif isinstance(node, ast.Dict):
-            mappings += [value for key, value in _dict_entries(node) if key == "extras_require"]
-    found: list[tuple[str, tuple[str, ...] | None]] = []
-    for mapping in mappings:
-        entries = (_dict_entries(mapping) if isinstance(mapping, ast.Dict)
-                   else bound.get(mapping.id, []) if isinstance(mapping, ast.Name) else [])
-        found += [(name, _literal_strings(value)) for name, value in entries]
-    return found
 
 
 def _lists_runner(requirements: tuple[str, ...] | None) -> bool:
