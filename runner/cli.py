@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from corpus.cli_support import CONTEXT, entry, version_option
+from runner.children import first_interrupt_only
 from runner.commands.compare import compare_command
 from runner.commands.doctor import doctor_command
 from runner.commands.env import env_group
@@ -34,4 +35,10 @@ def cli() -> None:
 for _command in COMMANDS:
     cli.add_command(_command)
 
-main = entry(cli, "runner")
+_entry = entry(cli, "runner")
+
+
+def main() -> None:
+    """The `runner` console script: a Ctrl-C stops the command, and a second one does not cut that stop short."""
+    first_interrupt_only()
+    _entry()
