@@ -385,8 +385,8 @@ class _Trial:
             try:
                 flattened = flatten(workspace)
                 snapshots.take("final", stat_cache=snapshots.index("setup"))
-                patch, changed = snapshots.diff(setup_tree, "final", limit=limits.patch)
-                ignored = sorted(snapshots.ignored("final") - ignored_at_setup)
+                patch, changed, ignored_at_end = snapshots.diff_and_ignored(setup_tree, "final", limit=limits.patch)
+                ignored = sorted(ignored_at_end - ignored_at_setup)
             except PatchTooLarge as exc:
                 raise Oversized(str(exc)) from None
             except (GitError, OSError) as exc:  # only what the agent left can make this fail
