@@ -68,9 +68,10 @@ def test_approving_a_candidate_verify_found_not_valid_warns(shop: Shop, tmp_path
                    "exited 1): a run scores it unproved; fix it (authoring set --cases cart-cents) and "
                    "runner verify --case cart-cents\n")
     code, _, err = run(["approve", "discount-percent", *args], capsys)
-    assert (code, err) == (0, "authoring: warning: runner verify found discount-percent INVALID (baseline passes): "
-                              "a run scores it unproved; fix it (authoring set --cases discount-percent) and "
-                              "runner verify --case discount-percent\n")
+    assert code == 0
+    assert err == ("authoring: warning: runner verify found discount-percent INVALID (baseline passes): "
+                   "a run scores it unproved; fix it (authoring set --cases discount-percent) and "
+                   "runner verify --case discount-percent\n")
     # an approval that changes what verify measures leaves the old verdict behind, and says nothing of it
     write_candidate_verdict(shop.candidate("tax-of-zero"), RecordedVerdict("ERROR", "grader timed out"))
     code, _, err = run(["approve", "tax-of-zero", *args, "--grader-timeout", "777"], capsys)
