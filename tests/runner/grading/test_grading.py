@@ -117,8 +117,8 @@ EMPTY_JUNIT = '<?xml version="1.0"?><testsuites><testsuite name="s" tests="0"></
      "no test ran (pytest exit 5: no tests collected)"),
     ("exit 1", {}, f"no test ran: grader exited 1 and wrote no readable JUnit report {JUNIT}"),
     (f"mkdir -p .hindcast && echo '{EMPTY_JUNIT}' > {JUNIT}", {}, "no test ran (grader exited 0)"),
-    (f"{sys.executable} -c \"raise type('Failed', (Exception,), {{}})('[pytest] section in setup.cfg is no longer "
-     f"supported')\"", {}, (f"no test ran: grader exited 1 and wrote no readable JUnit report {JUNIT}: Failed: "
+    ((f"{sys.executable} -c \"raise type('Failed', (Exception,), {{}})('[pytest] section in setup.cfg is no longer "
+     f"supported')\""), {}, (f"no test ran: grader exited 1 and wrote no readable JUnit report {JUNIT}: Failed: "
                             f"[pytest] section in setup.cfg is no longer supported")),
 ], ids=["conftest-import-error", "no-tests-collected", "no-junit", "junit-without-tests", "uncaught-exception"])
 def test_a_grader_that_ran_no_test_is_an_error_for_verify_and_a_fail_for_an_agent(
