@@ -39,6 +39,7 @@ from runner.process import ProcessResult, run_command
 from runner.sandbox.bwrap import Bind, SandboxSpec
 from runner.sandbox.confine import Confinement, phase_sandbox
 from runner.settings import NEEDS_SANDBOX
+from runner.workspace.pipdated import pip_index
 from runner.workspace.resolve import decide, fall_back, resolution_dir
 from runner.workspace.workspace import copy_workspace, create_workspace
 
@@ -226,10 +227,11 @@ def run_setup(case: Case, repo: Path, workspace: Path, env: dict[str, str], scra
     download caches."""
     if not case.setup.command:
         return None
-    setup_env, sandbox = _setup_sandbox(repo, case.base_commit, workspace, env, scratch, confinement, env_dir,
-                                        cache, resolution)
-    result = run_command(case.setup.command, workspace, setup_env, case.setup.timeout, scratch / "setup.log",
-                         sandbox=sandbox)
+    with pip_index(case.setup.command, resolution) as dated_pip:
+        setup_env, sandbox = _setup_sandbox(repo, case.base_commit, workspace, {**env, **dated_pip}, scratch,
+                                            confinement, env_dir, cache, resolution)
+        result = run_command(case.setup.command, workspace, setup_env, case.setup.timeout, scratch / "setup.log",
+                             sandbox=sandbox)
     if result.start_error:
         raise WorkspaceError(f"setup could not start: {result.start_error}")
     if result.timed_out:
@@ -272,8 +274,8 @@ def redate_build_tools(workspace: Path, env: dict[str, str], scratch: Path, conf
     their dated versions; "" when done or nothing to do, else a note for the resolution line when the dated ones
     do not install or setuptools does not import: they are then put back at today's, and the environment is what
     setup made. WorkspaceError when even that fails (an environment in no known state)."""
-    if resolution is None or resolution.as_of is None or env_dir is None:
-        return ""
+    if resolution is None or resolution.as_of is None or env_dir is None or resolution.resolved is None:
+        return ""  # resolved is None: a pip setup, whose build tools stay today's
     names = installed_build_tools(site_packages(env_dir))
     if not names:
         return ""
