@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,7 +40,8 @@ def pip_resolution(case: Case, repo: Path, directory: Path, cache: EnvCache | No
     with _LOCK:
         found = _DECIDED.get(name) or _stored(cache, name)
         if found is None:
-            found = Resolution(as_of, f"resolution: as of the fix's date {as_of} (pip; build tools today's)")
+            found = Resolution(as_of, f"resolution: as of the fix's date {as_of} (pip; build tools today's)",
+                               pip=True)
         _DECIDED[name] = found
     if found.as_of is not None:
         write_config(directory, found.as_of)
@@ -50,7 +52,8 @@ def pip_fall_back(case: Case, repo: Path, dated: Resolution, why: str, cache: En
     """Today's resolution for a pip setup that failed as of the fix's date (why); decided so for every later
     setup of the same interpreter, command, dependency files and date."""
     assert dated.as_of is not None
-    found = Resolution(None, f"resolution: today's; as of the fix's date {dated.as_of} setup fails: {why}")
+    found = Resolution(None, f"resolution: today's; as of the fix's date {dated.as_of} setup fails: {why}",
+                       pip=True)
     name = _name(case, repo, dated.as_of)
     with _LOCK:
         _DECIDED[name] = found
@@ -72,6 +75,26 @@ def pip_index(command: str | None, resolution: Resolution | None) -> Iterator[di
         yield {"PIP_INDEX_URL": url}
 
 
+@contextmanager
+def runtime_index(resolution: Resolution, dated: bool) -> Iterator[dict[str, str]]:
+    """The variables of a pip setup's build tools reinstall: PIP_INDEX_URL of an index as of the fix's date with
+    nothing exempt when dated, else with the build tools whole (today's); none for a uv setup."""
+    if not resolution.pip or resolution.as_of is None:
+        yield {}
+        return
+    with serve_dated(resolution.as_of, *(((),) if dated else ())) as url:
+        yield {"PIP_INDEX_URL": url}
+
+
+def pip_runtime_command(names: tuple[str, ...]) -> str:
+    """`runner.envs.resolution.runtime_command` with pip: names reinstalled at the newest versions the index
+    offers, their dependencies left as they are, then setuptools, when among them, imported."""
+    words = ["python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--force-reinstall",
+             "--no-deps", *names]
+    check = " && python -c 'import setuptools'" if "setuptools" in names else ""
+    return " ".join(shlex.quote(word) for word in words) + check
+
+
 def _name(case: Case, repo: Path, as_of: str) -> str:
     digest = dependency_digest(repo, case.base_commit)[0]
     return hashlib.sha256(json.dumps(["pip", case.setup.python, case.setup.command, digest, as_of]).encode()
@@ -83,6 +106,6 @@ def _stored(cache: EnvCache | None, name: str) -> Resolution | None:
         return None
     try:
         data = json.loads((cache.root / STORE / f"pip-{name}.json").read_text(encoding="utf-8"))
-        return Resolution(data["as_of"], data["origin"])
+        return Resolution(data["as_of"], data["origin"], pip=True)
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -39,7 +39,7 @@ from runner.process import ProcessResult, run_command
 from runner.sandbox.bwrap import Bind, SandboxSpec
 from runner.sandbox.confine import Confinement, phase_sandbox
 from runner.settings import NEEDS_SANDBOX
-from runner.workspace.pipdated import pip_index
+from runner.workspace.pipdated import pip_index, pip_runtime_command, runtime_index
 from runner.workspace.resolve import decide, fall_back, resolution_dir
 from runner.workspace.workspace import copy_workspace, create_workspace
 
@@ -274,17 +274,19 @@ def redate_build_tools(workspace: Path, env: dict[str, str], scratch: Path, conf
     their dated versions; "" when done or nothing to do, else a note for the resolution line when the dated ones
     do not install or setuptools does not import: they are then put back at today's, and the environment is what
     setup made. WorkspaceError when even that fails (an environment in no known state)."""
-    if resolution is None or resolution.as_of is None or env_dir is None or resolution.resolved is None:
-        return ""  # resolved is None: a pip setup, whose build tools stay today's
+    if resolution is None or resolution.as_of is None or env_dir is None:
+        return ""
     names = installed_build_tools(site_packages(env_dir))
     if not names:
         return ""
 
     def reinstall(config: str, log: str) -> str:
-        setup_env, sandbox = _setup_sandbox(None, "", workspace, env, scratch, confinement, env_dir, cache,
-                                            resolution, config)
-        result = run_command(runtime_command(names), workspace, setup_env, REDATE_TIMEOUT,
-                             resolution_dir(scratch) / log, sandbox=sandbox)
+        with runtime_index(resolution, config == RUNTIME_CONFIG_NAME) as dated_pip:
+            setup_env, sandbox = _setup_sandbox(None, "", workspace, {**env, **dated_pip}, scratch, confinement,
+                                                env_dir, cache, resolution, config)
+            command = pip_runtime_command(names) if resolution.pip else runtime_command(names)
+            result = run_command(command, workspace, setup_env, REDATE_TIMEOUT, resolution_dir(scratch) / log,
+                                 sandbox=sandbox)
         if result.start_error or result.timed_out:
             return result.start_error or "timed out"
         return (failure_line(result.tail) or f"exit {result.exit_code}") if result.exit_code != 0 else ""

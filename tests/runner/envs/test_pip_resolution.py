@@ -16,7 +16,7 @@ from runner.sandbox.confine import Confinement
 from runner.workspace.prepare import Prepared, prepare
 from tests.testing.casefactory import make_case
 from tests.testing.gitrepo import git_init
-from tests.testing.localindex import NEW, OLD, backend, library, serve_index
+from tests.testing.localindex import NEW, OLD, Release, backend, library, serve_index
 
 PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
 FIX_DATE = "2024-01-04T00:00:00Z"
@@ -27,15 +27,27 @@ RELEASES = [library("oldpin", "1.0", OLD), library("oldpin", "2.0", NEW), librar
 PIP = "python -m pip install --no-cache-dir --disable-pip-version-check --quiet"
 
 
-@pytest.fixture
-def index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
-    """The test's index as pip's upstream (and uv's, which finds no pip in it to seed)."""
-    with serve_index(RELEASES) as url:
+def serve(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, releases: list[Release]) -> Iterator[str]:
+    """An index of releases as pip's upstream (and uv's, which finds no pip in it to seed)."""
+    with serve_index(releases) as url:
         monkeypatch.setenv("PIP_INDEX_URL", url)
         monkeypatch.setenv("UV_INDEX_URL", url)
         monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
         monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
         yield url
+
+
+@pytest.fixture
+def index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
+    """The test's index (RELEASES)."""
+    yield from serve(monkeypatch, tmp_path, RELEASES)
+
+
+@pytest.fixture
+def old_setuptools_breaks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
+    """RELEASES with a dated setuptools that does not import."""
+    yield from serve(monkeypatch, tmp_path, [*RELEASES[:3], backend("1.0", OLD, editable=False, importable=False),
+                                             RELEASES[4]])
 
 
 def prep(tmp_path: Path, command: str) -> tuple[Prepared, dict[str, str]]:
@@ -57,11 +69,26 @@ def prep(tmp_path: Path, command: str) -> tuple[Prepared, dict[str, str]]:
     return prepared, versions
 
 
-def test_pip_gets_the_release_of_the_fix_s_date_and_today_s_build_tools(tmp_path: Path, index: str) -> None:
+def test_pip_gets_the_release_of_the_fix_s_date_builds_with_today_s_tools_and_dates_the_runtime_setuptools(
+        tmp_path: Path, index: str) -> None:
     prepared, versions = prep(tmp_path, f"{PIP} oldpin setuptools==80.0")
+    # setuptools 80.0 was uploaded after the fix, but build tools are exempt as on the uv path: the dated setup
+    # installed it (a pin the dated index does not offer falls back to today's, as below)
     assert prepared.resolution == f"resolution: as of the fix's date {FIX_DATE} (pip; build tools today's)"
     assert versions["oldpin"] == "1.0"  # 2.0 was uploaded after the fix
-    assert versions["setuptools"] == "80.0"  # uploaded after the fix, but exempt as on the uv path
+    # once set up, the setuptools the tests import is the dated one, which still ships pkg_resources
+    assert versions["setuptools"] == "1.0"
+    assert prepared.env_dir is not None
+    [site] = prepared.env_dir.glob("lib/python*/site-packages")
+    assert (site / "pkg_resources" / "__init__.py").read_text() == "OLD = True\n"
+
+
+def test_a_dated_setuptools_that_does_not_import_is_put_back_at_today_s_and_the_line_says_so(
+        tmp_path: Path, old_setuptools_breaks: str) -> None:
+    prepared, versions = prep(tmp_path, f"{PIP} oldpin setuptools==80.0")
+    assert prepared.resolution == (f"resolution: as of the fix's date {FIX_DATE} (pip; build tools today's); "
+                                   "setuptools kept at today's: ImportError: too old for this Python")
+    assert versions["setuptools"] == "80.0" and versions["oldpin"] == "1.0"
 
 
 def test_an_old_pin_resolves_dated(tmp_path: Path, index: str) -> None:
