@@ -38,10 +38,13 @@ PIP_STEP = re.compile(r"(?<![\w.-])pip[0-9.]*\s+install\b")
 
 
 def installs_with_pip(command: str | None) -> bool:
-    """The setup command has a pip install step (not `uv pip install`)."""
+    """The setup command has a pip install step (not `uv pip install`) that reads an index (not `--no-index`:
+    the date would decide nothing, and only split the cache by date)."""
     if not command:
         return False
-    return any(command[: match.start()].split()[-1:] != ["uv"] for match in PIP_STEP.finditer(command))
+    return any(command[: match.start()].split()[-1:] != ["uv"]
+               and "--no-index" not in re.split(r"&&|\|\||[;|\n]", command[match.end():], maxsplit=1)[0].split()
+               for match in PIP_STEP.finditer(command))
 
 
 def upstream_index() -> str:

@@ -127,6 +127,7 @@ def test_the_dated_page_keeps_what_was_uploaded_before_and_what_pip_needs_to_cho
 @pytest.mark.parametrize(("command", "pip"), [
     ("python -m pip install -e .", True), ("pip install -r requirements.txt && pytest", True),
     ("/opt/py27/bin/pip2.7 install six", True), ("uv pip install -e .", False), ("pipx install x", False),
-    ("npm ci", False), (None, False)])
+    ("python -m pip install --no-index --find-links wheels .", False),
+    ("pip install --no-index . && pip install pytest", True), ("npm ci", False), (None, False)])
 def test_a_pip_setup_is_told_from_a_uv_one(command: str | None, pip: bool) -> None:
     assert installs_with_pip(command) is pip
