@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from corpus.errors import UsageError
+from runner.runs.aggregate import Aggregate, cell_aggregate
 from runner.runs.load import load_run
 from runner.runs.result import Durations, Excerpt, GraderTests, TrialResult, WantedTest, trial_path
 from runner.runs.stats import wilson_interval
@@ -93,3 +94,17 @@ def test_a_result_read_back_equals_the_result_written(tmp_path: Path) -> None:
     sparse = json.dumps({"case_id": "two", "variant": "a", "trial": 1, "outcome": "pass", "reason": "graded pass",
                          "case_fingerprint": "f" * 64, "started": "2026-01-01T00:00:00"})
     assert TrialResult.from_json(sparse, tmp_path / "result.json") == bare  # a field left out takes its default
+
+
+def test_a_cell_counts_its_outcomes_and_names_its_most_common_failure() -> None:
+    def trial(number: int, outcome: str, reason: str) -> TrialResult:
+        return TrialResult("one", "a", number, outcome, reason, "f" * 64, "2026-01-01T00:00:00")  # type: ignore[arg-type]
+
+    def cell(*trials: tuple[str, str]) -> Aggregate:
+        return cell_aggregate("a", "one", [trial(n, o, r) for n, (o, r) in enumerate(trials, 1)], planned=6)
+
+    mixed = cell(("fail", "x"), ("pass", "graded pass"), ("fail", "y"), ("error", "z"), ("fail", "y"))
+    assert (mixed.passes, mixed.fails, mixed.errors, mixed.missing, mixed.reason) == (1, 3, 1, 1, "y")
+    assert cell(("fail", "x"), ("fail", "y"), ("fail", "y"), ("fail", "x")).reason == "x"  # a tie: the first seen
+    assert cell(("pass", "graded pass"), ("error", "z"), ("error", "w"), ("fail", "")).reason == "z"  # no failure says why
+    assert cell(("pass", "graded pass")).reason == ""
