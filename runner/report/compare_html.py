@@ -133,12 +133,13 @@ def _side(report: CompareReport, run: RunTrials, row: Row, which: str, index: in
     title = _title(report, row.case_id)
     label = f"{'baseline' if which == 'b' else 'candidate'} {run.label}"
     trials: list[TrialView | TrialResult] = []
+    page = paging.sheet_base if paging.paged else paging.page
+    base = None if run.directory is None else relative_base(run.directory, page)  # once: it resolves both paths
     for record in records:
-        if run.directory is None:
+        if run.directory is None or base is None:
             trials.append(record)
         else:
             folder = trial_path(run.directory, record.variant, record.case_id, record.trial)
-            base = relative_base(run.directory, paging.sheet_base if paging.paged else paging.page)
             view = trial_view(run.directory, base, record, f"{which}{index}-{record.trial}", title, budget, label,
                               trial_checks(folder, record, run.cases_meta.get(record.case_id)),
                               report.risk_flags(row.case_id), paging.href(len(placed)),
