@@ -47,6 +47,8 @@ class Changes:
     """Who answers for the case; "" removes it (the corpus default)."""
     policy: str | None = None
     """advisory or blocking."""
+    critical: bool | None = None
+    """Mark (True) or unmark (False) the cases as critical: any regression blocks the gate."""
     add_tags: tuple[str, ...] = ()
     """Tags added to each case's own (those it has already stay once)."""
     add_allowed_paths: tuple[str, ...] = ()
@@ -75,7 +77,7 @@ class Changes:
         """A UsageError naming the option when a value cannot be stored, or when nothing is to be set."""
         if self == Changes():
             raise UsageError("nothing to set: give at least one of --setup-command, --setup-python, "
-                             "--setup-timeout, --grader-timeout, --owner, --policy, --tag, --allowed-path, "
+                             "--setup-timeout, --grader-timeout, --owner, --policy, --critical, --tag, --allowed-path, "
                              "--risk-flag, --invariant, --invariant-policy, --holdout/--no-holdout or a --clear-... "
                              "option")
         check_allowed_paths(self.add_allowed_paths, "--allowed-path")
@@ -151,7 +153,8 @@ def apply_changes(case: Case, changes: Changes) -> Case:
             invariants.append(invariant)
     invariant_policy = (case.invariant_policy if changes.invariant_policy is None
                         else one_of(changes.invariant_policy, POLICIES, "--invariant-policy"))
-    after = replace(case, setup=setup, grader=grader, owner=owner, policy=policy, tags=tags,
+    critical = case.critical if changes.critical is None else changes.critical
+    after = replace(case, setup=setup, grader=grader, owner=owner, policy=policy, critical=critical, tags=tags,
                     allowed_paths=tuple(dict.fromkeys((*allowed, *changes.add_allowed_paths))),
                     risk_flags=tuple(dict.fromkeys((*flags, *changes.add_risk_flags))), invariants=tuple(invariants),
                     invariant_policy=invariant_policy,
@@ -174,11 +177,12 @@ def check_consistent(case: Case, where: str) -> None:
 FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("setup.command", ("setup", "command")), ("setup.python", ("setup", "python")),
     ("setup.timeout", ("setup", "timeout")), ("grader.timeout", ("grader", "timeout")),
-    ("owner", ("owner",)), ("policy", ("policy",)), ("tags", ("tags",)),
+    ("owner", ("owner",)), ("policy", ("policy",)), ("critical", ("critical",)),
+    ("tags", ("tags",)),
     ("allowed_paths", ("allowed_paths",)), ("risk_flags", ("risk_flags",)), ("invariants", ("invariants",)),
     ("invariant_policy", ("invariant_policy",)), ("holdout", ("holdout",)),
 )
-DEFAULTS = frozenset({("invariant_policy", "advisory"), ("holdout", False)})
+DEFAULTS = frozenset({("invariant_policy", "advisory"), ("holdout", False), ("critical", False)})
 """(field, value) pairs that are the default: written by removing the key, so diffs stay small."""
 LISTS = frozenset({"tags", "allowed_paths", "risk_flags", "invariants"})
 """Fields held as lists: items only appended are appended to the list as written (its comments stay)."""

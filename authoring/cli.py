@@ -217,6 +217,8 @@ def reject_command(corpus_dir: Path, candidate: str, reason: str) -> None:
 @click.option("--grader-timeout", type=click.IntRange(min=1), metavar="SECONDS", help="Grader timeout in seconds.")
 @click.option("--owner", help="Owner ('' for the corpus default).")
 @click.option("--policy", type=click.Choice(["advisory", "blocking"]), help="Gate policy.")
+@click.option("--critical/--not-critical", default=None,
+              help="Mark the cases as critical (any regression blocks the gate) or unmark them.")
 @click.option("--tag", "tags", multiple=True, help="A tag to add (repeatable; the cases' own tags stay).")
 @scorecard_options("adds to each case's")
 @click.option("--holdout/--no-holdout", default=None,
@@ -225,7 +227,8 @@ def reject_command(corpus_dir: Path, candidate: str, reason: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
 def set_command(corpus_dir: Path, ids: tuple[str, ...], every: bool, edit_cases: bool, setup_command: str | None,
                 setup_python: str | None, setup_timeout: int | None, grader_timeout: int | None, owner: str | None,
-                policy: str | None, tags: tuple[str, ...], allowed_paths: tuple[str, ...], clear_allowed_paths: bool,
+                policy: str | None, critical: bool | None, tags: tuple[str, ...], allowed_paths: tuple[str, ...],
+                clear_allowed_paths: bool,
                 risk_flags: tuple[str, ...], clear_risk_flags: bool, invariants: tuple[str, ...],
                 clear_invariants: bool, invariant_policy: str | None, holdout: bool | None, dry_run: bool,
                 as_json: bool) -> None:
@@ -235,7 +238,7 @@ def set_command(corpus_dir: Path, ids: tuple[str, ...], every: bool, edit_cases:
     invariant of that name; --clear-... empties a list first (so --clear-invariants --invariant ... replaces it).
     """
     changes = Changes(setup_command=setup_command, setup_python=setup_python, setup_timeout=setup_timeout,
-                      grader_timeout=grader_timeout, owner=owner, policy=policy, add_tags=tags,
+                      grader_timeout=grader_timeout, owner=owner, policy=policy, critical=critical, add_tags=tags,
                       add_allowed_paths=allowed_paths, clear_allowed_paths=clear_allowed_paths,
                       add_risk_flags=risk_flags, clear_risk_flags=clear_risk_flags, add_invariants=invariants,
                       clear_invariants=clear_invariants, invariant_policy=invariant_policy, holdout=holdout)

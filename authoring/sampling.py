@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from corpus.errors import UsageError
+from runner.report.reference import corpus_references, reference_for
 from runner.report.review import (
     CHECKLIST_FILE,
     REVIEW_DIR,
@@ -16,7 +17,6 @@ from runner.report.review import (
     read_review,
     write_checklist,
 )
-from runner.report.sample import reference_patches
 from runner.runs.load import LoadedRun, load_run
 from runner.runs.result import trial_path
 
@@ -30,7 +30,7 @@ class SamplePatches:
     candidate: str
     """The trial's candidate.patch ("" when it has none)."""
     reference: str
-    """The case's oracle patch, or why it cannot be shown."""
+    """The reference patch (the trial's own copy, else the run's corpus's), or why it cannot be shown."""
 
 
 class SampleSession:
@@ -52,10 +52,11 @@ class SampleSession:
         """The candidate's and the reference patch of entry index."""
         entry = self.entries[index]
         variant, case_id, number = entry.trial.split("/")
-        path = trial_path(self.run.directory, variant, case_id, int(number)) / CANDIDATE_PATCH
+        folder = trial_path(self.run.directory, variant, case_id, int(number))
+        path = folder / CANDIDATE_PATCH
         candidate = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-        found = reference_patches(self.run, {case_id})[case_id]
-        reference = found if isinstance(found, str) else "\n".join(line for _, line in found)
+        found = reference_for(folder, corpus_references(self.run, {case_id})[case_id])
+        reference = found.note if found.text is None else "\n".join(line for _, line in found.lines)
         return SamplePatches(candidate, reference)
 
     def judge(self, index: int, verdict: str | None) -> Entry:

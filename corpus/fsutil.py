@@ -159,20 +159,23 @@ def undo_new(path: Path) -> Callable[[], None]:
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def remove_tree(path: Path | str) -> None:
+def remove_tree(path: Path | str, stop: Callable[[], bool] | None = None) -> bool:
     """Remove path and everything under it, links never followed, at any depth (one directory open at a time:
     no recursion, no path longer than a name); directories whose mode forbids it are opened up first. OSError
-    when something cannot be removed (a missing path is fine)."""
+    when something cannot be removed (a missing path is fine). With stop, asked before each directory is
+    emptied: once it says True the removal ends there, path partly removed, and False is returned."""
     try:
         if not os.path.isdir(path) or os.path.islink(path):
             os.unlink(path)
-            return
+            return True
     except FileNotFoundError:
-        return
+        return True
     fd = os.open(path, _DIR_FLAGS)
     below: list[str] = []
     try:
         while True:
+            if stop is not None and stop():
+                return False
             child = _empty_files(fd)
             if child is not None:
                 try:
@@ -193,6 +196,7 @@ def remove_tree(path: Path | str) -> None:
     finally:
         os.close(fd)
     os.rmdir(path)
+    return True
 
 
 def _empty_files(fd: int) -> str | None:

@@ -12,7 +12,8 @@ from corpus.languages import language_of, tests_changed
 from corpus.languages.base import RepoHints, TestRef
 from miner.classify import PathClassifier
 from miner.diffsignals import assertion_lines, behaviour_lines
-from miner.gitbatch import CatFile, DiffTree, FileDiff, only_blobs
+from miner.filediff import FileDiff
+from miner.gitbatch import CatFile, DiffTree, only_blobs
 from miner.gitlog import LogCommit, decode_path, is_utf8
 from miner.grader_command import Suggestion, suggest
 from miner.groups import Foresight

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import io
-import os
-import queue
 import re
 import signal
 import subprocess
 import tempfile
-import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO
 
 from corpus.errors import GitError
 from corpus.gitutil import GIT as GIT_EXECUTABLE
 from corpus.gitutil import ISOLATED_CONFIG, git_env
 from corpus.patchid import PATCH_DIFF_OPTIONS, PATCH_ID_COMMAND
+from miner.filediff import FileDiff, split_sections
+from miner.pipes import Pump, widen_pipe
 
 GIT = [GIT_EXECUTABLE, *ISOLATED_CONFIG, "-c", "core.quotePath=false"]
 DELTA_CACHE = ("-c", "core.deltaBaseCacheLimit=32m")
@@ -27,19 +24,11 @@ DELTA_CACHE = ("-c", "core.deltaBaseCacheLimit=32m")
 diff-tree the scan's largest process; a third of it costs no measurable CPU over a whole history (pytest's:
 the same user time at 32 MiB as at 96 MiB, 65 MiB less resident)."""
 DIFF_OPTIONS = PATCH_DIFF_OPTIONS  # the scan reads the very diffs its patch ids are taken from
-INDEX_LINE = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d+))?")
-MODE_LINE = re.compile(rb"^(?:new file|deleted file|new|old) mode (\d+)")
-ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12, ord("r"): 13,
-           ord('"'): 34, ord("\\"): 92}
-GITLINK = b"160000"
-ZERO = re.compile(rb"^0+$")
 # A commit's header in diff-tree --stdin output: its sha alone on a line (no diff line can look like that). The
 # newline after it is looked ahead at, not taken, since the next header may start with it (an empty diff).
 # Patterns start with a literal newline so the regex engine can skip ahead quickly.
 HEADER = re.compile(rb"\n([0-9a-f]{40}(?:[0-9a-f]{24})?)(?=\n)")
-SECTION = b"\ndiff --git "
 CHUNK = 1 << 20
-PIPE_SIZE = 1 << 20
 # glibc hands blocks over 128 KiB back to the kernel on free, and git allocates and frees a buffer per blob:
 # every blob would pay fresh page faults. Kept because it still pays (diff-tree is most of a scan's git work);
 # keeping freed memory in the heap is glibc's own tunable, and peak memory does not change.
@@ -54,186 +43,11 @@ def batch_env() -> dict[str, str]:
     return env
 
 
-class FileDiff(NamedTuple):
-    """One file's section of a commit's patch."""
-
-    path: bytes
-    """Repository path as raw bytes."""
-    text: bytes
-    """The section, from its `diff --git` line to the next one (applies with git apply)."""
-    new_blob: str | None
-    """Blob id of the fix version; None when the file was deleted."""
-    deleted: bool
-    """The fix deleted the file."""
-    binary: bool
-    """A binary patch (or a binary file that differs)."""
-    gitlink: bool
-    """A submodule (gitlink) entry rather than a file."""
-    added_lines: int
-    """Lines added."""
-    deleted_lines: int
-    """Lines deleted."""
-
-
-def unquote_c(raw: bytes) -> bytes:
-    """Undo git's C-style quoting of a path (the quotes themselves already removed)."""
-    out = bytearray()
-    index = 0
-    while index < len(raw):
-        char = raw[index]
-        if char == 92 and index + 1 < len(raw):  # backslash
-            nxt = raw[index + 1]
-            if 48 <= nxt <= 55:
-                out.append(int(raw[index + 1:index + 4], 8) & 0xFF)
-                index += 4
-                continue
-            out.append(ESCAPES.get(nxt, nxt))
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    return bytes(out)
-
-
-def header_path(line: bytes) -> bytes:
-    """The path named by a `diff --git a/P b/P` header (renames are off, so both sides name the same path)."""
-    rest = line[len(b"diff --git "):].rstrip(b"\n")
-    if rest.startswith(b'"'):
-        end = 1
-        while end < len(rest) and not (rest[end] == 34 and rest[end - 1] != 92):
-            end += 1
-        return unquote_c(rest[1:end])[2:]
-    length = (len(rest) - 5) // 2
-    return rest[2:2 + length]
-
-
-def parse_section(text: bytes) -> FileDiff:
-    """Describe one file section (its bytes from `diff --git` up to the next section)."""
-    first_end = text.find(b"\n") + 1
-    path = header_path(text[:first_end])
-    hunks = text.find(b"\n@@", first_end - 1)
-    header = text[first_end:] if hunks < 0 else text[first_end:hunks + 1]
-    new_blob: str | None = None
-    deleted = binary = gitlink = False
-    for line in header.split(b"\n"):
-        if line.startswith(b"index "):
-            match = INDEX_LINE.match(line)
-            if match:
-                new_blob = None if ZERO.match(match.group(2)) else match.group(2).decode()
-                gitlink = gitlink or match.group(3) == GITLINK
-        elif line.startswith(b"deleted file mode"):
-            deleted = True
-            gitlink = gitlink or line.rstrip().endswith(GITLINK)
-        elif (mode := MODE_LINE.match(line)) and mode.group(1) == GITLINK:
-            gitlink = True
-        elif line.startswith((b"GIT binary patch", b"Binary files ")):
-            binary = True
-    added = removed = 0
-    if hunks >= 0:
-        added, removed = text.count(b"\n+", hunks), text.count(b"\n-", hunks)
-    return FileDiff(path, text, None if deleted else new_blob, deleted, binary, gitlink, added, removed)
-
-
-def split_sections(patch: bytes) -> list[FileDiff]:
-    """Split one commit's patch into file sections."""
-    starts = [0] if patch.startswith(SECTION[1:]) else []
-    position = patch.find(SECTION)
-    while position >= 0:
-        starts.append(position + 1)
-        position = patch.find(SECTION, position + 1)
-    if not starts:  # an empty diff
-        return []
-    return [parse_section(patch[start:end]) for start, end in zip(starts, [*starts[1:], len(patch)], strict=True)]
-
-
-def widen_pipe(stream: int | IO[bytes] | None) -> None:
-    """Let the writer run up to a megabyte ahead of the reader (Linux); elsewhere the default pipe stays.
-    Takes a file object or a descriptor (None: no pipe, nothing to do)."""
-    if stream is None:
-        return
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(stream if isinstance(stream, int) else stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031),
-                    PIPE_SIZE)
-
-
 def check_exit(proc: subprocess.Popen[bytes], what: str, repo: Path, stderr: bytes) -> None:
     """A git process that failed becomes a GitError naming it and the first line it printed."""
     if proc.returncode not in (0, None):
         lines = stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"git {what} failed in {repo}: {lines[0] if lines else f'exit {proc.returncode}'}")
-
-
-class Pump:
-    """Bytes written to a stream by a thread, in order: the caller hands them over and goes on.
-
-    The thread holds the interpreter lock only between writes and closes the stream once `end` has been
-    called and everything before it is written, so the reader sees end of input. A write that fails (the
-    reader is gone) stops the pump; `broken` says so and the rest is dropped. `queued` says how many bytes
-    were handed over that no one has started on yet, so a caller can keep that bounded.
-    """
-
-    def __init__(self, stream: IO[bytes], name: str) -> None:
-        self.stream = stream
-        self.items: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self.broken = False
-        self.ended = False
-        self.queued = 0
-        """Bytes put and not yet taken, by the thread or by `take_one`."""
-        self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self._run, daemon=True, name=name)
-        self.thread.start()
-
-    def _run(self) -> None:
-        fd = self.stream.fileno()
-        while (item := self.items.get()) is not None:
-            with self.lock:
-                self.queued -= len(item)
-            if self.broken:
-                continue
-            view = memoryview(item)
-            try:
-                while view:
-                    view = view[os.write(fd, view):]
-            except OSError:
-                self.broken = True
-        with contextlib.suppress(OSError):
-            self.stream.close()
-
-    def put(self, data: bytes) -> None:
-        """Queue data to be written."""
-        with self.lock:
-            self.queued += len(data)
-        self.items.put(data)
-
-    def take_one(self) -> bytes | None:
-        """One item the thread has not started on yet, for the caller to deal with itself; None when there
-        is none (the thread keeps writing meanwhile: each item goes to one of them)."""
-        try:
-            item = self.items.get_nowait()
-        except queue.Empty:
-            return None
-        if item is None:  # ended: the thread must still see it
-            self.items.put(None)
-            return None
-        with self.lock:
-            self.queued -= len(item)
-        return item
-
-    def take(self) -> Iterator[bytes]:
-        """Every item the thread has not started on yet, one at a time (`take_one` until there is none)."""
-        while (item := self.take_one()) is not None:
-            yield item
-
-    def end(self) -> None:
-        """No more data: the stream is closed once the rest is written (this does not wait)."""
-        if not self.ended:
-            self.ended = True
-            self.items.put(None)
-
-    def close(self) -> None:
-        """End, and wait until everything queued is written (or the pump broke) and the stream is closed."""
-        self.end()
-        self.thread.join()
 
 
 class DiffTree:

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from corpus.errors import GitError
-from miner.gitbatch import GIT, batch_env, check_exit, widen_pipe
+from miner.gitbatch import GIT, batch_env, check_exit
+from miner.pipes import widen_pipe
 
 CHUNK = 1 << 20
 HEX_START = frozenset(bytes([c]) for c in b"0123456789abcdef")

@@ -37,7 +37,7 @@ from corpus.errors import HindcastError, UsageError, WriteError
 from corpus.fsutil import write_error
 from corpus.newcase import rewrite_case_file, write_files
 from miner.candidate import Candidate
-from miner.gitbatch import Pump, widen_pipe
+from miner.pipes import Pump, widen_pipe
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor

@@ -1,5 +1,6 @@
 """The process groups of the commands this process started and has not yet reaped, so an interrupt stops every
-one of them (the sandboxed commands of `runner.process` and the environment builds of `runner.envs` alike)."""
+one of them (the sandboxed commands of `runner.process` and the environment builds of `runner.envs` alike); and
+the `runner` process's Ctrl-C, which stops a command once."""
 
 from __future__ import annotations
 
@@ -31,6 +32,23 @@ def kill_group(pgid: int) -> None:
     """SIGKILL every process in the group; a group that is already gone is fine."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+def first_interrupt_only() -> None:
+    """From now on a Ctrl-C after the first is ignored by this process: the first stops the command (its
+    KeyboardInterrupt) and the stop it starts (killing, recording, removing its scratch, exiting) runs to the end.
+    Only from the main thread, and only where Ctrl-C raises KeyboardInterrupt (an ignored SIGINT, as a shell
+    without job control starts background commands, stays ignored)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return
+
+    def first(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, first)
 
 
 def kill_running() -> None:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import gc
+import sys
+
 import click
 
-from corpus.cli_support import CONTEXT, entry, version_option
+from corpus.cli_support import CONTEXT, run_cli, version_option
+from corpus.errors import ExitCode
+from runner.children import first_interrupt_only
 from runner.commands.compare import compare_command
 from runner.commands.doctor import doctor_command
 from runner.commands.env import env_group
@@ -34,4 +39,14 @@ def cli() -> None:
 for _command in COMMANDS:
     cli.add_command(_command)
 
-main = entry(cli, "runner")
+def main() -> None:
+    """The `runner` console script: a Ctrl-C stops the command, and a second one does not cut that stop short.
+
+    A stopped command exits without the interpreter's last garbage collection, a walk over every object of its
+    modules (0.1-0.4 s on a loaded 2-core machine) that frees nothing a process about to end needs freed; atexit
+    handlers and the joining of threads still run."""
+    first_interrupt_only()
+    code = run_cli(cli, "runner")
+    if code == ExitCode.INTERRUPTED:
+        gc.freeze()
+    sys.exit(code)

@@ -48,7 +48,8 @@ def list_command(settings: Settings, as_json: bool) -> int:
               help="Remove environments not used for more than DAYS days.")
 @click.option("--all", "everything", is_flag=True, help="Remove every environment not in use.")
 def prune_command(settings: Settings, older_than: float | None, everything: bool) -> int:
-    """Remove cached environments (never one a running verify or run is using) and half-built leftovers."""
+    """Remove cached environments (never one a running verify or run is using) and half-built leftovers, and
+    empty the cache's trash (what failed or interrupted builds left)."""
     result = prune_entries(_directory(settings), older_than, everything)
     for digest in result.in_use:
         click.echo(f"{digest}: in use, kept", err=True)

@@ -17,7 +17,7 @@ from corpus.errors import ExitCode, HindcastError
 from runner.behaviour.parse import FORMATS
 from runner.behaviour.prices import load_prices
 from runner.commands.options import SETTINGS_FLAGS, settings_options
-from runner.gate.pairing import MIN_TRIALS
+from runner.gate.ahead import gate_warnings
 from runner.gate.select import changed_since, select_cases
 from runner.report.report import print_report
 from runner.runs.find import default_results, recorded_origin, resolve_run
@@ -125,11 +125,9 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
             click.echo(f"no case's trigger paths match the files changed since {select_since}; nothing to run",
                        err=True)
             return ExitCode.OK
-    warning = unverified_warning(corpus, case_ids, all_cases, mode)
-    if trials is not None and trials < MIN_TRIALS and mode in (None, "agent"):
-        short = (f"warning: --trials {trials}: runner compare needs at least {MIN_TRIALS} non-error trials per "
-                 f"case, so this run can be reported but not gated")
-        warning = f"{warning}\n{short}" if warning else short
+    warnings = (unverified_warning(corpus, case_ids, all_cases, mode),
+                *(gate_warnings(corpus, case_ids, all_cases, trials) if mode in (None, "agent") else ()))
+    warning = "\n".join(w for w in warnings if w) or None
     options = RunOptions(case_ids=case_ids, all_cases=all_cases, trials=trials, mode=mode, variants=variants,
                          settings=settings, given=given, results_dir=results_dir, resume=resume,
                          patch_from=patch_from, agent_timeout=agent_timeout, repo=repo, name=name, shard=shard,

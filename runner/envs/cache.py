@@ -9,14 +9,16 @@ Layout under the cache directory (`--env-cache`, default `$XDG_CACHE_HOME/hindca
     entries/<digest>/setup.log     the build's setup output
     entries/<digest>/complete      written last: an entry without it is half-built and never used
     locks/<digest>.lock            flock: exclusive while building or removing, shared while in use
+    trash/<digest>.<pid>.<random>  an entry taken out of entries/ in one rename, to be removed (`runner.envs.trash`)
     downloads/uv, downloads/pip    download caches, writable to setup commands only
     resolutions/<name>.json        how setups resolve, decided once (`runner.workspace.resolve`)
 
 A user takes the entry's lock shared and, when the entry's marker is there, keeps it so for as long as its cache
 object lives, so `prune` (which needs it exclusively) never removes an entry a run or verify is using, while any
 number of users (runs on one machine, Ray workers of one node) share it. When the marker is missing, whoever gets
-the lock exclusively without waiting builds the entry (removing what a crashed build left) and then holds it
-shared too; the others wait for that build. A failed build is removed and not cached: the next use retries.
+the lock exclusively without waiting builds the entry (moving what a crashed build left to the trash) and then
+holds it shared too; the others wait for that build. A failed or interrupted build is moved to the trash before
+its lock is let go, never cached: the next use retries.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ import fcntl
 import json
 import os
 import random
-import shutil
 import tempfile
 import threading
 import time
@@ -41,6 +42,7 @@ from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_text, tree_bytes
 from runner.envs.key import EnvKey
 from runner.envs.overlay import Overlay
+from runner.envs.trash import Trash
 from runner.settings import DEFAULT_ENV_CACHE, EnvCacheChoice
 
 ENTRY_FORMAT = 1
@@ -129,6 +131,10 @@ class EnvCache:
         self.root = check_cache_dir(root)
         for sub in ("entries", "locks", "downloads/uv", "downloads/pip"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
+        self.trash = Trash(self.root)
+        """Where entries that are not to stay go; emptied in the background from now on."""
+        if self.trash.held():
+            self.trash.empty_soon()
         self._lock = threading.Lock()
         self._key_locks: dict[str, threading.Lock] = {}
         self._entries: dict[str, EnvEntry] = {}
@@ -136,7 +142,9 @@ class EnvCache:
         self._finalizer = weakref.finalize(self, _close_all, self._held)
 
     def close(self) -> None:
-        """Release every entry this cache object holds (prune may remove them from now on)."""
+        """Release every entry this cache object holds (prune may remove them from now on), and stop emptying
+        the trash (what is left of it waits for the next opening)."""
+        self.trash.close()
         with self._lock:
             self._finalizer()
             self._entries.clear()
@@ -150,12 +158,14 @@ class EnvCache:
         """The download cache directories (bound writable into setup's sandbox, never into an agent's)."""
         return (self.root / "downloads" / "uv", self.root / "downloads" / "pip")
 
-    def acquire(self, key: EnvKey, case_id: str, build: Callable[[Path], Built]) -> tuple[EnvEntry, bool]:
+    def acquire(self, key: EnvKey, case_id: str, build: Callable[[Path], Built],
+                cancel: threading.Event | None = None) -> tuple[EnvEntry, bool]:
         """The complete entry of key and whether it was there already (a hit); build(entry_dir) makes it when not.
 
         Builds of one key, in threads or processes, wait for one another; the build's errors propagate and
-        leave nothing behind. An entry that holds files of the project serves only its own base tree: for
-        another base the key is pinned to that base's tree (`EnvKey.pin`), an entry of its own.
+        leave nothing at the entry's path. An entry that holds files of the project serves only its own base
+        tree: for another base the key is pinned to that base's tree (`EnvKey.pin`), an entry of its own. Once
+        cancel is set (the command is stopping) a failed build's trash is left for the next opening to remove.
         """
         digest = key.digest
         with self._lock:
@@ -163,14 +173,15 @@ class EnvCache:
         with key_lock:
             entry, hit = self._entries.get(digest), True
             if entry is None:
-                entry, hit = self._open(key, build)
+                entry, hit = self._open(key, build, cancel)
                 self._entries[digest] = entry
             if entry.tree is None or entry.tree == key.base_tree or key.pinned:
                 self._touch(entry, case_id)
                 return entry, hit
-        return self.acquire(key.pin(), case_id, build)
+        return self.acquire(key.pin(), case_id, build, cancel)
 
-    def _open(self, key: EnvKey, build: Callable[[Path], Built]) -> tuple[EnvEntry, bool]:
+    def _open(self, key: EnvKey, build: Callable[[Path], Built],
+              cancel: threading.Event | None) -> tuple[EnvEntry, bool]:
         """Hold the entry of key shared, building it first when it is not complete.
 
         The lock is taken shared first: that waits only for a build or a removal (exclusive), never for another
@@ -196,8 +207,10 @@ class EnvCache:
                         os.close(fd)
                         continue
                     if not (directory / COMPLETE).is_file():
-                        shutil.rmtree(directory, ignore_errors=True)
-                        self._build(key, directory, build)
+                        if directory.exists():  # a crashed build's
+                            self.trash.discard(directory)
+                            self.trash.empty_soon()
+                        self._build(key, directory, build, cancel)
                     fcntl.flock(fd, fcntl.LOCK_SH)
                     if not (directory / COMPLETE).is_file():  # removed while the lock was being converted
                         os.close(fd)
@@ -209,7 +222,8 @@ class EnvCache:
             self._held[digest] = fd
             return entry, hit
 
-    def _build(self, key: EnvKey, directory: Path, build: Callable[[Path], Built]) -> None:
+    def _build(self, key: EnvKey, directory: Path, build: Callable[[Path], Built],
+               cancel: threading.Event | None) -> None:
         directory.mkdir(parents=True)
         started = time.monotonic()
         try:
@@ -222,8 +236,10 @@ class EnvCache:
                     "env": built.env_dir.name if built.env_dir is not None else None}
             atomic_write_text(directory / "entry.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
             atomic_write_text(directory / COMPLETE, now + "\n")
-        except BaseException:
-            shutil.rmtree(directory, ignore_errors=True)
+        except BaseException:  # out of the entries before the lock is let go; removed in the background
+            self.trash.discard(directory)
+            if cancel is None or not cancel.is_set():
+                self.trash.empty_soon()
             raise
 
     def _touch(self, entry: EnvEntry, case_id: str) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 from corpus.errors import UsageError
 from runner.envs.cache import COMPLETE, check_cache_dir, lock_entry, read_meta
+from runner.envs.trash import TRASH_DIR, discard, empty
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class PruneResult:
     in_use: tuple[str, ...]
     """Digests that were due but in use (locked by a build or a run), kept."""
     freed: int
-    """Bytes removed."""
+    """Bytes removed (the trash's included: what failed or interrupted builds left there)."""
 
 
 def list_entries(root: Path) -> list[EntryInfo]:
@@ -67,9 +67,11 @@ def list_entries(root: Path) -> list[EntryInfo]:
 
 def prune_entries(root: Path, older_than: float | None = None, everything: bool = False,
                   now: datetime | None = None) -> PruneResult:
-    """Remove entries unused for more than older_than days (or every entry), and half-built leftovers.
+    """Remove entries unused for more than older_than days (or every entry), and half-built leftovers, then
+    empty the trash.
 
-    An entry is removed only under its exclusive lock, so one being built or used by a run or verify is kept.
+    An entry leaves the entries only under its exclusive lock, so one being built or used by a run or verify is
+    kept; it is renamed into the trash, its lock let go, and the trash emptied after.
     """
     if older_than is None and not everything:
         raise UsageError("runner env prune: give --older-than DAYS or --all")
@@ -77,7 +79,11 @@ def prune_entries(root: Path, older_than: float | None = None, everything: bool 
         raise UsageError(f"--older-than {older_than:g}: must not be negative")
     root = check_cache_dir(root, create=False)
     cutoff = (now or datetime.now(UTC)) - timedelta(days=older_than or 0)
-    removed, in_use, freed = [], [], 0
+    removed, in_use = [], []
+    if not root.is_dir():
+        return PruneResult((), (), 0)
+    trash = root / TRASH_DIR
+    trash.mkdir(exist_ok=True)
     for directory in _entry_dirs(root):
         complete = (directory / COMPLETE).is_file()
         if complete and not everything and not _unused_since(directory, cutoff):
@@ -87,14 +93,12 @@ def prune_entries(root: Path, older_than: float | None = None, everything: bool 
             in_use.append(directory.name)
             continue
         try:
-            size = _size_of(directory)
-            shutil.rmtree(directory, ignore_errors=True)
+            discard(trash, directory)
             (root / "locks" / f"{directory.name}.lock").unlink(missing_ok=True)
         finally:
             os.close(fd)
         removed.append(directory.name)
-        freed += size
-    return PruneResult(tuple(removed), tuple(in_use), freed)
+    return PruneResult(tuple(removed), tuple(in_use), empty(trash))
 
 
 def _entry_dirs(root: Path) -> list[Path]:
@@ -109,9 +113,3 @@ def _unused_since(directory: Path, cutoff: datetime) -> bool:
         return True
     return last < cutoff
 
-
-def _size_of(directory: Path) -> int:
-    try:
-        return int(read_meta(directory).get("size", 0))
-    except (OSError, ValueError, UsageError):
-        return 0

@@ -169,7 +169,7 @@ class CompareReport:
         if self.refused or not self.rows or any(r.info.blocking for r in self.rows):
             return None
         return ("note: every case is advisory, so this gate can warn but never block on a drop or a regression "
-                "(make the cases that must hold blocking: authoring set --policy blocking ID..., or critical)")
+                "(make the cases that must hold blocking: authoring set --policy blocking ID..., or --critical)")
 
     @property
     def holdout_note(self) -> str | None:

@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpus.errors import HindcastError, UsageError
-from corpus.store import Corpus
-from runner.report.artifacts import Budget, TrialView, diff_kind, relative_base, trial_view
+from corpus.errors import UsageError
+from runner.report.artifacts import Budget, TrialView, relative_base, trial_view
 from runner.report.pages import environment, write_page
+from runner.report.reference import corpus_references, reference_for
 from runner.report.review import CHECKLIST_FILE, PAGE_FILE, REVIEW_DIR, Entry, write_checklist
 from runner.runs.holdout import tuning_view
 from runner.runs.load import LoadedRun
-from runner.runs.result import TrialResult
+from runner.runs.result import TrialResult, trial_path
 from runner.scorecard.means import findings, json_list, json_object
 
 FINDING_WORDS = {"test_downgrades": "tests weakened", "tampering": "framework tampering",
@@ -119,26 +119,6 @@ def draw(trials: tuple[TrialResult, ...], passes: int, seed: int) -> tuple[Pick,
     return tuple(pick for _, pick in keyed[:passes])
 
 
-def reference_patches(run: LoadedRun, cases: set[str]) -> dict[str, tuple[tuple[str, str], ...] | str]:
-    """Each case's oracle patch as (kind, line) pairs from the corpus the run recorded, or why it is not shown."""
-    out: dict[str, tuple[tuple[str, str], ...] | str] = {}
-    origin = run.manifest.origin
-    if origin is None:
-        return {case: "the run does not record its corpus" for case in cases}
-    try:
-        corpus = Corpus.open(origin.corpus)
-    except HindcastError as exc:
-        return {case: f"the run's corpus cannot be read: {exc.message}" for case in cases}
-    for case in sorted(cases):
-        try:
-            text = corpus.load(case).files.oracle_patch.decode("utf-8", errors="replace")
-        except (HindcastError, OSError) as exc:
-            out[case] = f"not in the run's corpus {origin.corpus}: {exc}"
-            continue
-        out[case] = tuple((diff_kind(line), line) for line in text.splitlines())
-    return out
-
-
 def sample_passes(run: LoadedRun, options: SampleOptions) -> Sample:
     """Draw the sample of run and write its page and checklist (atomically) into options.out or RUN/review/."""
     view = run if options.holdout else tuning_view(run)
@@ -158,11 +138,11 @@ def sample_passes(run: LoadedRun, options: SampleOptions) -> Sample:
 
 
 def render_sample(run: LoadedRun, picks: tuple[Pick, ...], page: Path, seed: int) -> str:
-    """The review page: per drawn pass why it was drawn, its patch beside the reference patch, then its whole
-    trial section as the report shows it."""
+    """The review page: per drawn pass why it was drawn, its patch beside the reference patch (the trial's own
+    copy first: `runner.report.reference`), then its whole trial section as the report shows it."""
     base = relative_base(run.directory, page)
     budget = Budget()
-    references = reference_patches(run, {p.result.case_id for p in picks})
+    in_corpus = corpus_references(run, {p.result.case_id for p in picks})
     items: list[dict[str, Any]] = []
     for index, pick in enumerate(picks):
         meta = run.manifest.cases_meta.get(pick.result.case_id)
@@ -170,9 +150,8 @@ def render_sample(run: LoadedRun, picks: tuple[Pick, ...], page: Path, seed: int
                                      meta.title if meta is not None and meta.title else pick.result.case_id,
                                      budget, risk_flags=meta.risk_flags if meta is not None else ())
         patch = next(a for a in view.artifacts if a.name == "candidate.patch")
-        reference = references[pick.result.case_id]
         items.append({"pick": pick, "view": view, "patch": patch,
-                      "reference": reference if not isinstance(reference, str) else None,
-                      "reference_missing": reference if isinstance(reference, str) else None})
+                      "reference": reference_for(trial_path(run.directory, pick.result.variant, pick.result.case_id,
+                                                               pick.result.trial), in_corpus[pick.result.case_id])})
     return environment().get_template("sample.html.j2").render(run=run, manifest=run.manifest, items=items,
                                                                seed=seed, checklist=CHECKLIST_FILE)

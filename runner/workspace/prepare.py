@@ -195,7 +195,7 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
         project = overlay_holds_project(captured.changed) or env_holds_project(env_dir, workspace)
         return Built(captured, env_dir, key.base_tree if project else None, notes[-1])
 
-    entry, hit = cache.acquire(key, case.id, build)
+    entry, hit = cache.acquire(key, case.id, build, cancel)
     env = base_environment()
     if entry.env_dir is not None and case.setup.python:
         env = python_env(case.setup.python, entry.env_dir, env)

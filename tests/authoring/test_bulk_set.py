@@ -149,7 +149,7 @@ def test_the_library_returns_the_changes(shop: Shop) -> None:
     (["--all", "--setup-python", "python3.11"],
      "--setup-python 'python3.11': expected a version such as 3.11 ('' for the harness's own)"),
     (["--all"], ("nothing to set: give at least one of --setup-command, --setup-python, --setup-timeout, "
-                "--grader-timeout, --owner, --policy, --tag, --allowed-path, --risk-flag, --invariant, "
+                "--grader-timeout, --owner, --policy, --critical, --tag, --allowed-path, --risk-flag, --invariant, "
                 "--invariant-policy, --holdout/--no-holdout or a --clear-... option")),
     (["--all", "--setup-timeout", "0"], "Invalid value for '--setup-timeout': 0 is not in the range x>=1."),
     (["--all", "--grader-timeout", "-5"], "Invalid value for '--grader-timeout': -5 is not in the range x>=1."),
@@ -157,7 +157,7 @@ def test_the_library_returns_the_changes(shop: Shop) -> None:
     (["--all", "--policy", "strict"], "Invalid value for '--policy': 'strict' is not one of 'advisory', 'blocking'."),
     (["--all", "--tag", "two words"], "--tag 'two words': a tag is one word (no spaces or commas)"),
     (["--cases", "--all"], ("nothing to set: give at least one of --setup-command, --setup-python, "
-                           "--setup-timeout, --grader-timeout, --owner, --policy, --tag, --allowed-path, "
+                           "--setup-timeout, --grader-timeout, --owner, --policy, --critical, --tag, --allowed-path, "
                            "--risk-flag, --invariant, --invariant-policy, --holdout/--no-holdout or a --clear-... "
                            "option")),
 ])
@@ -176,3 +176,15 @@ def test_a_case_file_that_does_not_load_stops_everything(shop: Shop, capsys: pyt
     code, _, err = run(["set", "--all", "--corpus", str(shop.corpus.root), "--owner", "bob"], capsys)
     assert code == ExitCode.BAD_INPUT and err.startswith(f"authoring: error: {broken}:") and err.count("\n") == 1
     assert tree(shop.corpus.root) == before
+
+
+def test_critical_is_set_and_unset_with_the_key_removed(shop: Shop, capsys: pytest.CaptureFixture[str]) -> None:
+    path = case_yaml(shop, "tax-of-zero")
+    original = path.read_text()
+    code, out, err = run(["set", "tax-of-zero", "--corpus", str(shop.corpus.root), "--critical"], capsys)
+    assert (code, err) == (0, "")
+    assert out.splitlines() == ["candidates/tax-of-zero: critical False -> True", "changed 1 of 1 candidate"]
+    assert shop.corpus.load("tax-of-zero", "candidates").case.critical is True
+    assert "critical: true" in path.read_text()
+    code, _, _ = run(["set", "tax-of-zero", "--corpus", str(shop.corpus.root), "--not-critical"], capsys)
+    assert code == 0 and path.read_text() == original

@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Static
 
 from authoring.app import make_sample_app
 from authoring.cli import cli
+from authoring.sampling import SampleSession
 from authoring.widgets.code_view import CodeView
 from corpus import CaseFiles
 from corpus.cli_support import run_cli
@@ -79,3 +80,13 @@ def test_a_run_without_a_sample_is_one_line(tmp_path: Path, capsys: pytest.Captu
     assert capsys.readouterr().err.startswith(f"authoring: error: {run_dir / 'review' / 'checklist.yaml'}: no")
 
 
+
+
+def test_the_reference_is_the_patch_the_trial_kept_before_the_corpus(tmp_path: Path) -> None:
+    run_dir = sampled_run(tmp_path)
+    session = SampleSession(run_dir)
+    first = session.entries[0].trial.split("/")
+    kept = ORACLE.replace("+x = 2", "+x = 5")
+    (run_dir / first[0] / first[1] / first[2] / "oracle.patch").write_text(kept)
+    assert session.patches(0).reference == kept.rstrip("\n")
+    assert session.patches(1).reference == ORACLE.rstrip("\n")  # kept no copy: the run's corpus's

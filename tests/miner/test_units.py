@@ -17,7 +17,7 @@ from miner.classify import (
     PathClassifier,
     is_formatting_message,
 )
-from miner.gitbatch import header_path, split_sections
+from miner.filediff import header_path, split_sections
 from miner.gitlog import parse_log
 from miner.grader_command import suggest
 from miner.prompt import DRAFT_MARKER, candidate_id, draft_prompt

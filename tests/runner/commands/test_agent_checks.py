@@ -16,7 +16,7 @@ from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
 from runner.cli import cli
 from runner.trial.agent import command_problem, render_command
-from tests.testing.trialkit import PY, SANDBOX_ARGS, Bench, agent
+from tests.testing.trialkit import PY, SANDBOX_ARGS, Bench, agent, graded_quickly
 
 
 def call(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -191,3 +191,19 @@ def test_a_run_too_short_to_gate_is_warned_up_front(calc_fast: Bench, capsys: py
             "reported but not gated") in err.splitlines()
     code, _, err = call([*base(calc_fast), "--trials", "3", "--dry-run", "--agent-command", "true"], capsys)
     assert code == ExitCode.OK and "--trials" not in err
+
+
+def test_a_run_whose_cases_are_all_advisory_is_warned_up_front(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    advisory = graded_quickly(tmp_path / "advisory", policy="advisory")
+    code, _, err = call([*base(advisory), "--dry-run", "--agent-command", "true"], capsys)
+    assert code == ExitCode.OK
+    assert ("warning: every case of this run is advisory (1), so runner compare can warn but never block on it "
+            "(make the cases that must hold blocking: authoring set --policy blocking ID..., or --critical)"
+            ) in err.splitlines()
+    for name, changes in (("blocking", {"policy": "blocking"}), ("critical", {"critical": True})):
+        bench = graded_quickly(tmp_path / name, **changes)
+        code, _, err = call([*base(bench), "--dry-run", "--agent-command", "true"], capsys)
+        assert code == ExitCode.OK and "advisory" not in err, name
+    code, _, err = call([*base(advisory), "--dry-run", "--mode", "oracle"], capsys)
+    assert code == ExitCode.OK and "advisory" not in err

@@ -231,7 +231,7 @@ def test_a_gate_over_advisory_cases_only_says_first_that_it_cannot_block(tmp_pat
     write_run(tmp_path / "runs", "cand", {"cart": "fffff", "docs": "fffff"}, kinds=kinds)
     argv = ["compare", "--baseline", str(tmp_path / "runs" / "base"), "--candidate", str(tmp_path / "runs" / "cand")]
     note = ("note: every case is advisory, so this gate can warn but never block on a drop or a regression (make "
-            "the cases that must hold blocking: authoring set --policy blocking ID..., or critical)")
+            "the cases that must hold blocking: authoring set --policy blocking ID..., or --critical)")
     assert run_cli(cli, "runner", argv) == 2
     assert capsys.readouterr().out.splitlines()[0] == note
     assert run_cli(cli, "runner", [*argv, "--json"]) == 2

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from corpus import Setup
 from corpus.fsutil import hindcast_temp
+from runner.envs.cache import EnvCache
+from runner.envs.manage import list_entries
 from tests.runner.verify.builders import build
 from tests.testing.trialkit import RUNNER_FOR_CTRL_C, hang_token, processes_with
 
@@ -46,11 +48,19 @@ def test_ctrl_c_twice_while_environments_build_stops_verify_at_once(tmp_path: Pa
     assert proc.returncode == 130, err
     assert err.strip().splitlines()[-1] == ("runner: interrupted: every attempt stopped; 0 of 1 case(s) verified, "
                                             "nothing half-written")
-    assert took < 10, f"verify took {took:.1f}s to stop"
+    assert took < 5, f"verify took {took:.1f}s to stop"
     assert out == "" and processes_with(token) == []
     assert not (corpus.root / "verification.json").exists() and not (corpus.root / ".hindcast").exists()
     assert not list(hindcast_temp().glob("hindcast-verify-*"))
-    assert not list((tmp_path / "envs" / "entries").iterdir())  # no half-built environment left
+    # The half-built environment left the entries in one rename, before its lock was let go; its removal is left
+    # to whoever opens the cache next, so the command did not wait for it.
+    assert not list((tmp_path / "envs" / "entries").iterdir())
+    [trashed] = (tmp_path / "envs" / "trash").iterdir()
+    assert (trashed / "env" / "pyvenv.cfg").is_file() and not (trashed / "complete").exists()
+    cache = EnvCache(tmp_path / "envs")
+    cache.trash.wait(120)
+    assert not list((tmp_path / "envs" / "trash").iterdir()) and list_entries(tmp_path / "envs") == []
+    cache.close()
 
 
 def test_ctrl_c_keeps_the_verdicts_reached_and_records_no_other(tmp_path: Path) -> None:
