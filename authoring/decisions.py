@@ -21,6 +21,7 @@ from corpus.fingerprint import verified_fingerprint
 from corpus.fsutil import atomic_write_bytes, replace_directory, staging_directory
 from corpus.layout import CASE_FILE, REJECTED_FILE, VERIFICATION_FILE
 from corpus.schema import to_mapping
+from corpus.verdicts import RecordedVerdict
 from corpus.yamlio import load_yaml, write_yaml
 
 Action = Literal["approve", "reject", "skip", "save"]
@@ -160,6 +161,17 @@ def approve(corpus: Corpus, candidate_id: str, draft: Draft, *, override: str | 
     corpus.remove(candidate_id, "candidates")
     return Decision("approve", candidate_id, case.id, candidate=snapshot,
                     written=(target / CASE_FILE).read_bytes(), draft=draft)
+
+
+def standing_verdict(verdict: RecordedVerdict | None, candidate: StoredCase,
+                     approved: StoredCase) -> RecordedVerdict | None:
+    """The candidate's recorded verify verdict when it still speaks of the approved case (the approval changed
+    nothing verify measures, only the prompt, title or labels), else None."""
+    if verdict is None:
+        return None
+    same = verified_fingerprint(candidate.case, candidate.files) == verified_fingerprint(approved.case,
+                                                                                         approved.files)
+    return verdict if same else None
 
 
 def save(corpus: Corpus, case_id: str, draft: Draft, *, override: str | None = None,

@@ -11,7 +11,8 @@ import socket
 import subprocess
 import threading
 import time
-from contextlib import ExitStack
+from collections.abc import Callable
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -63,6 +64,7 @@ def run_command(
     sandbox: SandboxSpec | None = None,
     inherit_fds: tuple[int, ...] = (),
     stderr_path: Path | None = None,
+    held: Callable[[], None] | None = None,
 ) -> ProcessResult:
     """Run `bash -c command` in cwd with its own session; output goes to log_path (capped), never to memory whole.
 
@@ -78,34 +80,46 @@ def run_command(
 
     When the log cannot be written (a full disk) the command is killed at once and WriteError naming log_path
     is raised once it has ended.
+
+    held: what must be done before the command starts (its workspace being made). With a sandbox it runs while
+    bubblewrap sets the sandbox up (and the loopback's opener starts), the command held until it returns; when
+    it raises, the sandbox is killed with the command never started, and the exception goes on. The timeout
+    and the duration count from its end.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with ExitStack() as stack:
         cgroup = stack.enter_context(command_cgroup(sandbox.limits, enforcement())) \
             if sandbox is not None and sandbox.limits is not None else []
         return _run(command, cwd, env, timeout, log_path, max_output_bytes, stdin_path, marker, sandbox, cgroup,
-                    inherit_fds, stderr_path)
+                    inherit_fds, stderr_path, held)
 
 
 def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path: Path, max_output_bytes: int | None,
          stdin_path: Path | None, marker: str | None, sandbox: SandboxSpec | None,
-         cgroup: list[str], inherit_fds: tuple[int, ...] = (), stderr_path: Path | None = None) -> ProcessResult:
+         cgroup: list[str], inherit_fds: tuple[int, ...] = (), stderr_path: Path | None = None,
+         held: Callable[[], None] | None = None) -> ProcessResult:
+    if held is not None and sandbox is None:  # nothing to start meanwhile
+        held()
+        held = None
     started = time.monotonic()
-    argv, status_read = ["bash", "-c", command], -1
+    argv, status_read, block_write = ["bash", "-c", command], -1, -1
     pass_fds: tuple[int, ...] = ()
     receiver: Receiver | None = None
     if sandbox is not None:
         status_read, status_write = os.pipe()
         seccomp = filter_fd()
         pass_fds = (status_write, seccomp)
-        loopback_fd = None
-        if sandbox.loopback is not None and sandbox.opens_loopback:
+        loopback_fd = block_read = None
+        if sandbox.loopback is not None and sandbox.opens_loopback:  # the opener waits for the go itself
             host_end, inside_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             loopback_fd = inside_end.detach()
             pass_fds += (loopback_fd,)
             receiver = Receiver(host_end, sandbox.loopback)
+        elif held is not None:
+            block_read, block_write = os.pipe()
+            pass_fds += (block_read,)
         argv = cgroup + command_line(sandbox, argv, status_fd=status_write, loopback_fd=loopback_fd,
-                                     seccomp_fd=seccomp)
+                                     seccomp_fd=seccomp, block_fd=block_read)
         cwd, env = sandbox.workspace, {"PATH": os.environ.get("PATH", os.defpath)}
     try:
         with open(stdin_path, "rb") if stdin_path else open(os.devnull, "rb") as stdin:
@@ -120,10 +134,13 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
                 pass_fds=pass_fds + inherit_fds,
             )
     except OSError as exc:
-        if status_read >= 0:
-            os.close(status_read)
+        for fd in (status_read, block_write):
+            if fd >= 0:
+                os.close(fd)
         if receiver is not None:
             receiver.channel.close()
+        if held is not None:  # done whatever became of the command, as its caller expects
+            held()
         with open(log_path, "wb") as log:
             log.write(f"[hindcast: cannot start command: {exc.strerror}]\n".encode())
         return ProcessResult(None, False, 0.0, "", 0, False, start_error=exc.strerror or str(exc))
@@ -138,8 +155,12 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
     errors = _OutputPump(proc, proc.stderr, stderr_path, max_output_bytes) if stderr_path is not None else None
     if errors is not None:
         errors.start()
-    timed_out = False
+    timed_out, released = False, False
     try:
+        if held is not None:
+            held()
+        _release(receiver, block_write)
+        released, started = True, time.monotonic()
         timed_out = not wait_for_exit(proc, timeout)
     finally:
         kill_group(proc.pid)
@@ -147,9 +168,13 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
             kill_marked(marker)
         proc.wait()
         children.ended(proc.pid)
+        if block_write >= 0:  # only now: at its end of file bwrap would start the command
+            os.close(block_write)
         pump.join(timeout=5)
         if errors is not None:
             errors.join(timeout=5)
+        if not released and receiver is not None:
+            receiver.finish()
     tail = pump.tail.decode("utf-8", "replace")
     stderr_tail = errors.tail.decode("utf-8", "replace") if errors is not None else ""
     start_error = None
@@ -174,6 +199,15 @@ def _run(command: str, cwd: Path, env: dict[str, str], timeout: float, log_path:
         start_error=start_error,
         stderr_tail=stderr_tail,
     )
+
+
+def _release(receiver: Receiver | None, block_write: int) -> None:
+    """Let a held command start: the opener's go, or bwrap's byte on its block descriptor."""
+    if receiver is not None:
+        receiver.release()
+    if block_write >= 0:
+        with suppress(OSError):  # bwrap ended already (the sandbox could not be set up): its status says so
+            os.write(block_write, b"+")
 
 
 def wait_for_exit(proc: subprocess.Popen[bytes], timeout: float) -> bool:

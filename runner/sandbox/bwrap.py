@@ -107,14 +107,16 @@ def user_namespace(bwrap: str | None = None) -> bool:
 
 
 def command_line(spec: SandboxSpec, argv: Sequence[str], status_fd: int | None = None,
-                 loopback_fd: int | None = None, seccomp_fd: int | None = None) -> list[str]:
+                 loopback_fd: int | None = None, seccomp_fd: int | None = None,
+                 block_fd: int | None = None) -> list[str]:
     """The bwrap command line that runs argv inside the sandbox the spec describes.
 
     With status_fd, bwrap writes JSON lines to that descriptor: `child-pid` once the command started inside,
     `exit-code` when it ended; no `child-pid` means the sandbox itself could not be set up. With loopback_fd
     (when spec.opens_loopback), argv runs behind the opener, which hands the loopback's sockets over on it. With
-    seccomp_fd, bwrap loads the filter read from it (`runner.sandbox.seccomp`). The sandbox has a user namespace
-    of its own wherever bubblewrap can make one (its uid mapped to the caller's), and the spec's limits.
+    seccomp_fd, bwrap loads the filter read from it (`runner.sandbox.seccomp`). With block_fd, bwrap sets the
+    sandbox up and then waits for a byte on that descriptor before it starts argv. The sandbox has a user
+    namespace of its own wherever bubblewrap can make one (its uid mapped to the caller's), and the spec's limits.
     """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -129,6 +131,8 @@ def command_line(spec: SandboxSpec, argv: Sequence[str], status_fd: int | None =
         args += ["--seccomp", str(seccomp_fd)]
     if status_fd is not None:
         args += ["--json-status-fd", str(status_fd)]
+    if block_fd is not None:
+        args += ["--block-fd", str(block_fd)]
     if not spec.network:
         args.append("--unshare-net")
     bound: list[str] = []

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from corpus.errors import UsageError
@@ -280,8 +280,15 @@ def _copy_home_files(conf: Confinement, home: Path) -> None:
 
 def _visible(path: str, bound: Iterable[str]) -> bool:
     """Whether the sandbox shows path: under a system directory or a bound one."""
-    return any(_within(Path(path), Path(top)) for top in (*SYSTEM_DIRS, *bound))
+    parts = _parts(path)
+    return any(parts[:len(top)] == top for top in map(_parts, (*SYSTEM_DIRS, *bound)))
 
 
 def _within(path: Path, top: Path) -> bool:
-    return path == top or top in path.parents
+    return path.parts[:len(top.parts)] == top.parts
+
+
+@lru_cache(maxsize=4096)
+def _parts(path: str) -> tuple[str, ...]:
+    """A path's components as pathlib splits them (every sandbox of a run asks of the same few paths)."""
+    return PurePosixPath(path).parts

@@ -3,7 +3,7 @@
 A sandbox without network has a private network namespace: the host's 127.0.0.1 is not there. Before the command
 starts, a few lines of Python run first inside the sandbox (the harness's own interpreter, without site packages):
 they open a listening socket on 127.0.0.1:PORT of the sandbox's loopback, hand it to the host over a socket pair
-(SCM_RIGHTS), close every end they held and exec the command. The host server then accepts connections on that
+(SCM_RIGHTS), close every end they held, wait for the host's go and exec the command. The host server then accepts connections on that
 socket directly: no process of the sandbox forwards anything, the command cannot stop or replace the server, and
 the server sees every request as it was sent. Nothing else of the host's network becomes reachable.
 """
@@ -35,7 +35,10 @@ except OSError as exc:
     sys.exit(125)
 for server in opened:
     server.close()
+go = channel.recv(1)
 channel.close()
+if go != b"+":
+    sys.exit(125)
 try:
     os.execvp(sys.argv[4], sys.argv[4:])
 except OSError as exc:
@@ -43,7 +46,12 @@ except OSError as exc:
     os._exit(127)
 """
 """Run inside the sandbox as `python -I -S -c OPENER FD PORTS -- ARGV...`. It uses `_socket`, not `socket`: the
-latter's imports (enum, selectors, collections.abc) double the interpreter's start, in every agent command."""
+latter's imports (enum, selectors, collections.abc) double the interpreter's start, in every agent command. Once
+the ports are handed over it waits for the host's go (`Receiver.release`): the host may still be making what the
+command needs (its workspace) while the sandbox and this interpreter start; without the go it never runs the
+command."""
+GO = b"+"
+"""The byte the host sends the opener when the command may start."""
 
 Serve = Callable[[list[socket.socket]], Callable[[], None]]
 """Takes the listening sockets opened inside the sandbox, starts serving them; returns the function that stops."""
@@ -122,6 +130,11 @@ class Receiver(threading.Thread):
             return
         self._stop_serving = self.loopback.serve(sockets)
         self.error = None
+
+    def release(self) -> None:
+        """Let the command start (the opener execs it once it has handed the ports over)."""
+        with contextlib.suppress(OSError):  # the sandbox ended already: finish says why
+            self.channel.sendall(GO)
 
     def finish(self) -> str | None:
         """Stop serving (the command has ended); why the port never opened, or None."""

@@ -8,7 +8,7 @@ import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -49,7 +49,7 @@ from runner.sandbox.loopback import joined
 from runner.scorecard.card import score_trial
 from runner.trial.agent import MARKER_VAR, agent_environment, agent_error, render_command
 from runner.trial.presets import PRESETS, home_files
-from runner.workspace.prepare import Prepared, prepare
+from runner.workspace.prepare import Prepared, prepare, unfilled
 from runner.workspace.snapshots import PatchTooLarge, Snapshots, flatten, is_cache
 from runner.workspace.workspace import copy_workspace
 
@@ -297,9 +297,11 @@ class _Trial:
     def _graded_steps(self, assets: CaseAssets, seeded: Future[Path] | None) -> tuple[Outcome, str]:
         spec, ctx, node = self.spec, self.ctx, self.node
         clock = time.monotonic()
+        # Nothing to set up: the agent's workspace is copied while its sandbox starts (_attempt), not before.
+        bare = unfilled(self.case, self.scratch) if seeded is not None else None
         try:
-            prepared = prepare(self.case, node.repo, self.scratch, pristine=assets.pristine,
-                               confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel)
+            prepared = bare or prepare(self.case, node.repo, self.scratch, pristine=assets.pristine,
+                                       confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel)
         finally:
             self.durations["setup"] = round(time.monotonic() - clock, 3)
         self.facts["env_cache"] = prepared.env_cache
@@ -309,7 +311,7 @@ class _Trial:
         changed: list[str] | None = None
         try:
             if spec.mode == "agent":
-                patch, changed, failure = self._attempt(prepared, assets, seeded)
+                patch, changed, failure = self._attempt(prepared, assets, seeded, fill=bare is not None)
             else:
                 patch, failure = self._given_patch()
         except Unrecordable as exc:
@@ -362,31 +364,37 @@ class _Trial:
             if any(a.kind == kind and (cause is None or a.cause == cause) for a in restored):
                 self.flags.append(flag)
 
-    def _attempt(self, prepared: Prepared, assets: CaseAssets,
-                 seeded: Future[Path] | None) -> tuple[bytes, list[str], str | None]:
+    def _attempt(self, prepared: Prepared, assets: CaseAssets, seeded: Future[Path] | None,
+                 fill: bool = False) -> tuple[bytes, list[str], str | None]:
         """Run the agent in its workspace, take its patch (and the paths it touches), and put a fresh grading
-        workspace in its place (seeded: its copy under way, `_seed_grading`); the agent's error, if any, last."""
+        workspace in its place (seeded: its copy under way, `_seed_grading`); the agent's error, if any, last.
+        fill: the workspace is still empty, copied from the pristine checkout while the agent's sandbox starts."""
         workspace, scratch = prepared.workspace, self.scratch
         snapshots = Snapshots(assets.template, workspace, scratch / "private")
+        held: Callable[[], None] | None = None
         if seeded is None:
             snapshots.take("setup", stat_cache=workspace / ".git" / "index")
             setup_tree = snapshots.tree("setup")
             ignored_at_setup = snapshots.ignored("setup")
             copy_workspace(workspace, scratch / GRADING_DIR)  # the seed: base after setup
         else:  # nothing ran in the workspace since its checkout: the setup state is the base tree
-            shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
             setup_tree, ignored_at_setup = assets.base_tree, set()
+
+            def held() -> None:
+                if fill:
+                    copy_workspace(assets.pristine, workspace, made=True)
+                shutil.copy2(workspace / ".git" / "index", snapshots.index("setup"))
         try:
             self._check()
-            failure = self._run_agent(prepared)
+            failure = self._run_agent(prepared, held)
             self._check()
             limits = self.node.confinement.limits
             _check_size(workspace, limits.workspace)
             try:
                 flattened = flatten(workspace)
                 snapshots.take("final", stat_cache=snapshots.index("setup"))
-                patch, changed = snapshots.diff(setup_tree, "final", limit=limits.patch)
-                ignored = sorted(snapshots.ignored("final") - ignored_at_setup)
+                patch, changed, ignored_at_end = snapshots.diff_and_ignored(setup_tree, "final", limit=limits.patch)
+                ignored = sorted(ignored_at_end - ignored_at_setup)
             except PatchTooLarge as exc:
                 raise Oversized(str(exc)) from None
             except (GitError, OSError) as exc:  # only what the agent left can make this fail
@@ -454,7 +462,9 @@ class _Trial:
         (self.staging / "candidate.patch").write_bytes(patch)
         return patch, None
 
-    def _run_agent(self, prepared: Prepared) -> str | None:
+    def _run_agent(self, prepared: Prepared, held: Callable[[], None] | None = None) -> str | None:
+        """Run the agent's command (held: what must be done before it starts, done while its sandbox starts);
+        the agent's error, if any."""
         spec, ctx, conf = self.spec, self.ctx, self.node.confinement
         assert spec.command is not None
         preset = PRESETS.get(spec.preset) if spec.preset else None
@@ -488,7 +498,7 @@ class _Trial:
         try:
             ran = run_command(command, prepared.workspace, env, ctx.agent_timeout, self.staging / TRANSCRIPT_FILE,
                               max_output_bytes=ctx.transcript_limit, marker=None if sandbox else marker,
-                              sandbox=sandbox, stderr_path=self.staging / STDERR_FILE)
+                              sandbox=sandbox, stderr_path=self.staging / STDERR_FILE, held=held)
         finally:
             if proxy is not None:
                 proxy.stop()

@@ -121,6 +121,17 @@ def prepare(case: Case, repo: Path, scratch: Path, pristine: Path | None = None,
                     resolution.origin + prepared.resolution if resolution is not None else "")
 
 
+def unfilled(case: Case, scratch: Path) -> Prepared | None:
+    """A case with nothing to set up (no setup command, no interpreter): what `prepare` gives, but its workspace
+    an empty directory for the caller to fill with a copy of the pristine checkout, so that the copy can be made
+    while the agent's sandbox starts (`run_command`'s held). None for a case with setup."""
+    if case.setup.command or case.setup.python:
+        return None
+    workspace = scratch / WORKSPACE_DIR
+    workspace.mkdir(0o700)
+    return Prepared(workspace, base_environment(), None, None, 0.0)
+
+
 class SetupFailed(WorkspaceError):
     """The setup command ran and exited non-zero (a dated setup then falls back to today's)."""
 

@@ -20,6 +20,8 @@ BYTECODE_EXCLUDES = (":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.py
 CACHE_NAMES = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox",
                          ".nox", ".cache", "node_modules", ".eggs", "build", "dist"})
 """Directory names of caches and build output that test runs and installs leave (not worth a flag)."""
+IGNORED_LISTING = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+"""The new files a snapshot's ignore rules keep out (a directory of them as `dir/`)."""
 
 
 def flatten(workspace: Path) -> list[str]:
@@ -31,21 +33,21 @@ def flatten(workspace: Path) -> list[str]:
     is followed through a link.
     """
     removed: list[str] = []
-    stack = [workspace]
+    root = str(workspace)
+    stack = [root]
     while stack:
         directory = stack.pop()
         with os.scandir(directory) as entries:
             for entry in entries:
-                rel = os.path.relpath(entry.path, workspace)
                 if entry.name == ".git":
-                    if directory != workspace:
+                    if directory != root:
                         _remove(entry)
-                        removed.append(rel)
+                        removed.append(os.path.relpath(entry.path, root))
                 elif entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
+                    stack.append(entry.path)
                 elif not (entry.is_file(follow_symlinks=False) or entry.is_symlink()):
                     os.unlink(entry.path)
-                    removed.append(rel)
+                    removed.append(os.path.relpath(entry.path, root))
     return sorted(removed)
 
 
@@ -138,9 +140,35 @@ class Snapshots:
 
     def ignored(self, name: str) -> set[str]:
         """New files the ignore rules keep out of a snapshot (a directory of them as `dir/`)."""
-        out = run_git(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
-                      self.workspace, env=self._env(self.index(name)), timeout=GIT_TIMEOUT).stdout
-        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+        out = run_git(IGNORED_LISTING, self.workspace, env=self._env(self.index(name)), timeout=GIT_TIMEOUT).stdout
+        return _paths(out)
+
+    def diff_and_ignored(self, old_tree: str, name: str, limit: int | None = None) -> tuple[bytes, list[str],
+                                                                                            set[str]]:
+        """`diff` and `ignored` of one snapshot, the two git commands at once (both only read its index)."""
+        try:
+            listing = subprocess.Popen([GIT, *ISOLATED_CONFIG, *IGNORED_LISTING], cwd=self.workspace,
+                                       env=self._env(self.index(name)), stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except FileNotFoundError as exc:
+            raise GitError(f"cannot run git in {self.workspace}: {exc.strerror}") from None
+        try:
+            patch, paths = self.diff(old_tree, name, limit)
+        except BaseException:
+            listing.kill()
+            listing.communicate()
+            raise
+        try:
+            out, errors = listing.communicate(timeout=GIT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            listing.kill()
+            listing.communicate()
+            raise GitError(f"git ls-files timed out after {GIT_TIMEOUT:g}s in {self.workspace}") from None
+        if listing.returncode != 0:
+            message = errors.decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git ls-files failed in {self.workspace}: "
+                           f"{message[-1] if message else f'exit {listing.returncode}'}")
+        return patch, paths, _paths(out)
 
     def tree(self, name: str) -> str:
         """Write a snapshot's tree object and return its sha."""
@@ -164,3 +192,7 @@ class Snapshots:
         if paths:
             pos += 1
         return out[pos:], paths
+
+
+def _paths(listing: bytes) -> set[str]:
+    return {p.decode("utf-8", "surrogateescape") for p in listing.split(b"\0") if p}

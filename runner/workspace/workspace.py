@@ -138,15 +138,17 @@ def pristine_workspace(template: Path, dest: Path) -> Path:
     return dest
 
 
-def copy_workspace(source: Path, dest: Path) -> Path:
-    """A byte copy of a workspace (files, links, modes and mtimes, its .git and index) at dest, which must not exist.
+def copy_workspace(source: Path, dest: Path, *, made: bool = False) -> Path:
+    """A byte copy of a workspace (files, links, modes and mtimes, its .git and index) at dest, which must not exist
+    (made: an empty directory there already, given the source's mode and times at the end).
 
     Each file is created, filled by the kernel (`copy_file_range`), given its mode and times through its open
     descriptor; links are copied, never followed. `shutil.copytree` does the same with a path lookup per call and
     extended attributes listed per file, which no checkout has: more of the harness's CPU, twice a trial
     (bench/RESULTS.md). A special file (a fifo, a socket) is an OSError, as with copytree.
     """
-    os.makedirs(dest, 0o700)  # missing parents made, as copytree does
+    if not made:
+        os.makedirs(dest, 0o700)  # missing parents made, as copytree does
     directories = [(os.stat(source), str(dest))]
     pending = [(str(source), str(dest))]
     while pending:

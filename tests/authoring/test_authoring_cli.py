@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from authoring.cli import cli
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
+from corpus.verdicts import RecordedVerdict, write_candidate_verdict
 from tests.testing.shopfactory import Shop, tree
 
 CLEAN = "Cart totals lose their cents: 1.25 + 2.50 comes to 3 instead of 3.75.\n"
@@ -51,6 +52,30 @@ def test_approve_writes_the_case(shop: Shop, tmp_path: Path, capsys: pytest.Capt
     assert (case.policy, case.critical, case.tags, case.grader.timeout, case.owner) == (
         "blocking", True, ("money", "cart"), 60, "team-shop")
     assert not shop.candidate("cart-total-cents").exists()
+
+
+def test_approving_a_candidate_verify_found_not_valid_warns(shop: Shop, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    prompt = tmp_path / "prompt.md"
+    prompt.write_text(CLEAN)
+    write_candidate_verdict(shop.candidate("cart-total-cents"),
+                            RecordedVerdict("ERROR", "baseline: no test ran: grader exited 1"))
+    write_candidate_verdict(shop.candidate("discount-percent"), RecordedVerdict("INVALID", "baseline passes"))
+    args = ["--corpus", str(shop.corpus.root), "--prompt-file", str(prompt)]
+    code, out, err = run(["approve", "cart-total-cents", *args, "--id", "cart-cents"], capsys)
+    assert (code, out) == (0, "approved cart-total-cents as cases/cart-cents (advisory: the gate warns on it, never blocks)\n")
+    assert err == ("authoring: warning: runner verify found cart-total-cents ERROR (baseline: no test ran: grader "
+                   "exited 1): a run scores it unproved; fix it (authoring set --cases cart-cents) and "
+                   "runner verify --case cart-cents\n")
+    code, _, err = run(["approve", "discount-percent", *args], capsys)
+    assert code == 0
+    assert err == ("authoring: warning: runner verify found discount-percent INVALID (baseline passes): "
+                   "a run scores it unproved; fix it (authoring set --cases discount-percent) and "
+                   "runner verify --case discount-percent\n")
+    # an approval that changes what verify measures leaves the old verdict behind, and says nothing of it
+    write_candidate_verdict(shop.candidate("tax-of-zero"), RecordedVerdict("ERROR", "grader timed out"))
+    code, _, err = run(["approve", "tax-of-zero", *args, "--grader-timeout", "777"], capsys)
+    assert (code, err) == (0, "")
 
 
 def test_approve_names_an_interpreter(shop: Shop, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,6 +15,10 @@ import pytest
 
 from corpus.errors import WriteError
 from runner.process import run_command, wait_for_exit
+from runner.sandbox.bwrap import SandboxSpec
+from runner.sandbox.limits import Limits
+from runner.sandbox.loopback import Loopback
+from runner.settings import Settings
 from tests.testing.fulldisk import full_disk
 from tests.testing.trialkit import AGENTS
 
@@ -57,3 +61,54 @@ def test_a_command_s_exit_and_its_timeout_are_reported(tmp_path: Path) -> None:
     hung = run_command("sleep 30", tmp_path, {"PATH": "/usr/bin:/bin"}, 0.5, tmp_path / "b.log")
     assert (hung.exit_code, hung.timed_out) == (None, True)
     assert hung.duration < 20
+
+
+def _children() -> list[int]:
+    """This process's child processes."""
+    found = []
+    for entry in os.scandir("/proc"):
+        try:
+            with open(f"/proc/{entry.name}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.name.isdigit() and int(fields[1]) == os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
+def _held_sandbox(tmp_path: Path, behind_opener: bool) -> SandboxSpec:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    loopback = Loopback((41999,), lambda sockets: [s.close() for s in sockets] and (lambda: None)) \
+        if behind_opener else None
+    return SandboxSpec(workspace=workspace, home=home, env={"PATH": "/usr/bin:/bin"}, network=not behind_opener,
+                       loopback=loopback, limits=Limits.of(Settings()))
+
+
+@pytest.mark.parametrize("behind_opener", [False, True], ids=["bwrap-holds", "opener-holds"])
+def test_a_held_command_starts_once_its_workspace_is_made_and_never_when_that_fails(
+        tmp_path: Path, behind_opener: bool) -> None:
+    sandbox = _held_sandbox(tmp_path, behind_opener)
+    seen: list[list[int]] = []
+
+    def make() -> None:
+        seen.append(_children())  # the sandbox is starting meanwhile
+        time.sleep(0.3)
+        (sandbox.workspace / "ready").write_text("made\n")
+
+    ran = run_command("cat ready || echo missing; echo ran > ran", tmp_path, {}, 30, tmp_path / "a.log",
+                      sandbox=sandbox, held=make)
+    assert (ran.exit_code, ran.start_error) == (0, None)
+    assert (tmp_path / "a.log").read_text() == "made\n" and (sandbox.workspace / "ran").is_file()
+    assert seen[0] != []
+    (sandbox.workspace / "ran").unlink()
+
+    def fail() -> None:
+        raise OSError("the copy failed")
+
+    with pytest.raises(OSError, match="the copy failed"):
+        run_command("echo ran > ran", tmp_path, {}, 30, tmp_path / "b.log", sandbox=sandbox, held=fail)
+    time.sleep(0.3)  # a command let through would have written by now
+    assert not (sandbox.workspace / "ran").exists() and _children() == []

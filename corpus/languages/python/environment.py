@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from corpus.languages.base import BaseFiles
 from corpus.languages.python.releases import python_of_date
+from corpus.languages.python.setup_py import setup_py_extras
 
 if TYPE_CHECKING:
     import configparser
@@ -41,8 +42,6 @@ TOX_ENV = re.compile(r"(?<![\w.-])py(\d)\.?(\d+)(?![\w.])")
 BRACES = re.compile(r"\{([^{}]*)\}")
 CI_KEY = re.compile(r"^(\s*(?:-\s+)?)[\"']?(python-versions?|python_version|python)[\"']?\s*:(\s|$)(.*)$")
 CI_VERSION = re.compile(r"(\d)\.(\d+)(-dev)?")
-SETUP_PY_KEY = re.compile(r"""["'](test|tests|testing|dev)["']\s*:|\[\s*["'](test|tests|testing|dev)["']\s*\]\s*=(?!=)""")
-"""A test extra's key in setup.py: in the extras_require mapping, or set on it (`EXTRAS_REQUIRE["tests"] = ...`)."""
 FACTOR = re.compile(r"^[\w{},!.-]+:\s")
 """A tox deps line conditional on factors (`py38: mock`)."""
 REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -339,8 +338,8 @@ def _extras(files: BaseFiles, pyproject: dict[str, Any]) -> list[_Extra]:
                                                                    if line.strip())))
     setup_py = files.text("setup.py") or ""
     if "extras_require" in setup_py:
-        out += [_Extra("extra", m.group(1) or m.group(2), "setup.py", None)
-                for m in SETUP_PY_KEY.finditer(setup_py)]
+        out += [_Extra("extra", name, "setup.py", requirements) for name, requirements in setup_py_extras(setup_py)
+                if _normal(name) in TEST_NAMES]
     return out
 
 
