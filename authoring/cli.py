@@ -12,7 +12,7 @@ from typing import Any, TextIO
 import click
 
 from authoring.bulk import Changes, select_ids, set_fields
-from authoring.decisions import LeakRefused, approve, reject
+from authoring.decisions import LeakRefused, approve, reject, standing_verdict
 from authoring.draft import draft_from, split_list
 from authoring.gitinfo import base_probe, fix_message, patch_id, source_repo
 from authoring.holdout import HoldoutOptions, draw_holdout
@@ -31,6 +31,7 @@ from authoring.wordingtext import WordingRefused, add_wording
 from corpus import Corpus, HindcastError
 from corpus.cli_support import CONTEXT, corpus_option, entry, version_option
 from corpus.layout import Kind
+from corpus.verdicts import candidate_verdict
 
 
 @click.group(context_settings=CONTEXT)
@@ -152,6 +153,7 @@ def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_
     check_invariant_policy(draft.invariant_policy, draft.policy, parse_invariants_text(draft.invariants),
                            "--invariant-policy", "policy (--policy)", "--invariant")
     repo = source_repo(corpus)
+    verdict = candidate_verdict(stored.directory)
     try:
         decision = approve(corpus, candidate, draft, override=override, expect_mtime_ns=stored.mtime_ns,
                            in_base=base_probe(repo, stored.case.base_commit),
@@ -161,6 +163,11 @@ def approve_command(corpus_dir: Path, candidate: str, prompt_file: TextIO, case_
             click.echo(f"{prompt_file.name}:{finding.describe()}", err=True)
         raise
     click.echo(decision.describe())
+    standing = standing_verdict(verdict, stored, corpus.load(str(decision.case_id), "cases"))
+    if standing is not None and standing.verdict != "VALID":
+        click.echo(f"authoring: warning: runner verify found {candidate} {standing.verdict} ({standing.reason}): "
+                   f"a run scores it unproved; fix it (authoring set --cases {decision.case_id}) and "
+                   f"runner verify --case {decision.case_id}", err=True)
 
 
 @cli.command("add-prompt")

@@ -37,11 +37,17 @@ DOCS_GLOBS: tuple[str, ...] = (
 """Documentation, and release notes and changelog fragments: reno's releasenotes/, towncrier's fragment folders
 and the fragment names of its `changelog/` and `news/` at the top (a folder of those names elsewhere may be code),
 changie's .changes/, changesets' .changeset/."""
+CI_GLOBS: tuple[str, ...] = (
+    "/.github/", "/.gitlab-ci.yml", "/.gitlab/", "/.circleci/", "/.travis.yml", "/appveyor.yml", "/.appveyor.yml",
+    "/azure-pipelines.yml", "/Jenkinsfile", "/.buildkite/", "/.drone.yml", "/.woodpecker.yml", "/.cirrus.yml",
+)
+"""The configuration of a CI service: build files that no grader runs, so a fix's changes to them are left out of
+its oracle (an agent that fixes the bug alone matches the oracle's files)."""
 OTHER_BUILD_GLOBS: tuple[str, ...] = (
     "Makefile", "makefile", "GNUmakefile", "*.mk", "CMakeLists.txt", "*.cmake", "meson.build",
     "Dockerfile", "*.dockerfile", "docker-compose*.yml", ".dockerignore", ".gitignore", ".gitattributes",
     ".gitmodules", ".editorconfig", ".github/", ".gitlab-ci.yml", ".circleci/", ".travis.yml", "appveyor.yml",
-    "azure-pipelines.yml", "Jenkinsfile", ".pre-commit-config.yaml",
+    "azure-pipelines.yml", "Jenkinsfile", ".pre-commit-config.yaml", *CI_GLOBS,
     "/*.toml", "/*.cfg", "/*.ini", "/*.yml", "/*.yaml", "/.*.json",
 )
 """Build, container and CI files of no one language; every language names its own."""
@@ -77,6 +83,7 @@ class PathClassifier:
         self._generated = glob_matcher(GENERATED_GLOBS)
         self._docs = glob_matcher(DOCS_GLOBS)
         self._build = glob_matcher(all_build_globs())
+        self._ci = glob_matcher(CI_GLOBS)
         self._cache: dict[str, tuple[Category, bool, bool]] = {}
 
     def category(self, path: str) -> Category:
@@ -104,6 +111,10 @@ class PathClassifier:
         if self._build(path):
             return "build"
         return "source"
+
+    def is_ci(self, path: str) -> bool:
+        """A CI service's configuration (a build file, left out of an oracle)."""
+        return self.category(path) == "build" and self._ci(path)
 
     def is_lockfile(self, path: str) -> bool:
         """A dependency lockfile, whatever the ecosystem."""

@@ -35,13 +35,13 @@ class Extraction:
     base: str
     """Its first parent."""
     oracle_patch: bytes
-    """Non-test, non-docs changes, binary-safe, applicable with git apply."""
+    """Changes to neither tests, docs nor CI configuration, binary-safe, applicable with git apply."""
     oracle_paths: tuple[str, ...]
     """Paths in the oracle patch."""
     source_paths: tuple[str, ...]
     """Source-category paths (the trigger paths)."""
     omitted: tuple[str, ...]
-    """Paths left out of the oracle: docs and changelogs, submodules."""
+    """Paths left out of the oracle: docs and changelogs, CI configuration, submodules."""
     grader_files: dict[str, bytes]
     """Fix version of every test path the fix added or modified."""
     deleted_tests: tuple[str, ...]
@@ -98,7 +98,7 @@ def _split(survivor: Survivor, sections: list[FileDiff], classifier: PathClassif
             submodules += 1
             omitted.append(path)
             continue
-        if category in OMITTED_CATEGORIES:
+        if category in OMITTED_CATEGORIES or classifier.is_ci(path):
             omitted.append(path)
             continue
         if not is_utf8(path):

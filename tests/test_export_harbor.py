@@ -149,8 +149,10 @@ def test_judge_decides_as_the_grader(tmp_path: Path) -> None:
             expected = judge_tests(grader, code, reported)[0] == "pass"
             data = {"command": "pytest", "junit": str(report), "fail_to_pass": list(f2p), "pass_to_pass": list(p2p)}
             assert harbor_judge.judge(data, code) == expected, (f2p, p2p, code)
-    for wanted, got in [("a.py::t", "a.t"), ("t", "x.t[1]"), ("t[1]", "x.t[2]"), ("b.t", "ab.t")]:
+    for wanted, got in [("a.py::t", "a.t"), ("t", "x.t[1]"), ("t[1]", "x.t[2]"), ("b.t", "ab.t"),
+                        ("a.py::t[http://[::1]:80]", "a.t[http://[::1]:80]"), ("a.py::K::()::t", "a.K.t")]:
         assert harbor_judge.matches_test_id(wanted, got) == matches_test_id(wanted, got)
+    assert harbor_judge.matches_test_id("a.py::t[x::y/z]", "a.t[x::y/z]")
     assert not harbor_judge.judge({"command": "pytest -q", "junit": str(report), "fail_to_pass": ["test_y"]}, 4)
     link = tmp_path / "link.xml"
     link.symlink_to(report)

@@ -76,13 +76,16 @@ def export_command(run: Path | None, jsonl_file: Path | None, json_file: Path | 
         raise click.UsageError("missing argument RUN (or give --format swe-bench|harbor to export cases)")
     if (jsonl_file is None) == (json_file is None):
         raise click.UsageError("give either --jsonl FILE or --json FILE")
-    loaded = load_run(run_dir(run, corpus_dir))
+    directory = run_dir(run, corpus_dir)
+    loaded = load_run(directory)
     text, target = (export_rows(loaded), jsonl_file) if jsonl_file is not None else (freeze(loaded), json_file)
     assert target is not None
     if str(target) == "-":
         sys.stdout.write(text)
-    else:
-        atomic_write_text(target, text)
+        return ExitCode.OK
+    atomic_write_text(target, text)
+    shape = "JSONL rows" if jsonl_file is not None else "one frozen file"
+    click.echo(f"exported {len(loaded.trials)} trial(s) of run {directory} as {shape} to {target}")
     return ExitCode.OK
 
 

@@ -153,7 +153,7 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                 made.append(run_dir)
                 if warning:
                     click.echo(warning, err=True)
-                click.echo(f"run {run_dir}: {total} trial(s)", err=True)
+                click.echo(f"run {run_dir}: {trials_line(total)}", err=True)
 
             loaded = run(corpus, options, progress=print_progress, announce=announce, stopped=why.append,
                          overridden=print_overrides, warned=print_warning)
@@ -167,6 +167,11 @@ def run_command(corpus_dir: Path, repo: Path | None, case_ids: tuple[str, ...], 
                    err=True)
     print_report(tuning_view(loaded))
     return ExitCode.FAILED if why or any(t.outcome == "error" for t in loaded.trials) else ExitCode.OK
+
+
+def trials_line(total: int) -> str:
+    """How many trials a run is about to run; a resumed run that recorded them all says so."""
+    return f"{total} trial(s)" if total else "every trial is recorded, nothing left to run"
 
 
 def completing(run_dir: Path, given: Settings, manifest: RunManifest | None = None) -> str:
@@ -210,6 +215,8 @@ def _run_with_bar(corpus: Corpus, options: RunOptions, warning: str | None,
             if warning:
                 bar.console.print(warning, markup=False)
             bar.update(task, total=total, description=f"run {run_dir.name}")
+            if not total:
+                bar.console.print(f"run {run_dir}: {trials_line(total)}", markup=False)
 
         def progress(done: int, total: int, result: TrialResult) -> None:
             bar.update(task, completed=done, last=f"{result.variant}::{result.case_id} #{result.trial} "

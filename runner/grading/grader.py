@@ -251,11 +251,14 @@ def judge_tests(grader: Grader, exit_code: int | None, tests: tuple[TestOutcome,
 
 
 def normalize_test_id(test_id: str) -> str:
-    """pytest node ids and JUnit classname.name to one dotted form: tests/test_a.py::T::t -> tests.test_a.T.t."""
-    path, sep, rest = test_id.partition("::")
+    """pytest node ids and JUnit classname.name to one dotted form: tests/test_a.py::T::t -> tests.test_a.T.t.
+    A parameter id (`[...]`) is kept as written: it may hold `::` or `/` itself (a URL, a path). The `()` of a
+    class's instance in the node ids of pytest before 4 is left out, as JUnit leaves it out."""
+    name, bracket, params = test_id.partition("[")
+    path, sep, rest = name.partition("::")
     if sep:
         path = re.sub(r"\.py$", "", path).replace("/", ".").replace("\\", ".")
-        return ".".join([path, *rest.split("::")])
+        return ".".join([path, *(part for part in rest.split("::") if part != "()")]) + bracket + params
     return test_id
 
 

@@ -74,10 +74,10 @@ def test_classifiers_keep_the_newest_installed_python_out(tmp_path: Path, python
     classifiers = "\n".join(f'        "Programming Language :: Python :: 3.{minor}",' for minor in (9, 10, 11))
     python, command, origin = setup_of(tmp_path, {"setup.py": SETUP_PY.format(classifiers=classifiers)}, pythons)
     assert python == "3.11"
-    assert command == "uv pip install -e '.[tests]' pytest"
+    assert command == "uv pip install -e '.[tests]'"  # the extra's literal list names pytest
     assert origin == (('python 3.11: newest installed within requires-python ">=3.9" (setup.py) and 3.9 to 3.11, '
                       'the versions named (classifiers in setup.py)'),
-                      'command: extra "tests" of setup.py, plus pytest')
+                      'command: extra "tests" of setup.py')
 
 
 def test_an_extra_set_on_the_extras_mapping_counts(tmp_path: Path, pythons: Installed) -> None:
@@ -88,6 +88,30 @@ def test_an_extra_set_on_the_extras_mapping_counts(tmp_path: Path, pythons: Inst
     _, command, origin = setup_of(tmp_path, {"setup.py": setup_py}, pythons)
     assert command == "uv pip install -e '.[tests]' pytest"
     assert origin[1] == 'command: extra "tests" of setup.py, plus pytest'
+
+
+def test_a_test_command_class_is_not_an_extra(tmp_path: Path, pythons: Installed) -> None:
+    setup_py = ('from setuptools import setup\n\nsetup(\n    name="app",\n    cmdclass={"test": PyTest},\n'
+                '    extras_require={"security": [], "socks": ["PySocks"]},\n)\n')
+    tox = "[tox]\nenvlist = py39\n\n[testenv]\ndeps = -rrequirements-dev.txt\nextras =\n    security\n    socks\n"
+    files = {"setup.py": setup_py, "tox.ini": tox, "requirements-dev.txt": "pytest>=3\ntrustme\n"}
+    _, command, origin = setup_of(tmp_path, files, pythons)
+    assert command == "uv pip install -e '.[security,socks]' -r requirements-dev.txt"
+    assert origin[1] == "command: deps and extras of [testenv] in tox.ini"
+
+
+def test_the_extras_mapping_of_a_setup_keyword_dict_counts(tmp_path: Path, pythons: Installed) -> None:
+    setup_py = ('from setuptools import setup\n\nkwargs = {"cmdclass": {"dev": object},\n'
+                '          "extras_require": {"testing": ["pytest"]}}\nsetup(name="app", **kwargs)\n')
+    _, command, _ = setup_of(tmp_path, {"setup.py": setup_py}, pythons)
+    assert command == "uv pip install -e '.[testing]'"
+
+
+def test_a_python_2_setup_py_is_still_read_for_its_extras(tmp_path: Path, pythons: Installed) -> None:
+    setup_py = ('from setuptools import setup\nprint "building"\n'
+                'setup(name="app", extras_require={"tests": ["nose"]})\n')
+    _, command, _ = setup_of(tmp_path, {"setup.py": setup_py}, pythons)
+    assert command == "uv pip install -e '.[tests]' pytest"
 
 
 def test_an_upper_bound_of_requires_python_is_kept(tmp_path: Path, pythons: Installed) -> None:
@@ -194,7 +218,7 @@ def test_python_2_only_projects_get_python_2_and_pip(tmp_path: Path) -> None:
                                            '        "Programming Language :: Python :: 2.7",')
     python, command, _ = setup_of(tmp_path, {"setup.py": setup_py.replace('python_requires=">=3.9",', "")},
                                   installed)
-    assert (python, command) == ("2.7", "python -m pip install -e '.[tests]' pytest")
+    assert (python, command) == ("2.7", "python -m pip install -e '.[tests]'")
 
 
 def test_nothing_declared_and_nothing_installed(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from corpus.languages.base import BaseFiles
 from corpus.languages.python.environment import project_table, read_ini, read_pyproject
+from corpus.languages.python.setup_py import setup_py_extras
 
 ROOT_REQUIREMENTS = re.compile(r"requirements[^\0\n]*(?:test|dev)[^\0\n]*\.txt|(?:test|dev)[-_]?requirements\.txt")
 """Root requirements files of tests or development (requirements-test.txt, requirements-dev.txt, ...)."""
@@ -20,8 +21,6 @@ TEST_NAMES = ("test", "tests", "testing", "dev")
 RUNNER = "pytest"
 UV_FROM: tuple[int, int] = (3, 8)
 """uv installs into interpreters from this version on; older ones get pip."""
-SETUP_PY_KEY = re.compile(r"""["'](test|tests|testing|dev)["']\s*:|\[\s*["'](test|tests|testing|dev)["']\s*\]\s*=(?!=)""")
-"""A test extra's key in setup.py: in the extras_require mapping, or set on it (`EXTRAS_REQUIRE["tests"] = ...`)."""
 FACTOR = re.compile(r"^[\w{},!.-]+:\s")
 """A tox deps line conditional on factors (`py38: mock`)."""
 REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -65,8 +64,8 @@ def _extras(files: BaseFiles, pyproject: dict[str, Any]) -> list[_Extra]:
                                                                    if line.strip())))
     setup_py = files.text("setup.py") or ""
     if "extras_require" in setup_py:
-        out += [_Extra("extra", m.group(1) or m.group(2), "setup.py", None)
-                for m in SETUP_PY_KEY.finditer(setup_py)]
+        out += [_Extra("extra", name, "setup.py", requirements) for name, requirements in setup_py_extras(setup_py)
+                if _normal(name) in TEST_NAMES]
     return out
 
 

@@ -65,7 +65,7 @@ def test_a_run_records_its_origin_name_and_cases(tmp_path: Path, capsys: pytest.
         assert code == ExitCode.OK and json.loads(out)["run_id"] == manifest.run_id
     # --resume by name, from elsewhere: the run's own corpus and repository; nothing is left to run
     code, out, err = call(capsys, "run", "--resume", str(bench.results / "nightly"), *SANDBOX_ARGS)
-    assert code == ExitCode.OK and f"run {run_dir}: 0 trial(s)" in err
+    assert code == ExitCode.OK and f"run {run_dir}: every trial is recorded, nothing left to run" in err
     assert len(read_manifest(run_dir).resumed) == 1
     code, _, err = call(capsys, *args, "--resume", str(run_dir), "--name", "weekly")
     assert code == ExitCode.BAD_INPUT and "a resumed run keeps its name (nightly)" in err

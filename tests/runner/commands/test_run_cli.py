@@ -56,6 +56,17 @@ def test_run_prints_the_report_and_exits_1_when_a_trial_errored(calc_fast: Bench
     assert code == 1 and "error default::calc-add #1: agent exited 1" in out
 
 
+def test_resuming_a_complete_run_says_nothing_is_left(calc_fast: Bench, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["run", "--corpus", str(calc_fast.corpus.root), "--results-dir", str(calc_fast.results), *SANDBOX_ARGS]
+    code, _, err = call([*base, "--all", "--agent", f"fixer={agent('fix')}"], capsys)
+    assert code == ExitCode.OK, err
+    [run_dir] = [p for p in calc_fast.results.iterdir() if p.is_dir() and not p.is_symlink()]
+    code, out, err = call([*base, "--resume", str(run_dir)], capsys)
+    assert code == ExitCode.OK and "1/1 passed" in out
+    assert f"run {run_dir}: every trial is recorded, nothing left to run\n" in err
+    assert "0 trial(s)" not in err
+
+
 def test_report_json_html_and_a_missing_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_dir = make_run(tmp_path / "run", {("a", "one"): ["pass", "fail"]}, trials=2)
     code, out, _ = call(["report", str(run_dir), "--json"], capsys)

@@ -169,6 +169,9 @@ def test_output_goes_to_log_and_tail(tmp_path: Path) -> None:
     ("tests/test_a.py::test_x[1]", "tests.test_a.test_x[2]", False),
     ("tests/test_a.py::test_x", "tests.test_a.test_xy", False),
     ("TestFoo", "pkg.TestFoo", True),
+    ("tests/test_v.py::test_u[http://[::1]:80]", "tests.test_v.test_u[http://[::1]:80]", True),
+    ("tests/test_v.py::test_u[a/b.py::c]", "tests.test_v.test_u[a/b.py::d]", False),
+    ("tests/test_a.py::TestK::()::test_x[1]", "tests.test_a.TestK.test_x[1]", True),  # pytest before 4
 ])
 def test_test_id_matching(wanted: str, reported: str, expected: bool) -> None:
     assert matches_test_id(wanted, reported) is expected

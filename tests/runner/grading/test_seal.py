@@ -49,6 +49,13 @@ def test_sessions_a_test_runs_inside_the_grader_blame_no_one(tmp_path: Path) -> 
     assert report.sealed and report.tampering == () and report.disagreement is None, report
 
 
+def test_a_parameter_holding_a_node_separator_is_one_test_in_both_accounts(tmp_path: Path) -> None:
+    test = ('import pytest\n\n\n@pytest.mark.parametrize("url", ["http://[2001:db8::ff00:42]:8329", "a/b.py::c"])\n'
+            'def test_url(url):\n    assert url\n')
+    report = sealed_run(tmp_path, {"test_urls.py": test}, [])
+    assert report.sealed and report.disagreement is None, report
+
+
 def test_the_candidates_write_to_a_hidden_test_is_tampering_even_unsandboxed(tmp_path: Path) -> None:
     calc = ("import os\n\nwith open(os.path.join(os.path.dirname(__file__), 'test_calc.py'), 'a') as f:\n"
             "    f.write('\\n')\n\n\ndef add(a, b):\n    return a + b\n")

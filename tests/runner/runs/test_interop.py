@@ -91,6 +91,21 @@ def test_an_exported_run_imported_again_compares_with_itself(tmp_path: Path,
     assert code == ExitCode.BAD_INPUT and "the rows name 2 dataset fingerprints" in err
 
 
+def test_an_export_to_a_file_says_what_it_wrote_and_where(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    run = write_run(tmp_path / "runs", "orig", {"cart": "ppp", "login": "pf"})
+    target = tmp_path / "out" / "rows.jsonl"
+    code, out, err = call(capsys, "export", str(run), "--jsonl", str(target))
+    assert (code, err) == (ExitCode.OK, "")
+    assert out == f"exported 5 trial(s) of run {run} as JSONL rows to {target}\n"
+    assert len(target.read_text().splitlines()) == 5
+    code, out, err = call(capsys, "export", str(run), "--json", str(tmp_path / "frozen.json"))
+    assert (code, err) == (ExitCode.OK, "")
+    assert out == f"exported 5 trial(s) of run {run} as one frozen file to {tmp_path / 'frozen.json'}\n"
+    code, out, _ = call(capsys, "export", str(run), "--jsonl", "-")
+    assert code == ExitCode.OK and len(out.splitlines()) == 5 and "exported" not in out
+
+
 @pytest.mark.parametrize(("line", "message"), [
     ('{"case_id": "Bad Id", "passed": true}', "case_id 'Bad Id' is not a case id (lower-case letters, digits and '-')"),
     ('{"case_id": "a", "passed": "yes"}', "passed must be true or false, got 'yes'"),
