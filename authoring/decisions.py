@@ -17,11 +17,11 @@ from authoring.draft import Draft, apply_draft
 from authoring.leaks import Finding, InBase, blocking, find_leaks
 from authoring.wordingtext import parse_wordings, wording_leaks
 from corpus import Case, Corpus, HindcastError, Rejection, StoredCase, UsageError
-from corpus.fingerprint import verified_fingerprint
+from corpus.fingerprint import case_fingerprint, verified_fingerprint
 from corpus.fsutil import atomic_write_bytes, replace_directory, staging_directory
 from corpus.layout import CASE_FILE, REJECTED_FILE, VERIFICATION_FILE
 from corpus.schema import to_mapping
-from corpus.verdicts import RecordedVerdict
+from corpus.verdicts import RecordedVerdict, candidate_verdict, case_verdicts, write_case_verdicts
 from corpus.yamlio import load_yaml, write_yaml
 
 Action = Literal["approve", "reject", "skip", "save"]
@@ -92,6 +92,9 @@ class Decision:
     """rejected.yaml right after the reject."""
     draft: Draft | None = None
     """What the author had typed when deciding (undo brings it back as the draft in progress)."""
+    carried: RecordedVerdict | None = None
+    """The candidate's verify verdict an approve carried into verification.json (it changed nothing verify
+    measures); undo takes it out again."""
 
     def policy_words(self) -> str:
         """The policy an approved case gets, and what it means for the gate."""
@@ -158,9 +161,14 @@ def approve(corpus: Corpus, candidate_id: str, draft: Draft, *, override: str | 
     case = replace(case, leak_override=check_prompt(stored, draft, override, in_base, fix_message))
     snapshot = Snapshot.of(stored.directory)
     corpus.write(case, stored.files, "cases")
+    approved = corpus.load(case.id, "cases")
+    carried = standing_verdict(candidate_verdict(stored.directory), stored, approved)
+    if carried is not None:  # the verdict speaks of the case as approved: it is not lost with the candidate
+        carried = replace(carried, case_fingerprint=case_fingerprint(approved.case, approved.files))
+        write_case_verdicts(corpus.root, {case.id: carried}, None, datetime.now(UTC).isoformat(timespec="seconds"))
     corpus.remove(candidate_id, "candidates")
     return Decision("approve", candidate_id, case.id, candidate=snapshot,
-                    written=(target / CASE_FILE).read_bytes(), draft=draft)
+                    written=(target / CASE_FILE).read_bytes(), draft=draft, carried=carried)
 
 
 def standing_verdict(verdict: RecordedVerdict | None, candidate: StoredCase,
@@ -246,6 +254,9 @@ def undo(corpus: Corpus, decision: Decision) -> None:
             decision.previous_case.restore(case_dir)
         else:
             corpus.remove(str(decision.case_id), "cases")
+        if decision.carried is not None and case_verdicts(corpus.root).get(str(decision.case_id)) == decision.carried:
+            write_case_verdicts(corpus.root, {}, None, datetime.now(UTC).isoformat(timespec="seconds"),
+                                drop=(str(decision.case_id),))
     if decision.rejection is not None:
         _take_back_rejection(corpus, decision)
     if decision.candidate is not None:

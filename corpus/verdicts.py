@@ -89,14 +89,21 @@ def case_verdicts(root: Path) -> dict[str, RecordedVerdict]:
     return {case_id: verdict for case_id, verdict in found.items() if verdict is not None}
 
 
-def write_case_verdicts(root: Path, verdicts: dict[str, RecordedVerdict], dataset_fingerprint: str,
-                        updated: str) -> None:
-    """Merge verdicts into verification.json (atomically; other cases' entries are kept as they are)."""
+def write_case_verdicts(root: Path, verdicts: dict[str, RecordedVerdict], dataset_fingerprint: str | None,
+                        updated: str, *, drop: tuple[str, ...] = ()) -> None:
+    """Merge verdicts into verification.json (atomically; other cases' entries are kept as they are) and remove
+    the entries of drop. A dataset_fingerprint of None keeps the one of the last verify (a verdict carried over
+    by an approval is no verify of the dataset)."""
     path = root / VERIFICATION_FILE
     document = _read_json(path)
     cases = document.get("cases") if isinstance(document, dict) else None
     merged: dict[str, Any] = dict(cases) if isinstance(cases, dict) else {}
     merged.update({case_id: asdict(verdict) for case_id, verdict in verdicts.items()})
+    for case_id in drop:
+        merged.pop(case_id, None)
+    if dataset_fingerprint is None:
+        kept = document.get("dataset_fingerprint") if isinstance(document, dict) else None
+        dataset_fingerprint = kept if isinstance(kept, str) else ""
     out = {"format": FORMAT, "dataset_fingerprint": dataset_fingerprint, "updated": updated, "cases": merged}
     atomic_write_text(path, json.dumps(out, indent=2, sort_keys=True) + "\n")
 

@@ -37,18 +37,22 @@ def kill_group(pgid: int) -> None:
 def first_interrupt_only() -> None:
     """From now on a Ctrl-C after the first is ignored by this process: the first stops the command (its
     KeyboardInterrupt) and the stop it starts (killing, recording, removing its scratch, exiting) runs to the end.
-    Only from the main thread, and only where Ctrl-C raises KeyboardInterrupt (an ignored SIGINT, as a shell
-    without job control starts background commands, stays ignored)."""
+    A SIGTERM (a CI job's timeout, `kill`, a container stopping) stops it the same way, with the same resume line,
+    instead of ending it where it stands. Only from the main thread, and only for a signal left at its default
+    (an ignored SIGINT, as a shell without job control starts background commands, stays ignored)."""
     if threading.current_thread() is not threading.main_thread():
         return
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        return
+    watched = [signum for signum, default in ((signal.SIGINT, signal.default_int_handler),
+                                              (signal.SIGTERM, signal.SIG_DFL))
+               if signal.getsignal(signum) is default]
 
     def first(signum: int, frame: object) -> None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for each in watched:
+            signal.signal(each, signal.SIG_IGN)
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGINT, first)
+    for signum in watched:
+        signal.signal(signum, first)
 
 
 def kill_running() -> None:

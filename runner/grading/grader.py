@@ -106,7 +106,7 @@ def judge(grader: Grader, ran: ProcessResult, workspace: Path, output: str | Non
             return result("error", no_run)
         if ran.exit_code != 0:
             return result("error", _with_first_error(f"no test ran: grader exited {ran.exit_code} and wrote no "
-                                                     f"readable JUnit report {grader.junit}", text))
+                                                     f"readable JUnit report {grader.junit}", text, ran.tail))
         return result("error", f"grader exited 0 but its JUnit report {grader.junit} is unreadable: {exc}")
     if no_run:
         return result("error", no_run, tests)
@@ -144,12 +144,27 @@ def first_error_line(output: str) -> str:
     detail = lines[detail_at][4:].strip() if detail_at is not None else ""
     if head and detail and detail not in head:
         head = f"{head.rstrip('.')}: {detail}"
-    return (head or detail)[:300]
+    return (head or detail or raised_line(output))[:300]
 
 
-def _with_first_error(reason: str, output: str) -> str:
-    first = first_error_line(output)
-    return f"{reason}: {first}" if first else reason
+EXCEPTION_END = re.compile(r"^[A-Za-z_][\w.]*(: .*)?$")
+"""A traceback's last line: the exception's (dotted) name, then its message."""
+
+
+def raised_line(output: str) -> str:
+    """The exception line of the last Python traceback in output (`builtins.Failed: [pytest] section in setup.cfg
+    files is no longer supported, ...`), whatever the exception is called; empty without one."""
+    lines = output.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last):")]
+    if not starts:
+        return ""
+    line = next((line for line in lines[starts[-1] + 1:] if line and not line[0].isspace()), "")
+    return line.strip() if EXCEPTION_END.match(line) else ""
+
+
+def _with_first_error(reason: str, output: str, tail: str = "") -> str:
+    first = first_error_line(output) or raised_line(tail)
+    return f"{reason}: {first[:300]}" if first else reason
 
 
 def read_junit(report: bytes | None, name: str) -> tuple[TestOutcome, ...]:

@@ -83,10 +83,10 @@ def render_verdicts(report: VerifyReport) -> list[str]:
             lines.append(f"{'':<{width}}    logs: {v.logs}")
     counts = {k: sum(1 for v in report.verdicts if v.verdict == k) for k in ("VALID", "INVALID", "ERROR")}
     features = sum(1 for v in report.verdicts if v.feature)
-    lines.append(f"{len(report.verdicts)} cases: {counts['VALID']} valid ({features} feature), "
-                 f"{counts['INVALID']} invalid, {counts['ERROR']} errors" if features else
-                 f"{len(report.verdicts)} cases: {counts['VALID']} valid, {counts['INVALID']} invalid, "
-                 f"{counts['ERROR']} errors")
+    total, errors = len(report.verdicts), counts["ERROR"]
+    valid = f"{counts['VALID']} valid ({features} feature)" if features else f"{counts['VALID']} valid"
+    lines.append(f"{total} case{'' if total == 1 else 's'}: {valid}, {counts['INVALID']} invalid, "
+                 f"{errors} error{'' if errors == 1 else 's'}")
     if report.dataset_fingerprint is not None:
         lines.append(f"dataset fingerprint: {report.dataset_fingerprint}")
     return lines

@@ -134,8 +134,11 @@ def cases_to_verify(corpus: Corpus, options: VerifyOptions) -> list[StoredCase]:
         known = set(corpus.ids(kind))
         missing = [c for c in case_ids if c not in known]
         if missing:
+            other: Kind = "candidates" if kind == "cases" else "cases"
+            hint = (f" (it is {'an approved case: drop --candidates' if other == 'cases' else 'a candidate: add --candidates'})"
+                    if missing[0] in corpus.ids(other) else "")
             raise UsageError(f"--case {missing[0]}: no such {'case' if kind == 'cases' else 'candidate'} in "
-                             f"{corpus.root}")
+                             f"{corpus.root}{hint}")
         return [corpus.load(c, kind) for c in dict.fromkeys(case_ids)]
     if kind == "candidates" and not (options.all_cases or options.narrowed):
         raise UsageError("--candidates needs --case ID, --all (every candidate) or --top N")

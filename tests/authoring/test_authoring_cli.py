@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -9,9 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from authoring.cli import cli
+from authoring.decisions import approve, undo
+from authoring.draft import draft_from
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode
-from corpus.verdicts import RecordedVerdict, write_candidate_verdict
+from corpus.fingerprint import case_fingerprint
+from corpus.verdicts import RecordedVerdict, candidate_verdict, case_verdicts, write_candidate_verdict
+from runner.verify.record import unverified
 from tests.testing.shopfactory import Shop, tree
 
 CLEAN = "Cart totals lose their cents: 1.25 + 2.50 comes to 3 instead of 3.75.\n"
@@ -210,3 +215,32 @@ def test_every_command_and_option_has_help() -> None:
                 assert param.help, f"{name} {param.opts[0]}"
         result = CliRunner().invoke(cli, [name, "--help"])
         assert result.exit_code == 0 and result.output.startswith(f"Usage: cli {name}")
+
+
+def test_an_approval_keeps_the_candidates_verdict_when_it_changed_nothing_verify_measures(
+        shop: Shop, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompt = tmp_path / "prompt.md"
+    prompt.write_text(CLEAN)
+    valid = RecordedVerdict("VALID", "", "candidate-fingerprint", repeats=2, verified_at="2026-01-01T00:00:00+00:00")
+    write_candidate_verdict(shop.candidate("cart-total-cents"), valid)
+    write_candidate_verdict(shop.candidate("tax-of-zero"), valid)
+    args = ["--corpus", str(shop.corpus.root), "--prompt-file", str(prompt)]
+    code, _, err = run(["approve", "cart-total-cents", *args, "--id", "cart-cents", "--policy", "blocking"], capsys)
+    assert (code, err) == (0, "")
+    approved = shop.corpus.load("cart-cents", "cases")
+    kept = case_verdicts(shop.corpus.root)["cart-cents"]
+    assert (kept.verdict, kept.repeats, kept.verified_at) == ("VALID", 2, "2026-01-01T00:00:00+00:00")
+    assert kept.case_fingerprint == case_fingerprint(approved.case, approved.files)
+    assert unverified(shop.corpus, [approved]) == []  # runner run does not call it unproved
+    # a grader edit changes what verify measured: that verdict is not carried
+    code, _, _ = run(["approve", "tax-of-zero", *args, "--grader-timeout", "777"], capsys)
+    assert code == 0 and "tax-of-zero" not in case_verdicts(shop.corpus.root)
+    write_candidate_verdict(shop.candidate("discount-percent"), valid)
+    stored = shop.corpus.load("discount-percent", "candidates")
+    decision = approve(shop.corpus, "discount-percent",
+                       replace(draft_from(stored.case, shop.corpus.config.defaults), prompt=CLEAN))
+    assert case_verdicts(shop.corpus.root)["discount-percent"].verdict == "VALID"
+    undo(shop.corpus, decision)  # undone, the case's entry goes with the case; the candidate has its own again
+    assert "discount-percent" not in case_verdicts(shop.corpus.root)
+    assert candidate_verdict(shop.candidate("discount-percent")) == valid
+    assert set(case_verdicts(shop.corpus.root)) == {"cart-cents"}

@@ -117,7 +117,10 @@ EMPTY_JUNIT = '<?xml version="1.0"?><testsuites><testsuite name="s" tests="0"></
      "no test ran (pytest exit 5: no tests collected)"),
     ("exit 1", {}, f"no test ran: grader exited 1 and wrote no readable JUnit report {JUNIT}"),
     (f"mkdir -p .hindcast && echo '{EMPTY_JUNIT}' > {JUNIT}", {}, "no test ran (grader exited 0)"),
-], ids=["conftest-import-error", "no-tests-collected", "no-junit", "junit-without-tests"])
+    ((f"{sys.executable} -c \"raise type('Failed', (Exception,), {{}})('[pytest] section in setup.cfg is no longer "
+     f"supported')\""), {}, (f"no test ran: grader exited 1 and wrote no readable JUnit report {JUNIT}: Failed: "
+                            f"[pytest] section in setup.cfg is no longer supported")),
+], ids=["conftest-import-error", "no-tests-collected", "no-junit", "junit-without-tests", "uncaught-exception"])
 def test_a_grader_that_ran_no_test_is_an_error_for_verify_and_a_fail_for_an_agent(
         tmp_path: Path, command: str, extra: dict[str, str], reason: str) -> None:
     corpus, case = build(tmp_path, command=command, extra=extra)
@@ -128,6 +131,8 @@ def test_a_grader_that_ran_no_test_is_an_error_for_verify_and_a_fail_for_an_agen
     assert agent_mode.outcome == "fail" and agent_mode.reason == f"{verify_mode.reason}, with the candidate's code"
     if extra:
         assert verify_mode.reason.endswith("ModuleNotFoundError: No module named 'not_a_module_xyz'")
+    if command == "exit 1":
+        assert verify_mode.reason == reason  # nothing on the log to name
 
 
 def test_a_base_that_cannot_collect_the_new_tests_fails_an_agent(tmp_path: Path) -> None:
@@ -147,6 +152,10 @@ def test_first_error_line_names_the_error_and_its_exception() -> None:
     assert first_error_line(output) == ("ImportError while loading conftest '/w/tests/conftest.py': "
                                         "ModuleNotFoundError: No module named 'foo'")
     assert first_error_line("==== 1 passed ====\n") == ""
+    crashed = ("Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n    fail()\n"
+               "builtins.Failed: [pytest] section in setup.cfg files is no longer supported\n")
+    assert first_error_line(crashed) == "builtins.Failed: [pytest] section in setup.cfg files is no longer supported"
+    assert first_error_line("Traceback (most recent call last):\n  File \"x.py\", line 1\n") == ""
     collection = ("==== ERRORS ====\n____________ ERROR collecting tests/test_calc.py ____________\n"
                   "tests/test_calc.py:1: in <module>\n    from calc import mul\n"
                   "E   ImportError: cannot import name 'mul' from 'calc'\n")

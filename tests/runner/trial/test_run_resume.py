@@ -131,8 +131,9 @@ def readable(run_dir: Path) -> None:
         assert "on disk but not recorded in run.json" in str(exc) and f"--resume {run_dir}" in str(exc)
 
 
-@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
-def test_ctrl_c_stops_every_agent_and_leaves_a_resumable_run(calc_fast: Bench, sandbox: str) -> None:
+@pytest.mark.parametrize(("sandbox", "signum"), [("bwrap", signal.SIGINT), ("none", signal.SIGINT),
+                                                ("bwrap", signal.SIGTERM)])
+def test_ctrl_c_stops_every_agent_and_leaves_a_resumable_run(calc_fast: Bench, sandbox: str, signum: int) -> None:
     token = hang_token()
     argv = [*RUNNER_FOR_CTRL_C, "run", "--corpus",
             str(calc_fast.corpus.root), "--all", "--results-dir", str(calc_fast.results), "--sandbox", sandbox,
@@ -142,7 +143,7 @@ def test_ctrl_c_stops_every_agent_and_leaves_a_resumable_run(calc_fast: Bench, s
     while len(processes_with(token)) < 2:
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=20)
     (run_dir,) = [p for p in calc_fast.results.iterdir() if not p.name.startswith(".")]
     last = err.strip().splitlines()[-1]

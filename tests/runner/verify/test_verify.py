@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import CaseFiles, Grader, Provenance, Setup
+from corpus import CaseFiles, Corpus, Grader, Provenance, Setup
 from corpus.cli_support import run_cli
 from corpus.errors import ExitCode, UsageError
 from runner.cli import cli
@@ -101,10 +101,20 @@ def test_cli_verify_table_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureF
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["CASE", "VERDICT", "REASON"]
     assert lines[1].split() == ["calc-add", "VALID"]
-    assert lines[2] == "1 cases: 1 valid, 0 invalid, 0 errors"
+    assert lines[2] == "1 case: 1 valid, 0 invalid, 0 errors"
     assert run_cli(cli, "runner", ["verify", "--corpus", str(tmp_path / "evals"), "--case", "nope"]) == ExitCode.BAD_INPUT
     err = capsys.readouterr().err
     assert err == f"runner: error: --case nope: no such case in {tmp_path / 'evals'}\n"
+    argv = ["verify", "--corpus", str(tmp_path / "evals"), "--candidates", "--case", "calc-add"]
+    assert run_cli(cli, "runner", argv) == ExitCode.BAD_INPUT
+    assert capsys.readouterr().err == (f"runner: error: --case calc-add: no such candidate in {tmp_path / 'evals'} "
+                                       f"(it is an approved case: drop --candidates)\n")
+    corpus = Corpus.open(tmp_path / "evals")
+    stored = corpus.load("calc-add")
+    corpus.write(replace(stored.case, id="calc-mined"), stored.files, "candidates")
+    assert run_cli(cli, "runner", ["verify", "--corpus", str(tmp_path / "evals"), "--case", "calc-mined"]) == 3
+    assert capsys.readouterr().err == (f"runner: error: --case calc-mined: no such case in {tmp_path / 'evals'} "
+                                       f"(it is a candidate: add --candidates)\n")
 
 
 def test_cli_verify_exit_1_when_not_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
