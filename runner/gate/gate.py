@@ -374,7 +374,7 @@ def warning_findings(test: DropTest, power: PowerNote, summary: Summary,
     if not test.blocked and drop_points > options.tolerance_points:
         found.append(Finding("WARN", "underpowered-drop", (
             f"blocking cases fell {drop_points:.1f} pp (tolerance {options.tolerance_points:g} pp), "
-            f"not significant with {power.cases} cases; a person should decide")))
+            f"not significant with {power.cases} case{'' if power.cases == 1 else 's'}; a person should decide")))
     change = summary.cost_change_pct
     limit = options.max_cost_increase_pct
     before, after = summary.cost
