@@ -24,9 +24,9 @@ def test_a_cli_imports_no_heavy_library(cli: str) -> None:
 
 
 def test_the_gate_still_uses_scipy_where_it_needs_it() -> None:
-    """The paired t interval is scipy's, imported on first use: t(0.975, 2 df) = 4.3027."""
+    """The paired t interval is scipy.special's, imported on first use: t(0.975, 2 df) = 4.3027."""
     code = ("import sys; from runner.gate.stats import paired_difference; "
-            "r = paired_difference([0.0, 0.0, 0.0], [1.0, 2.0, 3.0]); print('scipy' in sys.modules, r.ci_low)")
+            "r = paired_difference([0.0, 0.0, 0.0], [1.0, 2.0, 3.0]); print('scipy.special' in sys.modules, r.ci_low)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     loaded, low = proc.stdout.split()

@@ -15,6 +15,7 @@ from runner.gate.quarantine import Quarantine, load_quarantine
 from runner.gate.render import compare_json, render_compare
 from runner.gate.triage import find_triage
 from runner.report.compare_html import write_compare_html
+from runner.runs.load import held_until_exit
 
 
 @click.command("compare", help="Gate a candidate run against a baseline: "
@@ -51,8 +52,9 @@ def compare_command(baseline: Path, candidate: Path, baseline_variant: str | Non
                     as_json: bool, include_holdout: bool) -> int:
     options = CompareOptions(alpha=alpha, tolerance_points=tolerance, max_cost_increase_pct=max_cost_increase,
                              allow_dataset_change=allow_dataset_change, holdout=include_holdout)
-    base = load_trials(run_dir(baseline, corpus_dir))
-    cand = load_trials(run_dir(candidate, corpus_dir))
+    with held_until_exit():
+        base = load_trials(run_dir(baseline, corpus_dir))
+        cand = load_trials(run_dir(candidate, corpus_dir))
     if baseline_variant is not None:
         base = only_variant(base, baseline_variant, "--baseline-variant")
     if candidate_variant is not None:

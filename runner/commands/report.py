@@ -14,7 +14,7 @@ from runner.report.review import find_review
 from runner.report.trialblock import trial_json, trial_report
 from runner.report.watch import watch_html
 from runner.runs.holdout import tuning_view
-from runner.runs.load import load_run
+from runner.runs.load import held_until_exit, load_run
 
 
 @click.command("report")
@@ -58,7 +58,8 @@ def report_command(run: Path, corpus_dir: Path | None, as_json: bool, html_file:
         print_report(final)
         click.echo(f"html report: {html_file}")
         return
-    loaded = load_run(run_dir(run, corpus_dir))
+    with held_until_exit():
+        loaded = load_run(run_dir(run, corpus_dir))
     review = find_review(loaded, review_file)
     if not show_holdout:
         loaded = tuning_view(loaded)

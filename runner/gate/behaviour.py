@@ -168,12 +168,16 @@ def _records(run: RunTrials, variant: str, case_id: str) -> list[TrialBehaviour]
 def compare_behaviour(rows: Sequence[Row], baseline: RunTrials, candidate: RunTrials,
                       directions: Directions) -> BehaviourComparison:
     """Medians per metric and paired row, classified by direction."""
-    changes = []
+    changes: list[MetricChange] = []
     for row in rows:
         if row.baseline is None or row.candidate is None:
             continue
         base_records = _records(baseline, row.baseline.variant, row.case_id)
         cand_records = _records(candidate, row.candidate.variant, row.case_id)
+        if not base_records and not cand_records:  # neither run knows any metric (20,000 trials: a tenth of compare)
+            changes.extend(MetricChange(row.key, metric, directions.by_metric[metric], None, None, "unknown")
+                           for metric in METRICS)
+            continue
         for metric in METRICS:
             before = spread([r.metrics.get(metric) for r in base_records])
             after = spread([r.metrics.get(metric) for r in cand_records])

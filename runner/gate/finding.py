@@ -17,7 +17,7 @@ class Finding:
     """BLOCK or WARN."""
     rule: str
     """refused, significant-drop, critical-regression, missing-case, quarantine, underpowered-drop, cost,
-    error-rate, advisory-drop, advisory-tolerance, advisory-regression, same-run, forbidden-tool, bait,
-    upstream-lookup, test-downgrade, tampering, unsafe-pass, holdout-gap."""
+    error-rate, advisory-drop, advisory-tolerance, advisory-regression, same-run, wording-seed, forbidden-tool,
+    bait, upstream-lookup, test-downgrade, tampering, unsafe-pass, holdout-gap."""
     message: str
     """One line for a person."""

@@ -21,6 +21,8 @@ Advisory cases never block, but they never read as a clean PASS when they got wo
 warns on a significant drop (the same test, ``advisory-drop``), on a drop over the tolerance the test could not call
 significant (``advisory-tolerance``) and on any case that passed every baseline trial and not every candidate trial
 (``advisory-regression``). Comparing a run with itself (the same run id) warns too (``same-run``): it shows nothing.
+So do two agent runs whose prompts' wordings were drawn from different seeds (``wording-seed``,
+``runner.gate.seeds``), when a compared case has several wordings: their trials are no longer paired wording by wording.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from runner.gate.pairing import MIN_TRIALS, CaseInfo, Row, RunTrials, pair_runs
 from runner.gate.power import cases_needed, estimate_sd_of_differences, min_detectable_drop
 from runner.gate.quarantine import Quarantine
 from runner.gate.scorecard_rules import ScoreChange, score_changes, scorecard_findings
+from runner.gate.seeds import wording_seed_findings
 from runner.gate.stats import DropTest, significant_drop
 from runner.gate.summary import Summary, summarize
 from runner.runs.aggregate import Aggregate
@@ -234,6 +237,7 @@ def evaluate(baseline: RunTrials, candidate: RunTrials, cases: Mapping[str, Case
     refusals = refusal_findings(baseline, candidate, rows, options)
     findings = [*statistical_findings(test, options), *critical_findings(rows), *missing_findings(rows),
                 *quarantine_findings(quarantine, cases), *same_run_findings(baseline, candidate),
+                *wording_seed_findings(baseline, candidate, rows),
                 *warning_findings(test, power, summary, options),
                 *advisory_findings(rows, advisory_test, options),
                 *behaviour_findings(baseline, candidate), *scorecard_findings(scores),
@@ -370,7 +374,7 @@ def warning_findings(test: DropTest, power: PowerNote, summary: Summary,
     if not test.blocked and drop_points > options.tolerance_points:
         found.append(Finding("WARN", "underpowered-drop", (
             f"blocking cases fell {drop_points:.1f} pp (tolerance {options.tolerance_points:g} pp), "
-            f"not significant with {power.cases} cases; a person should decide")))
+            f"not significant with {power.cases} case{'' if power.cases == 1 else 's'}; a person should decide")))
     change = summary.cost_change_pct
     limit = options.max_cost_increase_pct
     before, after = summary.cost

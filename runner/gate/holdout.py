@@ -27,6 +27,7 @@ from runner.gate.finding import Finding
 from runner.gate.pairing import CaseInfo, Row, RunTrials
 from runner.gate.power import estimate_sd_of_differences, min_detectable_drop
 from runner.gate.stats import PairedDifference, paired_difference
+from runner.gate.tdist import t_ppf
 
 TARGET_POWER = 0.8
 
@@ -157,14 +158,12 @@ def holdout_gap(rows: Sequence[Row], held: frozenset[str], alpha: float) -> Hold
     gap = tuning.paired.mean_difference - holdout.paired.mean_difference
     if min(n_t, n_h) < 2:
         return HoldoutGap(tuning, holdout, gap, -math.inf, math.inf, False, math.inf, confidence)
-    from scipy.stats import t as t_dist  # imported where needed, as the gate's statistics do
-
     df = min(n_t, n_h) - 1
     se = math.sqrt(tuning.paired.sd ** 2 / n_t + holdout.paired.sd ** 2 / n_h)
     if se == 0.0:
         low = high = gap
     else:
-        critical = float(t_dist.ppf(1.0 - alpha / 2.0, df))
+        critical = t_ppf(1.0 - alpha / 2.0, df)
         low, high = gap - critical * se, gap + critical * se
     planned = math.sqrt(tuning.sd ** 2 / n_t + holdout.sd ** 2 / n_h)
     n = df + 1

@@ -95,6 +95,8 @@ class RunTrials:
     """Each trial's behaviour.json by (variant, case id, trial); trials without one are absent."""
     directions: Mapping[str, str] | None = None
     """corpus.yaml's behaviour.directions as the run recorded them; None when it recorded none."""
+    seed: int = 0
+    """The seed each trial's wording was drawn from (run.json's config.seed, ``runner run --seed``)."""
 
     @property
     def label(self) -> str:
@@ -124,7 +126,8 @@ def from_loaded(run: LoadedRun) -> RunTrials:
                      tuple(v.name for v in manifest.config.variants),
                      {key: tuple(sorted(records, key=lambda r: r.trial)) for key, records in trials.items()},
                      run.directory, manifest.name, manifest.cases_meta, bool(manifest.cases_meta),
-                     manifest.config.mode, behaviour=behaviour, directions=manifest.directions)
+                     manifest.config.mode, behaviour=behaviour, directions=manifest.directions,
+                     seed=manifest.config.seed)
 
 
 def load_trials(run_dir: Path) -> RunTrials:

@@ -23,10 +23,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Literal
 
 from runner.gate.stats import _finite_floats, component_level
+from runner.gate.tdist import nct_sf, noncentrality_for_sf, t_isf
 from runner.runs.stats import as_int, check_probability
 
 
@@ -38,9 +38,7 @@ def _check_sd(sd: float, name: str) -> float:
 
 
 def _t_critical(n: int, alpha: float) -> float:
-    from scipy.stats import t as t_dist  # imported where needed, as in stats.paired_difference
-
-    return float(t_dist.isf(component_level(alpha), n - 1))
+    return t_isf(component_level(alpha), n - 1)
 
 
 def paired_t_power(n: int, drop: float, sd: float, alpha: float = 0.05) -> float:
@@ -63,10 +61,8 @@ def paired_t_power(n: int, drop: float, sd: float, alpha: float = 0.05) -> float
         return 0.0
     if sd == 0.0:
         return 1.0 if drop > 0.0 else 0.0
-    from scipy.stats import nct
-
     noncentrality = drop * math.sqrt(n) / sd
-    return float(nct.sf(_t_critical(n, alpha), n - 1, noncentrality))
+    return nct_sf(_t_critical(n, alpha), n - 1, noncentrality)
 
 
 def _check_power(power: float, alpha: float) -> float:
@@ -96,19 +92,7 @@ def min_detectable_drop(
         return math.inf
     if sd == 0.0:
         return 0.0
-    from scipy import optimize
-    from scipy.stats import nct
-
-    df = n_cases - 1
-    critical = _t_critical(n_cases, alpha)
-
-    def shortfall(noncentrality: float) -> float:
-        return float(nct.sf(critical, df, noncentrality)) - power
-
-    high = critical + NormalDist().inv_cdf(power) + 1.0
-    while shortfall(high) < 0.0:
-        high *= 2.0
-    noncentrality = float(optimize.brentq(shortfall, 0.0, high, xtol=1e-12, rtol=1e-12))
+    noncentrality = noncentrality_for_sf(_t_critical(n_cases, alpha), n_cases - 1, power)
     return noncentrality * sd / math.sqrt(n_cases)
 
 

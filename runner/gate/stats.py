@@ -40,6 +40,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from runner.gate.tdist import t_ppf, t_sf
 from runner.runs.stats import as_int, check_probability
 
 __all__ = [
@@ -138,11 +139,8 @@ def paired_difference(
         return PairedDifference(n, mean, 0.0, 0.0, df, t_stat, mean, mean, confidence, 0.0)
     se = sd / math.sqrt(n)
     t_stat = mean / se
-    # scipy is imported here, where it is needed: it takes a second to import, and most commands never need it.
-    from scipy.stats import t as t_dist
-
-    critical = float(t_dist.ppf(0.5 + confidence / 2.0, df))
-    p_value = float(min(1.0, 2.0 * t_dist.sf(abs(t_stat), df)))
+    critical = t_ppf(0.5 + confidence / 2.0, df)
+    p_value = min(1.0, 2.0 * t_sf(abs(t_stat), df))
     return PairedDifference(
         n=n,
         mean_difference=mean,

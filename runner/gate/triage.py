@@ -12,15 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from corpus import Corpus, corpus_fingerprint
 from corpus.errors import HindcastError, UsageError
 from runner.gate.gate import CompareReport
 from runner.gate.pairing import Row
-from runner.runs.find import runs_in
 from runner.runs.load import LoadedRun, load_run
-from runner.runs.manifest import RunManifest
+from runner.runs.manifest import RUN_FILE, RunManifest, load_object
 
 Label = Literal["reproduced", "flaky", "not reproduced", "unknown"]
 
@@ -91,6 +90,26 @@ def label_regressions(report: CompareReport, triage: LoadedRun) -> Triage:
     return Triage(triage.manifest.run_id, triage.directory, labels)
 
 
+def _triage_records(results_dir: Path, candidate: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """Each run of results_dir (but the candidate, which is no triage of itself) whose run.json holds a triage record, newest first, with the record.
+
+    Only the fields needed are read (a full manifest of a large run parses thousands of digests and cases); a
+    run.json that cannot be read is not a triage of anything, and a triage that matches is then read whole.
+    """
+    found: list[tuple[str, str, Path, dict[str, Any]]] = []
+    for child in results_dir.iterdir():
+        if child.name.startswith(".") or child == candidate:
+            continue
+        try:
+            data = load_object((child / RUN_FILE).read_text(encoding="utf-8"), child / RUN_FILE)
+        except (OSError, UnicodeDecodeError, HindcastError):
+            continue
+        record = data.get("triage")
+        if isinstance(record, dict):
+            found.append((str(data.get("created")), str(data.get("run_id")), child, record))
+    return [(directory, record) for _, _, directory, record in sorted(found, key=lambda f: f[:2], reverse=True)]
+
+
 def find_triage(report: CompareReport) -> Triage | None:
     """The newest triage of this comparison's candidate among the candidate's sibling runs (one made against the
     same baseline first); None when there is none. A triage run that cannot be read is an error: its labels would
@@ -99,19 +118,15 @@ def find_triage(report: CompareReport) -> Triage | None:
     if cand.directory is None or not cand.directory.parent.is_dir():
         return None
     matches = []
-    for found in runs_in(cand.directory.parent):
-        record = found.manifest.triage if found.manifest is not None else None
-        if not isinstance(record, dict):
-            continue
+    for directory, record in _triage_records(cand.directory.parent, cand.directory):
         side = record.get("candidate") or {}
         if side.get("run_id") == cand.run_id and side.get("variant") == cand.selected:
             same_baseline = (record.get("baseline") or {}).get("run_id") == report.baseline.run_id
-            matches.append((not same_baseline, found.directory))
+            matches.append((not same_baseline, directory))
     if not matches:
         return None
-    directory = min(matches, key=lambda m: m[0])[1]  # runs_in is newest first; min keeps the first of a kind
+    directory = min(matches, key=lambda m: m[0])[1]  # newest first; min keeps the first of a kind
     try:
         return label_regressions(report, load_run(directory))
     except HindcastError as exc:
         raise UsageError(f"triage run {directory}: {exc.message}") from None
-

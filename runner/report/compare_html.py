@@ -27,7 +27,15 @@ from runner.gate.triage import Triage
 from runner.report.artifacts import ARTIFACT_CAP, PAGE_BUDGET, Budget, TrialView, relative_base, trial_view
 from runner.report.checks import trial_checks
 from runner.report.pages import environment
-from runner.report.paging import EXCERPT_CAP, Paging, paging_for, render_sheets, write_pages
+from runner.report.paging import (
+    EXCERPT_CAP,
+    ROWS_SHOWN,
+    Paging,
+    page_rows,
+    paging_for,
+    render_sheets,
+    write_pages,
+)
 from runner.report.scorecards import COUNT_LABELS
 from runner.runs.result import TrialResult, trial_path
 from runner.scorecard.means import COUNTS, SCORES
@@ -125,12 +133,13 @@ def _side(report: CompareReport, run: RunTrials, row: Row, which: str, index: in
     title = _title(report, row.case_id)
     label = f"{'baseline' if which == 'b' else 'candidate'} {run.label}"
     trials: list[TrialView | TrialResult] = []
+    page = paging.sheet_base if paging.paged else paging.page
+    base = None if run.directory is None else relative_base(run.directory, page)  # once: it resolves both paths
     for record in records:
-        if run.directory is None:
+        if run.directory is None or base is None:
             trials.append(record)
         else:
             folder = trial_path(run.directory, record.variant, record.case_id, record.trial)
-            base = relative_base(run.directory, paging.sheet_base if paging.paged else paging.page)
             view = trial_view(run.directory, base, record, f"{which}{index}-{record.trial}", title, budget, label,
                               trial_checks(folder, record, run.cases_meta.get(record.case_id)),
                               report.risk_flags(row.case_id), paging.href(len(placed)),
@@ -287,7 +296,8 @@ def render_compare_pages(report: CompareReport, html_path: Path, triage: Triage 
         tuple[Paging, str, dict[str, str]]:
     """The comparison as a page whose links are relative to html_path, with the regressions' triage labels when a
     triage of the candidate exists, and its trial pages by name: above INLINE_TRIALS trials in both runs, the
-    trials' sections are on trial pages beside the page (``runner.report.paging``)."""
+    trials' sections are on trial pages beside the page, and a section's rows past ROWS_SHOWN on row pages there
+    (``runner.report.paging``)."""
     budget = Budget()
     paging = paging_for(html_path, _trial_count(report.baseline) + _trial_count(report.candidate))
     placed: list[TrialView] = []
@@ -299,8 +309,8 @@ def render_compare_pages(report: CompareReport, html_path: Path, triage: Triage 
               ("quarantined", "Quarantined", report.quarantined())]
     seen = {row.key for _, _, rows in listed for row in rows}
     listed.append(("unchanged", "Unchanged", [row for row in report.rows if row.key not in seen]))
-    sections = [{"id": ident, "title": title, "rows": [by_key[row.key] for row in rows]}
-                for ident, title, rows in listed]
+    sections, row_sheets = page_rows(paging, [(ident, title, [by_key[row.key] for row in rows])
+                                              for ident, title, rows in listed])
     trials = [t for view in views for side in (view.baseline, view.candidate) for t in side.trials
               if isinstance(t, TrialView)]
     expired = [e for e in report.quarantine.entries if e.expired(report.today)]
@@ -308,7 +318,7 @@ def render_compare_pages(report: CompareReport, html_path: Path, triage: Triage 
     side_by_side = [pair for view in views for pair in view.pairs]
     template = environment().get_template("compare.html.j2")
     page = template.render(report=report, sections=sections, trials=[] if paging.paged else trials,
-                           pairs=[] if paging.paged else side_by_side, back="#overview", paging=paging,
+                           pairs=[] if paging.paged else side_by_side, back="#overview", paging=paging, rows_shown=ROWS_SHOWN,
                            excerpt_cap=EXCERPT_CAP, summary=_summary_lines(report, triage),
                            triage=triage, tests=_test_rows(report), expired=expired, budget=budget,
                            page_budget=PAGE_BUDGET, confidence=f"{1 - report.options.alpha:.0%}",
@@ -316,7 +326,15 @@ def render_compare_pages(report: CompareReport, html_path: Path, triage: Triage 
                            score_findings=[f for f in report.findings if f.rule in SCORE_RULES],
                            score_names=SCORES, count_labels=[(n, COUNT_LABELS[n]) for n in COUNTS],
                            rules=RULES)
-    return paging, page, render_sheets(paging, placed, f"Hindcast compare: {report.decision}", "overview")
+    heading = f"Hindcast compare: {report.decision}"
+    sheets = render_sheets(paging, placed, heading, "overview")
+    rows_template = environment().get_template("rows.html.j2")
+    for sheet in row_sheets:
+        sheets[sheet.name] = rows_template.render(
+            heading=heading, title=sheet.title, ident=sheet.ident, rows=sheet.rows, first=sheet.first,
+            last=sheet.first + len(sheet.rows) - 1, total=sheet.total, strip=f"{paging.folder.name}/",
+            back=f"{paging.back}#{sheet.ident}")
+    return paging, page, sheets
 
 
 def write_compare_html(report: CompareReport, html_path: Path, triage: Triage | None = None) -> None:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from corpus.errors import UsageError
 from corpus.fsutil import atomic_write_text, replace_directory, staging_directory, write_staged, writing
 from runner.report.artifacts import TrialView
 from runner.report.pages import environment
+
+T = TypeVar("T")
 
 INLINE_TRIALS = 200
 """Trials whose sections a page holds itself, as one self-contained file; above, every section is on a trial page."""
@@ -24,8 +27,12 @@ TRIALS_PER_PAGE = 100
 """Trial sections on one trial page."""
 EXCERPT_CAP = 16_000
 """Bytes of one artifact a trial page embeds (a page that holds its own sections embeds up to ARTIFACT_CAP)."""
-SHEET = re.compile(r"^trials-\d{4,}\.html$")
-"""The name of a trial page; a folder beside a page holding anything else is not replaced."""
+ROWS_SHOWN = 100
+"""Rows of one section of a paged compare page that the page shows itself; the rest are on row pages."""
+ROWS_PER_PAGE = 200
+"""Compared rows on one row page."""
+SHEET = re.compile(r"^(trials|rows)-\d{4,}\.html$")
+"""The name of a trial page or a row page; a folder beside a page holding anything else is not replaced."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,66 @@ class Paging:
     def back(self) -> str:
         """The link from a trial page back to the page's overview."""
         return f"../{self.page.name}"
+
+
+@dataclass(frozen=True)
+class RowSheet(Generic[T]):
+    """One row page: consecutive rows of one section of a paged compare page."""
+
+    name: str
+    """Its file name in the folder beside the page (``rows-0001.html``)."""
+    ident: str
+    """The section's id."""
+    title: str
+    """The section's title."""
+    first: int
+    """The 1-based number of its first row in the section."""
+    rows: tuple[T, ...]
+    """The rows."""
+    total: int
+    """Rows in the whole section."""
+
+
+@dataclass(frozen=True)
+class PagedSection(Generic[T]):
+    """A section of a compare page as the page shows it."""
+
+    id: str
+    """The section's id."""
+    title: str
+    """Its heading."""
+    rows: tuple[T, ...]
+    """The rows the page shows itself: all of them, or the first ROWS_SHOWN of a paged page's."""
+    total: int
+    """Rows in the section."""
+    more: tuple[tuple[str, int, int], ...] = ()
+    """(link, first, last) of each row page holding the rest of the section's rows."""
+
+    @property
+    def more_rows(self) -> int:
+        """Rows on row pages."""
+        return self.total - len(self.rows)
+
+
+def page_rows(paging: Paging, sections: list[tuple[str, str, list[T]]]) -> \
+        tuple[list[PagedSection[T]], list[RowSheet[T]]]:
+    """Each (id, title, rows) section as the page shows it and its row pages: a paged page shows the first
+    ROWS_SHOWN rows of a section and puts the rest on row pages of ROWS_PER_PAGE beside it, numbered in section
+    order; a page holding its trials itself shows every row."""
+    shown: list[PagedSection[T]] = []
+    sheets: list[RowSheet[T]] = []
+    for ident, title, rows in sections:
+        if not paging.paged or len(rows) <= ROWS_SHOWN:
+            shown.append(PagedSection(ident, title, tuple(rows), len(rows)))
+            continue
+        more = []
+        for start in range(ROWS_SHOWN, len(rows), ROWS_PER_PAGE):
+            chunk = tuple(rows[start:start + ROWS_PER_PAGE])
+            sheet = RowSheet(f"rows-{len(sheets) + 1:04d}.html", ident, title, start + 1, chunk, len(rows))
+            sheets.append(sheet)
+            more.append((f"{paging.folder.name}/{sheet.name}#{ident}-{start}", start + 1, start + len(chunk)))
+        shown.append(PagedSection(ident, title, tuple(rows[:ROWS_SHOWN]), len(rows), tuple(more)))
+    return shown, sheets
 
 
 def paging_for(page: Path, trials: int) -> Paging:

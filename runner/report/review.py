@@ -75,6 +75,10 @@ class Review:
         judged = sum(counts.values())
         wrong = sum(counts[v] for v in JUDGED_WRONG)
         tally = ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
+        if not entries:
+            return [f"review: the checklist holds none of the passes shown here ({self.path})"]
+        if not judged:
+            return [f"review: none of the {len(entries)} sampled passes judged yet ({self.path})"]
         lines = [(f"review: {wrong} of {judged} judged passes judged wrong ({tally}); {len(entries) - judged} of "
                  f"{len(entries)} sampled not yet judged ({self.path})")]
         lines += [f"  {e.verdict}: {e.trial}" + (f": {e.note}" if e.note else "")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -75,14 +74,14 @@ class Aggregate:
 
 def cell_aggregate(variant: str, case_id: str, trials: Sequence[TrialResult], planned: int | None = None) -> Aggregate:
     """The aggregate of one variant::case cell; planned trials default to the recorded ones (none missing)."""
-    counts = Counter(t.outcome for t in trials)
-    passes, fails, errors = counts["pass"], counts["fail"], counts["error"]
+    outcomes = [t.outcome for t in trials]  # counted by list, not Counter: a compare builds 16,000 cells
+    passes, fails, errors = outcomes.count("pass"), outcomes.count("fail"), outcomes.count("error")
     n = passes + fails
     at_items, hat_items, wilson = _estimators(n, passes)
     failing = [t.reason for t in trials if t.outcome == "fail" and t.reason] or [
         t.reason for t in trials if t.outcome == "error" and t.reason
     ]
-    reason = Counter(failing).most_common(1)[0][0] if failing else ""
+    reason = max(failing, key=failing.count) if failing else ""  # the most common; of a tie, the first
     missing = 0 if planned is None else max(0, planned - len(trials))
     return Aggregate(f"{variant}::{case_id}", variant, case_id, len(trials), passes, fails, errors, missing,
                      passes / n if n else None, wilson, dict(at_items), dict(hat_items), 1 if n else 0, reason)

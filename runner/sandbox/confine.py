@@ -35,7 +35,8 @@ from runner.sandbox.bwrap import (
     available,
     user_namespace,
 )
-from runner.sandbox.egress import AllowedHost, EgressProxy, allowed_hosts
+from runner.sandbox.egress import EgressProxy
+from runner.sandbox.hosts import AllowedHost, allowed_hosts
 from runner.sandbox.limits import Limits, enforcement
 from runner.sandbox.loopback import Loopback
 from runner.settings import SANDBOXES, NetworkMode, SandboxKind, Settings

@@ -20,7 +20,7 @@ from runner.runs.result import RESULT_FILE, parse_trial, trial_path
 from runner.settings import Change, Settings
 from runner.trial.agent import command_problem
 from runner.trial.presets import PRESETS, preset_command, preset_name, provider_hosts
-from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT, SavedAttempt, TrialSpec
+from runner.trial.spec import DEFAULT_TRANSCRIPT_LIMIT, SavedAttempt, TrialSpec
 
 DEFAULT_AGENT_TIMEOUT = 1800.0
 REGRADE_TAKES = ("sandbox", "agent_binds")

@@ -56,7 +56,9 @@ from runner.trial.plan import (
     run_settings,
     source_trials,
 )
-from runner.trial.trial import OUTPUT_DIR, OUTPUT_DIR_NAME, TASK_DIR_NAME, TrialContext, TrialJob, TrialSpec
+from runner.trial.spec import TrialContext, TrialSpec
+from runner.trial.state import OUTPUT_DIR, OUTPUT_DIR_NAME, TASK_DIR_NAME
+from runner.trial.trial import TrialJob
 from runner.workspace.prepare import WORKSPACE_DIR
 
 Progress = Callable[[int, int, TrialResult], None]

@@ -26,7 +26,7 @@ def broken(*_: object, **__: object) -> None:
 
 def test_a_trial_the_harness_broke_keeps_the_traceback_in_its_folder(calc_fast: Bench,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("runner.trial.trial.score_trial", broken)
+    monkeypatch.setattr("runner.trial.grade.score_trial", broken)
     loaded = calc_fast.run(variants=variants(fixer=agent("fix")), sandbox="none")
     [trial] = loaded.trials
     reason = 'harness: TypeError: can only concatenate str (not "NoneType") to str'

@@ -16,17 +16,14 @@ from corpus.languages.base import (
     quote,
     ref_id,
 )
-from corpus.languages.python.environment import (
+from corpus.languages.python.environment import WORKFLOW, WORKFLOWS, choose_python, declared
+from corpus.languages.python.finder import tests as tests
+from corpus.languages.python.install import (
     DIR_REQUIREMENTS,
     REQUIREMENTS_DIR,
     ROOT_REQUIREMENTS,
-    WORKFLOW,
-    WORKFLOWS,
-    choose_python,
-    declared,
     python_command,
 )
-from corpus.languages.python.finder import tests as tests
 from corpus.languages.python.prep import MAKEFILE, preparation
 
 if TYPE_CHECKING:

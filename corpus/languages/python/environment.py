@@ -1,16 +1,15 @@
-"""A Python project's interpreter and install command, from what its base commit declares."""
+"""A Python project's interpreter from what its base commit declares, and the readers of its pyproject.toml, tox.ini
+and setup.cfg (the install command, `install.py`, reads them too)."""
 
 from __future__ import annotations
 
 import functools
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from corpus.languages.base import BaseFiles
 from corpus.languages.python.releases import python_of_date
-from corpus.languages.python.setup_py import setup_py_extras
 
 if TYPE_CHECKING:
     import configparser
@@ -21,30 +20,17 @@ if TYPE_CHECKING:
     from corpus.interpreters import Installed
 
 Version = tuple[int, int]
-ROOT_REQUIREMENTS = re.compile(r"requirements[^\0\n]*(?:test|dev)[^\0\n]*\.txt|(?:test|dev)[-_]?requirements\.txt")
-"""Root requirements files of tests or development (requirements-test.txt, requirements-dev.txt, ...)."""
-REQUIREMENTS_DIR = "requirements"
-DIR_REQUIREMENTS = re.compile(r"(test|dev).*\.txt")
-"""Files of tests or development in `requirements/`."""
 WORKFLOWS = ".github/workflows"
 WORKFLOW = re.compile(r"[^/]+\.ya?ml")
 KEEP = 256
 """Parsed texts kept for reuse (the most recently used): bases come in history order, so the ones reused are
 recent."""
-TEST_NAMES = ("test", "tests", "testing", "dev")
-"""Extras and dependency groups that install a project's test dependencies, in order of preference."""
-RUNNER = "pytest"
-UV_FROM: Version = (3, 8)
-"""uv installs into interpreters from this version on; older ones get pip."""
 CLASSIFIER = re.compile(r"Programming Language :: Python :: (\d)\.(\d+)\b")
 PYTHON_REQUIRES = re.compile(r"python_requires\s*=\s*(['\"])([^'\"]+)\1")
 TOX_ENV = re.compile(r"(?<![\w.-])py(\d)\.?(\d+)(?![\w.])")
 BRACES = re.compile(r"\{([^{}]*)\}")
 CI_KEY = re.compile(r"^(\s*(?:-\s+)?)[\"']?(python-versions?|python_version|python)[\"']?\s*:(\s|$)(.*)$")
 CI_VERSION = re.compile(r"(\d)\.(\d+)(-dev)?")
-FACTOR = re.compile(r"^[\w{},!.-]+:\s")
-"""A tox deps line conditional on factors (`py38: mock`)."""
-REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 TOX_SECTIONS = frozenset({"tox", "testenv", "DEFAULT"})
 """The sections of tox.ini inference reads (DEFAULT's options are every section's)."""
 SETUP_CFG_SECTIONS = frozenset({"options", "options.extras_require", "DEFAULT"})
@@ -84,11 +70,12 @@ def _load_toml(text: str) -> dict[str, Any]:
         return {}
 
 
-def _toml(files: BaseFiles) -> dict[str, Any]:
+def read_pyproject(files: BaseFiles) -> dict[str, Any]:
+    """The base's pyproject.toml, parsed (empty when missing or not TOML)."""
     return files.parsed("pyproject.toml", _load_toml) or {}
 
 
-def _project(pyproject: dict[str, Any]) -> dict[str, Any]:
+def project_table(pyproject: dict[str, Any]) -> dict[str, Any]:
     """pyproject.toml's [project] table (empty when missing or not a table)."""
     project = pyproject.get("project")
     return project if isinstance(project, dict) else {}
@@ -140,7 +127,7 @@ def _setup_cfg(text: str) -> configparser.ConfigParser | None:
     return _load_ini(_sections(text, SETUP_CFG_SECTIONS))
 
 
-def _ini(files: BaseFiles, path: str) -> configparser.ConfigParser | None:
+def read_ini(files: BaseFiles, path: str) -> configparser.ConfigParser | None:
     """The sections of tox.ini or setup.cfg that inference reads."""
     parsed: configparser.ConfigParser | None = files.parsed(path, _tox_ini if path == "tox.ini" else _setup_cfg)
     return parsed
@@ -148,7 +135,7 @@ def _ini(files: BaseFiles, path: str) -> configparser.ConfigParser | None:
 
 def tox_testenv(files: BaseFiles, option: str) -> str:
     """An option of tox.ini's [testenv], as written ("" when there is none)."""
-    tox = _ini(files, "tox.ini")
+    tox = read_ini(files, "tox.ini")
     if tox is None or not tox.has_section("testenv"):
         return ""
     return tox.get("testenv", option, fallback="") or ""
@@ -235,11 +222,11 @@ def declared(files: BaseFiles) -> Declared:
             named.setdefault(version, source)
 
     spec_text, spec_source = "", ""
-    pyproject = _toml(files)
-    project = _project(pyproject)
+    pyproject = read_pyproject(files)
+    project = project_table(pyproject)
     if isinstance(project.get("requires-python"), str):
         spec_text, spec_source = project["requires-python"], "pyproject.toml"
-    setup_cfg = _ini(files, "setup.cfg")
+    setup_cfg = read_ini(files, "setup.cfg")
     if not spec_text and setup_cfg is not None and setup_cfg.has_option("options", "python_requires"):
         spec_text, spec_source = setup_cfg.get("options", "python_requires").strip(), "setup.cfg"
     if not spec_text and (setup_py := files.parsed("setup.py", _setup_py_requires)):
@@ -298,134 +285,3 @@ def choose_python(found: Declared, installed: Installed,
     if found.spec:
         return None, f"python: none installed fits {within}"
     return None, "python: none; the project declares no version and no interpreter is installed"
-
-
-@dataclass(frozen=True)
-class _Extra:
-    """A test-ish extra or dependency group a base declares."""
-
-    kind: str
-    """"extra" or "group"."""
-    name: str
-    """Its name as written."""
-    source: str
-    """The file declaring it."""
-    requirements: tuple[str, ...] | None
-    """What it lists; None when not known (setup.py is read by regex)."""
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
-
-
-def _extras(files: BaseFiles, pyproject: dict[str, Any]) -> list[_Extra]:
-    """Every test-ish extra and dependency group the base declares."""
-    out: list[_Extra] = []
-    project = _project(pyproject)
-    for kind, table in (("extra", project.get("optional-dependencies")), ("group", pyproject.get("dependency-groups"))):
-        if isinstance(table, dict):
-            out += [_Extra(kind, key, "pyproject.toml", _strings(value)) for key, value in table.items()
-                    if isinstance(key, str) and _normal(key) in TEST_NAMES]
-    setup_cfg = _ini(files, "setup.cfg")
-    if setup_cfg is not None and setup_cfg.has_section("options.extras_require"):
-        for key, value in setup_cfg.items("options.extras_require"):
-            if _normal(key) in TEST_NAMES:
-                out.append(_Extra("extra", key, "setup.cfg", tuple(line.strip() for line in value.splitlines()
-                                                                   if line.strip())))
-    setup_py = files.text("setup.py") or ""
-    if "extras_require" in setup_py:
-        out += [_Extra("extra", name, "setup.py", requirements) for name, requirements in setup_py_extras(setup_py)
-                if _normal(name) in TEST_NAMES]
-    return out
-
-
-def _lists_runner(requirements: tuple[str, ...] | None) -> bool:
-    for line in requirements or ():
-        match = REQUIREMENT_NAME.match(line)
-        if match and _normal(match.group(1)) == RUNNER:
-            return True
-    return False
-
-
-def _tox_deps(files: BaseFiles) -> tuple[list[str], list[str]] | None:
-    """The [testenv] deps as install arguments (`-r file` kept, substitutions and factor lines dropped), and its
-    extras; None when there is no such section."""
-    tox = _ini(files, "tox.ini")
-    if tox is None or not tox.has_section("testenv"):
-        return None
-    args: list[str] = []
-    for raw in (tox.get("testenv", "deps", fallback="") or "").splitlines():
-        line = raw.split(" #")[0].strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
-        if not line or line.startswith("#") or FACTOR.match(line):
-            continue
-        option = re.match(r"(-[rc])\s*(\S+)$", line)
-        if option:
-            args += [option.group(1), option.group(2)]
-        elif "{" not in line and line not in (".", "-e .", "-e."):
-            args.append(line)
-    extras = [e for e in re.split(r"[\s,]+", tox.get("testenv", "extras", fallback="") or "") if e and "{" not in e]
-    return args, extras
-
-
-def _requirements_file(files: BaseFiles) -> str | None:
-    """The base's requirements file for tests, else for development."""
-    found = [p for p in files.paths() if ROOT_REQUIREMENTS.fullmatch(p)
-             or (p.startswith(REQUIREMENTS_DIR + "/") and DIR_REQUIREMENTS.fullmatch(p.split("/", 1)[1]))]
-    found.sort(key=lambda p: ("test" not in p.rsplit("/", 1)[-1], p.count("/"), len(p), p))
-    return found[0] if found else None
-
-
-def _file_lists_runner(files: BaseFiles, path: str) -> bool:
-    return _lists_runner(tuple((files.text(path) or "").splitlines()))
-
-
-def python_command(files: BaseFiles, python: str | None) -> tuple[str, str]:
-    """The command that installs the base and its test dependencies into the case's interpreter, and why."""
-    parts = [int(part) for part in python.split(".")[:2]] if python else []
-    uv = not parts or tuple(parts) >= UV_FROM
-    install = ["uv", "pip", "install"] if uv else ["python", "-m", "pip", "install"]
-    pyproject = _toml(files)
-    installable = files.has("setup.py") or any(key in pyproject for key in ("project", "build-system"))
-    extras = sorted(_extras(files, pyproject), key=lambda e: (TEST_NAMES.index(_normal(e.name)), e.kind != "extra"))
-    args: list[str]
-    listed = False
-    if installable and extras:
-        chosen = extras[0]
-        listed = _lists_runner(chosen.requirements)
-        if chosen.kind == "extra":
-            args, origin = ["-e", f".[{chosen.name}]"], f'extra "{chosen.name}" of {chosen.source}'
-        elif uv:
-            args, origin = ["-e", ".", "--group", chosen.name], f'dependency group "{chosen.name}" of {chosen.source}'
-        else:
-            args = ["-e", ".", *(chosen.requirements or ())]
-            origin = f'the requirements of dependency group "{chosen.name}" of {chosen.source} (pip has no --group)'
-    elif installable and (tox := _tox_deps(files)) is not None and (tox[0] or tox[1]):
-        deps, tox_extras = tox
-        args = ["-e", f".[{','.join(tox_extras)}]" if tox_extras else ".", *deps]
-        listed = _lists_runner(tuple(deps)) or any(
-            _file_lists_runner(files, deps[i + 1]) for i, dep in enumerate(deps[:-1]) if dep == "-r")
-        origin = "deps" + (" and extras" if tox_extras else "") + " of [testenv] in tox.ini"
-    elif (requirements := _requirements_file(files)) is not None:
-        listed = _file_lists_runner(files, requirements)
-        if installable:
-            args, origin = ["-e", ".", "-r", requirements], f"the project and {requirements}"
-        else:
-            base = ["-r", "requirements.txt"] if files.has("requirements.txt") else []
-            args = [*base, "-r", requirements]
-            origin = ("requirements.txt and " if base else "") + requirements + " (no pyproject.toml or setup.py)"
-    elif installable:
-        args, origin = ["-e", "."], "the project alone (it declares no test dependencies)"
-    elif files.has("requirements.txt"):
-        args, origin = ["-r", "requirements.txt"], "requirements.txt (no pyproject.toml or setup.py)"
-    else:
-        args, origin = [], "the test runner alone (no pyproject.toml, setup.py or requirements file)"
-    if not listed:
-        args.append(RUNNER)
-        if args != [RUNNER]:
-            origin += f", plus {RUNNER}"
-    tool = "" if uv else f"; pip, as uv does not install into Python {python}"
-    return " ".join(shlex.quote(word) for word in (*install, *args)), f"command: {origin}{tool}"

@@ -199,8 +199,8 @@ def test_a_preset_hands_the_whole_prompt_to_its_cli(preset: str, tmp_path: Path)
 
 
 def test_a_presets_home_files_name_the_endpoint_and_never_replace_the_users_own(tmp_path: Path) -> None:
+    from runner.trial.attempt import write_home_files
     from runner.trial.presets import PRESETS, home_files
-    from runner.trial.trial import write_home_files
 
     files = home_files(PRESETS["codex"], None, {"OPENAI_BASE_URL": "https://gateway.example/v1",
                                                 "OPENAI_API_KEY": "sk-secret"})

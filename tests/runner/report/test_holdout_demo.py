@@ -129,6 +129,8 @@ def test_sample_draws_tuning_passes_and_report_reads_the_checklist_back(demo: De
     text = checklist.read_text()
     trials = [line.split('"')[1] for line in text.splitlines() if line.strip().startswith("- trial:")]
     assert len(trials) == 2 and "verdict: \n" in text
+    code, out = runner(["report", str(demo.fixer.directory), "--review", str(checklist)], capsys)
+    assert code == 0 and f"review: none of the 2 sampled passes judged yet ({checklist})" in out
     filled = text.replace("verdict: \n", 'verdict: "wrong fix"\n', 1).replace('note: ""', 'note: "edits the caller"', 1)
     checklist.write_text(filled)
     code, out = runner(["report", str(demo.fixer.directory), "--review", str(checklist)], capsys)

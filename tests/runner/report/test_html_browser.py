@@ -7,7 +7,7 @@ from pathlib import Path
 
 from corpus.cli_support import run_cli
 from runner.cli import cli
-from runner.report.paging import EXCERPT_CAP, INLINE_TRIALS
+from runner.report.paging import EXCERPT_CAP, INLINE_TRIALS, ROWS_PER_PAGE, ROWS_SHOWN
 from tests.runner.report.behaviourkit import EVIL, behaviour_run
 from tests.runner.report.htmlkit import HOSTILE, add_artifacts, browser_check, report_run
 from tests.testing.runbuilder import record_digests, write_run
@@ -156,3 +156,45 @@ def test_a_trial_page_of_a_large_run_opens_at_the_linked_trial(tmp_path: Path) -
     assert seen["section_after"] is True and seen["index_after"] is False and seen["other_after"] is False
     assert seen["grader"] == EXCERPT_CAP
     assert seen["title"] == "Hindcast run big: trials 1–100" and seen["fetched"] == []
+
+
+PAGED_COMPARE_CHECK = SHOWN + """
+const out = {};
+const verdict = document.getElementById('verdict');
+out.verdict = shown(verdict) && verdict.getBoundingClientRect().bottom <= window.innerHeight;
+const findings = document.getElementById('findings');
+out.rule_on_first_screen = shown(findings) && findings.getBoundingClientRect().top < window.innerHeight
+  && findings.textContent.includes('[refused]');
+out.rows = document.querySelectorAll('tr.compared.unchanged').length;
+out.more = shown(document.getElementById('unchanged-more'));
+out.more_links = [...document.querySelectorAll('#unchanged-more a')].map(a => a.getAttribute('href'));
+""" + FINISH
+
+ROW_SHEET_CHECK = SHOWN + """
+const out = {};
+location.hash = '#unchanged-200';
+const row = document.getElementById('unchanged-200');
+out.row_shown = shown(row);
+out.row_top = Math.round(row.getBoundingClientRect().top);
+out.back = document.querySelector('main a').getAttribute('href');
+out.trial_link = row.querySelector('td.candidate li a').getAttribute('href');
+""" + FINISH
+
+
+def test_a_large_compare_page_leads_with_the_verdict_and_pages_its_rows(tmp_path: Path) -> None:
+    cells = {f"c{i:03d}": "p" for i in range(ROWS_SHOWN + ROWS_PER_PAGE + 5)}
+    runs = tmp_path / "runs"
+    base = write_run(runs, "base", cells, kinds=dict.fromkeys(cells, "blocking"))
+    cand = write_run(runs, "cand", {**cells, "c000": "f"}, kinds=dict.fromkeys(cells, "blocking"))
+    page = tmp_path / "compare.html"
+    run_cli(cli, "runner", ["compare", "--baseline", str(base), "--candidate", str(cand), "--html", str(page)])
+    seen = browser_check(page, PAGED_COMPARE_CHECK, tmp_path)
+    assert seen["verdict"] is True and seen["rule_on_first_screen"] is True
+    assert seen["rows"] == ROWS_SHOWN and seen["more"] is True
+    assert seen["more_links"] == ["compare_files/rows-0001.html#unchanged-100",
+                                  "compare_files/rows-0002.html#unchanged-300"]
+    assert seen["fetched"] == []
+    sheet = browser_check(tmp_path / "compare_files" / "rows-0001.html", ROW_SHEET_CHECK, tmp_path / "compare_files")
+    assert sheet["row_shown"] is True and 0 <= sheet["row_top"] < 50  # the link opens the page at its row
+    assert sheet["back"] == "../compare.html#unchanged" and sheet["trial_link"].startswith("trials-")
+    assert sheet["title"] == "Hindcast compare: BLOCK: Unchanged, rows 101–300" and sheet["fetched"] == []

@@ -16,7 +16,7 @@ from runner.gate.pairing import load_trials, policy_for
 from runner.gate.quarantine import Quarantine
 from runner.report.compare_html import write_compare_html
 from runner.report.grid import GRID_CASES
-from runner.report.paging import EXCERPT_CAP, INLINE_TRIALS, TRIALS_PER_PAGE
+from runner.report.paging import EXCERPT_CAP, INLINE_TRIALS, ROWS_PER_PAGE, ROWS_SHOWN, TRIALS_PER_PAGE
 from runner.report.report import render_table, write_html
 from runner.report.watch import watch_html
 from runner.runs.load import LoadedRun, load_run
@@ -153,3 +153,34 @@ def test_thousands_of_cases_are_one_line_each_in_the_terminal(tmp_path: Path) ->
     assert lines[start + 8] == "c007  blocking, critical  1/2 passed, @2 1.00  ^2 0.00, 1 error"
     assert lines[start + 9] == "c008  advisory            2/2 passed, @2 1.00  ^2 1.00, 1 missing"
     assert lines[start + GRID_CASES + 1].startswith("c200 ") and "┃" not in "\n".join(lines)
+
+
+def test_a_large_compare_page_shows_a_section_s_first_rows_and_pages_the_rest(tmp_path: Path) -> None:
+    """A section past ROWS_SHOWN rows: the page shows the first, row pages beside it the rest, every link lands."""
+    count = ROWS_SHOWN + ROWS_PER_PAGE + 5
+    cells = {f"c{i:03d}": "p" for i in range(count)}  # one trial each: still more than a page holds itself
+    base = write_run(tmp_path / "runs", "base", cells, kinds=dict.fromkeys(cells, "blocking"))
+    cand = write_run(tmp_path / "runs", "cand", {**cells, "c000": "f"}, kinds=dict.fromkeys(cells, "blocking"))
+    out = tmp_path / "compare.html"
+    assert run_cli(cli, "runner", ["compare", "--baseline", str(base), "--candidate", str(cand),
+                                   "--html", str(out)]) == ExitCode.BLOCK  # a case with one trial: refused
+    page = read(out)
+    unchanged = [e.attrs["id"] for e in page.find("tr", "unchanged")]
+    assert unchanged == [f"unchanged-{i}" for i in range(ROWS_SHOWN)]
+    assert page.ids["unchanged"].text == f"Unchanged ({count - 1})"
+    assert [e.attrs["id"] for e in page.find("tr", "regressions")] == ["regressions-0"]
+    more = page.ids["unchanged-more"]
+    assert more.urls == ["compare_files/rows-0001.html#unchanged-100", "compare_files/rows-0002.html#unchanged-300"]
+    assert more.text.startswith(f"{count - 1 - ROWS_SHOWN} more rows of this section on row pages")
+    assert all(u.split("#")[1] in page.ids for u in page.urls if u.startswith("#"))  # no pair link to a missing pair
+    seen = []
+    for name, first, last in (("rows-0001.html", 100, 299), ("rows-0002.html", 300, count - 2)):
+        sheet = read(tmp_path / "compare_files" / name)
+        ids = [e.attrs["id"] for e in sheet.find("tr", "unchanged")]
+        assert ids == [f"unchanged-{i}" for i in range(first, last + 1)]
+        assert "../compare.html#unchanged" in sheet.urls
+        for link in (u for li in sheet.find("li") for u in li.urls):
+            href, anchor = link.split("#")
+            assert "/" not in href and anchor in read(tmp_path / "compare_files" / href).ids
+        seen += [e.text for e in sheet.find("div", "case-id")]
+    assert sorted(seen + [e.text for e in page.find("div", "case-id")]) == sorted(cells)

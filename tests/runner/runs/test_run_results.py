@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from corpus.errors import UsageError
+from runner.runs.aggregate import Aggregate, cell_aggregate
 from runner.runs.load import load_run
-from runner.runs.result import trial_path
+from runner.runs.result import Durations, Excerpt, GraderTests, TrialResult, WantedTest, trial_path
 from runner.runs.stats import wilson_interval
 from tests.testing.runbuilder import record_digests
 from tests.testing.trialkit import make_run
@@ -62,7 +63,10 @@ def test_aggregates_never_come_from_disk(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("damage", "message"), [
     (lambda p: p.write_text("{not json"), "not valid JSON"),
-    (lambda p: p.write_text('{"outcome": "maybe"}'), "not a trial result"),
+    (lambda p: p.write_text('{"outcome": "maybe"}'), r"not a trial result \(no case_id, variant, trial, reason, case_"),
+    (lambda p: p.write_text(p.read_text().replace('"mode"', '"mood"')), r"not a trial result \(no field 'mood'\)"),
+    (lambda p: p.write_text(p.read_text().replace('"durations": {', '"durations": {"lunch": 1, ')),
+     "not a trial result .*unexpected keyword argument 'lunch'"),
     (lambda p: p.write_text(p.read_text().replace('"outcome": "pass"', '"outcome": "maybe"')), "outcome 'maybe'"),
     (lambda p: p.write_text(p.read_text().replace('"trial": 1', '"trial": 2')), "not its own folder"),
 ])
@@ -74,3 +78,33 @@ def test_a_damaged_result_is_named(tmp_path: Path, damage: object, message: str)
     with pytest.raises(UsageError, match=message) as info:
         load_run(run_dir)
     assert str(path) in str(info.value)
+
+
+def test_a_result_read_back_equals_the_result_written(tmp_path: Path) -> None:
+    """Reading builds the record without its __init__: every field, default or not, as the constructor gives it."""
+    full = TrialResult("one", "a", 3, "fail", "fail-to-pass test did not pass: t", "f" * 64, "2026-01-01T00:00:00",
+                       Durations(1.0, 2.0, 3.0, 6.0), changed_files=("m.py",), flags=("edited_tests",),
+                       restored=({"path": "t.py", "action": "restored", "cause": "edited", "kind": "test"},),
+                       cost_usd=0.25, tokens=900, excerpt=Excerpt("E assert 1 == 2", "t.py:3", "t.py::test_x"),
+                       grader_tests=GraderTests(1, 1, 0, (WantedTest("t.py::test_x", "failed"),), ("t.py::y",)))
+    bare = TrialResult("two", "a", 1, "pass", "graded pass", "f" * 64, "2026-01-01T00:00:00")
+    for written in (full, bare):
+        read = TrialResult.from_json(written.to_json(), tmp_path / "result.json")
+        assert read == written and read.to_json() == written.to_json()
+    sparse = json.dumps({"case_id": "two", "variant": "a", "trial": 1, "outcome": "pass", "reason": "graded pass",
+                         "case_fingerprint": "f" * 64, "started": "2026-01-01T00:00:00"})
+    assert TrialResult.from_json(sparse, tmp_path / "result.json") == bare  # a field left out takes its default
+
+
+def test_a_cell_counts_its_outcomes_and_names_its_most_common_failure() -> None:
+    def trial(number: int, outcome: str, reason: str) -> TrialResult:
+        return TrialResult("one", "a", number, outcome, reason, "f" * 64, "2026-01-01T00:00:00")  # type: ignore[arg-type]
+
+    def cell(*trials: tuple[str, str]) -> Aggregate:
+        return cell_aggregate("a", "one", [trial(n, o, r) for n, (o, r) in enumerate(trials, 1)], planned=6)
+
+    mixed = cell(("fail", "x"), ("pass", "graded pass"), ("fail", "y"), ("error", "z"), ("fail", "y"))
+    assert (mixed.passes, mixed.fails, mixed.errors, mixed.missing, mixed.reason) == (1, 3, 1, 1, "y")
+    assert cell(("fail", "x"), ("fail", "y"), ("fail", "y"), ("fail", "x")).reason == "x"  # a tie: the first seen
+    assert cell(("pass", "graded pass"), ("error", "z"), ("error", "w"), ("fail", "")).reason == "z"  # no failure says why
+    assert cell(("pass", "graded pass")).reason == ""

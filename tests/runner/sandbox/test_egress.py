@@ -16,14 +16,8 @@ from corpus.errors import ExitCode, UsageError
 from runner.cli import cli
 from runner.runs.load import load_run
 from runner.runs.result import trial_path
-from runner.sandbox.egress import (
-    NEVER_REACHED,
-    AllowedHost,
-    EgressProxy,
-    allowed_hosts,
-    is_code_host,
-    parse_allowed,
-)
+from runner.sandbox.egress import NEVER_REACHED, EgressProxy
+from runner.sandbox.hosts import AllowedHost, allowed_hosts, is_code_host, parse_allowed
 from tests.testing.helloserver import hello_server, name_host
 from tests.testing.httpcase import build_http_corpus
 from tests.testing.trialkit import SANDBOX_ARGS, Bench, agent, variants

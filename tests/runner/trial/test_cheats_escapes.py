@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from runner.runs.result import trial_path
-from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT
+from runner.trial.spec import DEFAULT_TRANSCRIPT_LIMIT
 from tests.runner.trial.test_cheats import (
     CASE,
     JUNIT_GRADER,

@@ -13,7 +13,8 @@ import pytest
 
 from corpus import Setup
 from runner.runs.result import trial_path
-from runner.trial.trial import DEFAULT_TRANSCRIPT_LIMIT, agent_environment
+from runner.trial.agent import agent_environment
+from runner.trial.spec import DEFAULT_TRANSCRIPT_LIMIT
 from tests.testing.trialkit import Bench, agent, graded_quickly, hang_token, processes_with, variants
 
 
