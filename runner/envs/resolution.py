@@ -73,6 +73,9 @@ class Resolution:
     only: bool = False
     """The command only installs (`Installs.only`): the resolved set, not the dependency files, keys its
     environment."""
+    pip: bool = False
+    """Setup installs with pip: dated by an index on the loopback (`runner.envs.pipindex`), not by uv's
+    configuration alone."""
 
     def setup_variables(self, directory: Path, config: str = CONFIG_NAME) -> dict[str, str]:
         """The variables that make setup's uv resolve as decided (the configuration written into directory by

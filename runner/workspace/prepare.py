@@ -39,6 +39,7 @@ from runner.process import ProcessResult, run_command
 from runner.sandbox.bwrap import Bind, SandboxSpec
 from runner.sandbox.confine import Confinement, phase_sandbox
 from runner.settings import NEEDS_SANDBOX
+from runner.workspace.pipdated import pip_index, pip_runtime_command, runtime_index
 from runner.workspace.resolve import decide, fall_back, resolution_dir
 from runner.workspace.workspace import copy_workspace, create_workspace
 
@@ -226,10 +227,11 @@ def run_setup(case: Case, repo: Path, workspace: Path, env: dict[str, str], scra
     download caches."""
     if not case.setup.command:
         return None
-    setup_env, sandbox = _setup_sandbox(repo, case.base_commit, workspace, env, scratch, confinement, env_dir,
-                                        cache, resolution)
-    result = run_command(case.setup.command, workspace, setup_env, case.setup.timeout, scratch / "setup.log",
-                         sandbox=sandbox)
+    with pip_index(case.setup.command, resolution) as dated_pip:
+        setup_env, sandbox = _setup_sandbox(repo, case.base_commit, workspace, {**env, **dated_pip}, scratch,
+                                            confinement, env_dir, cache, resolution)
+        result = run_command(case.setup.command, workspace, setup_env, case.setup.timeout, scratch / "setup.log",
+                             sandbox=sandbox)
     if result.start_error:
         raise WorkspaceError(f"setup could not start: {result.start_error}")
     if result.timed_out:
@@ -279,10 +281,12 @@ def redate_build_tools(workspace: Path, env: dict[str, str], scratch: Path, conf
         return ""
 
     def reinstall(config: str, log: str) -> str:
-        setup_env, sandbox = _setup_sandbox(None, "", workspace, env, scratch, confinement, env_dir, cache,
-                                            resolution, config)
-        result = run_command(runtime_command(names), workspace, setup_env, REDATE_TIMEOUT,
-                             resolution_dir(scratch) / log, sandbox=sandbox)
+        with runtime_index(resolution, config == RUNTIME_CONFIG_NAME) as dated_pip:
+            setup_env, sandbox = _setup_sandbox(None, "", workspace, {**env, **dated_pip}, scratch, confinement,
+                                                env_dir, cache, resolution, config)
+            command = pip_runtime_command(names) if resolution.pip else runtime_command(names)
+            result = run_command(command, workspace, setup_env, REDATE_TIMEOUT, resolution_dir(scratch) / log,
+                                 sandbox=sandbox)
         if result.start_error or result.timed_out:
             return result.start_error or "timed out"
         return (failure_line(result.tail) or f"exit {result.exit_code}") if result.exit_code != 0 else ""

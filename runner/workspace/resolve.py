@@ -37,6 +37,7 @@ from runner.envs.resolution import (
 from runner.process import run_command
 from runner.sandbox.bwrap import Bind
 from runner.sandbox.confine import Confinement, phase_sandbox
+from runner.workspace.pipdated import pip_fall_back, pip_resolution
 from runner.workspace.workspace import copy_workspace
 
 RESOLUTION_DIR = "resolution"
@@ -59,11 +60,11 @@ def resolution_dir(scratch: Path) -> Path:
 def decide(case: Case, repo: Path, workspace: Path, scratch: Path, confinement: Confinement | None,
            cache: EnvCache | None = None) -> Resolution | None:
     """How the case's setup resolves: as of the fix's date when its uv installs resolve so, else today's (None
-    when setup installs nothing with uv). Decided once per interpreter, command, dependency files and date in a
-    process, and once per cache directory."""
+    when setup installs nothing with uv or pip; a pip setup as `runner.workspace.pipdated` decides). Decided once
+    per interpreter, command, dependency files and date in a process, and once per cache directory."""
     installs = uv_installs(case.setup.command)
     if installs is None:
-        return None
+        return pip_resolution(case, repo, resolution_dir(scratch), cache)
     as_of = fix_date(repo, case.fix_commit)
     if as_of is None:
         return Resolution(None, "resolution: today's; the fix's date cannot be read", None, installs.only)
@@ -88,7 +89,9 @@ def fall_back(case: Case, repo: Path, workspace: Path, scratch: Path, confinemen
     """Today's resolution for a case whose dated setup failed (why), resolved again today; decided so for every
     later setup of the same interpreter, command, dependency files and date."""
     installs = uv_installs(case.setup.command)
-    assert installs is not None and dated.as_of is not None
+    if installs is None:
+        return pip_fall_back(case, repo, dated, why, cache)
+    assert dated.as_of is not None
     python = str(find_python(case.setup.python)) if case.setup.python else None
     probe = copy_workspace(workspace, resolution_dir(scratch) / "workspace")
     try:

@@ -1,0 +1,133 @@
+"""Resolution as of the fix's date for setups that install with pip, with real pip against a package index of
+the test's own (`tests.testing.localindex`): the dated index offers what the upstream had then, the build tools
+whole, and a dated setup that fails falls back to today's, saying so."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from corpus import Setup
+from runner.envs.pipindex import dated_page, installs_with_pip
+from runner.sandbox.confine import Confinement
+from runner.workspace.prepare import Prepared, prepare
+from tests.testing.casefactory import make_case
+from tests.testing.gitrepo import git_init
+from tests.testing.localindex import NEW, OLD, Release, backend, library, serve_index
+
+PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
+FIX_DATE = "2024-01-04T00:00:00Z"
+"""The committer date of the fix (the third commit of a `tests.testing.gitrepo`)."""
+RELEASES = [library("oldpin", "1.0", OLD), library("oldpin", "2.0", NEW), library("newonly", "2.0", NEW),
+            backend("1.0", OLD, editable=False), backend("80.0", NEW, editable=True)]
+"""No pip in it: the environment is then made by `python -m venv`, whose pip is the interpreter's own."""
+PIP = "python -m pip install --no-cache-dir --disable-pip-version-check --quiet"
+
+
+def serve(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, releases: list[Release]) -> Iterator[str]:
+    """An index of releases as pip's upstream (and uv's, which finds no pip in it to seed)."""
+    with serve_index(releases) as url:
+        monkeypatch.setenv("PIP_INDEX_URL", url)
+        monkeypatch.setenv("UV_INDEX_URL", url)
+        monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
+        monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
+        yield url
+
+
+@pytest.fixture
+def index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
+    """The test's index (RELEASES)."""
+    yield from serve(monkeypatch, tmp_path, RELEASES)
+
+
+@pytest.fixture
+def old_setuptools_breaks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
+    """RELEASES with a dated setuptools that does not import."""
+    yield from serve(monkeypatch, tmp_path, [*RELEASES[:3], backend("1.0", OLD, editable=False, importable=False),
+                                             RELEASES[4]])
+
+
+def prep(tmp_path: Path, command: str) -> tuple[Prepared, dict[str, str]]:
+    """command run as a case's setup on a repository whose fix is of FIX_DATE; the prepared trial and the
+    versions its environment holds."""
+    repo = git_init(tmp_path / "repo")
+    base = repo.commit({"app.py": "X = 1\n"}, "Base")
+    repo.commit({"app.py": "X = 2\n"}, "Second")
+    fix = repo.commit({"app.py": "X = 3\n"}, "Fix")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    case = make_case(base, fix, id="pip", setup=Setup(command=command, python=PYTHON))
+    prepared = prepare(case, repo.path, scratch, confinement=Confinement())
+    assert prepared.env_dir is not None
+    versions = {}
+    for info in prepared.env_dir.glob("lib/python*/site-packages/*.dist-info"):
+        name, version = info.name[: -len(".dist-info")].rsplit("-", 1)
+        versions[name.lower()] = version
+    return prepared, versions
+
+
+def test_pip_gets_the_release_of_the_fix_s_date_builds_with_today_s_tools_and_dates_the_runtime_setuptools(
+        tmp_path: Path, index: str) -> None:
+    prepared, versions = prep(tmp_path, f"{PIP} oldpin setuptools==80.0")
+    # setuptools 80.0 was uploaded after the fix, but build tools are exempt as on the uv path: the dated setup
+    # installed it (a pin the dated index does not offer falls back to today's, as below)
+    assert prepared.resolution == f"resolution: as of the fix's date {FIX_DATE} (pip; build tools today's)"
+    assert versions["oldpin"] == "1.0"  # 2.0 was uploaded after the fix
+    # once set up, the setuptools the tests import is the dated one, which still ships pkg_resources
+    assert versions["setuptools"] == "1.0"
+    assert prepared.env_dir is not None
+    [site] = prepared.env_dir.glob("lib/python*/site-packages")
+    assert (site / "pkg_resources" / "__init__.py").read_text() == "OLD = True\n"
+
+
+def test_a_dated_setuptools_that_does_not_import_is_put_back_at_today_s_and_the_line_says_so(
+        tmp_path: Path, old_setuptools_breaks: str) -> None:
+    prepared, versions = prep(tmp_path, f"{PIP} oldpin setuptools==80.0")
+    assert prepared.resolution == (f"resolution: as of the fix's date {FIX_DATE} (pip; build tools today's); "
+                                   "setuptools kept at today's: ImportError: too old for this Python")
+    assert versions["setuptools"] == "80.0" and versions["oldpin"] == "1.0"
+
+
+def test_an_old_pin_resolves_dated(tmp_path: Path, index: str) -> None:
+    prepared, versions = prep(tmp_path, f"{PIP} oldpin==1.0")
+    assert prepared.resolution.startswith("resolution: as of the fix's date")
+    assert versions["oldpin"] == "1.0"
+
+
+def test_a_release_newer_than_the_fix_is_not_offered_so_setup_falls_back_to_today_s(
+        tmp_path: Path, index: str) -> None:
+    prepared, versions = prep(tmp_path, f"{PIP} oldpin==2.0")
+    assert prepared.resolution.startswith(
+        f"resolution: today's; as of the fix's date {FIX_DATE} setup fails: ")
+    assert "oldpin==2.0" in prepared.resolution
+    assert versions["oldpin"] == "2.0"
+    log = (tmp_path / "scratch" / "setup.log").read_text()
+    assert "No matching distribution found for oldpin==2.0" not in log  # the log is today's run's
+
+
+def test_the_dated_page_keeps_what_was_uploaded_before_and_what_pip_needs_to_choose() -> None:
+    page = {"name": "lib", "files": [
+        {"filename": "lib-1.0.tar.gz", "url": "../../files/lib-1.0.tar.gz", "hashes": {"sha256": "ab"},
+         "requires-python": ">=2.7", "upload-time": "2015-01-01T00:00:00.123Z", "yanked": "broken"},
+        {"filename": "lib-2.0.tar.gz", "url": "/files/lib-2.0.tar.gz", "hashes": {},
+         "upload-time": "2016-01-01T00:00:00Z"},
+        {"filename": "lib-0.9.tar.gz", "url": "/files/lib-0.9.tar.gz", "hashes": {}}]}
+    text = dated_page(page, "http://index/simple/lib/", "2015-06-01T00:00:00Z", exempt=False)
+    assert ('<a href="http://index/files/lib-1.0.tar.gz#sha256=ab" data-requires-python="&gt;=2.7" '
+            'data-yanked="broken">lib-1.0.tar.gz</a>') in text
+    assert "lib-2.0" not in text  # after the date
+    assert "lib-0.9" not in text  # no upload time: its date cannot be established
+    whole = dated_page(page, "http://index/simple/lib/", "2015-06-01T00:00:00Z", exempt=True)
+    assert "lib-2.0" in whole and "lib-0.9" in whole
+
+
+@pytest.mark.parametrize(("command", "pip"), [
+    ("python -m pip install -e .", True), ("pip install -r requirements.txt && pytest", True),
+    ("/opt/py27/bin/pip2.7 install six", True), ("uv pip install -e .", False), ("pipx install x", False),
+    ("python -m pip install --no-index --find-links wheels .", False),
+    ("pip install --no-index . && pip install pytest", True), ("npm ci", False), (None, False)])
+def test_a_pip_setup_is_told_from_a_uv_one(command: str | None, pip: bool) -> None:
+    assert installs_with_pip(command) is pip
