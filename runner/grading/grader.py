@@ -135,6 +135,9 @@ def pytest_no_run(command: str, exit_code: int | None, output: str) -> str | Non
 def first_error_line(output: str) -> str:
     """The first line of output that names an error, with the exception line (`E   ...`) after it when there is one:
     `ImportError while loading conftest '/w/conftest.py': ModuleNotFoundError: No module named 'foo'`."""
+    raised = raised_line(output)  # a Python traceback's own last line names its error, whatever the lines above say
+    if raised:
+        return raised[:300]
     lines = [line.rstrip() for line in output.splitlines()]
     head_at = next((i for i, line in enumerate(lines) if ERROR_LINE.search(line) and not set(line) <= set("=_- ")
                     and not line.startswith("E   ")), None)
@@ -144,7 +147,7 @@ def first_error_line(output: str) -> str:
     detail = lines[detail_at][4:].strip() if detail_at is not None else ""
     if head and detail and detail not in head:
         head = f"{head.rstrip('.')}: {detail}"
-    return (head or detail or raised_line(output))[:300]
+    return (head or detail)[:300]
 
 
 EXCEPTION_END = re.compile(r"^[A-Za-z_][\w.]*(: .*)?$")

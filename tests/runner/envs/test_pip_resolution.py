@@ -91,6 +91,17 @@ def test_a_dated_setuptools_that_does_not_import_is_put_back_at_today_s_and_the_
     assert versions["setuptools"] == "80.0" and versions["oldpin"] == "1.0"
 
 
+def test_a_build_tool_the_setup_pinned_lower_is_not_set_back_above_its_pin(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path) -> None:
+    # an old test runner bounds a build tool's dependency (pytest 3.5 holds pluggy<0.7): the dated version set
+    # back after setup is the newest the index had then up to the one the setup's resolution chose, never above
+    releases = [*RELEASES, backend("0.5", OLD, editable=False)]
+    for _ in serve(monkeypatch, tmp_path, releases):
+        prepared, versions = prep(tmp_path, f"{PIP} oldpin setuptools==0.5")
+    assert prepared.resolution == f"resolution: as of the fix's date {FIX_DATE} (pip; build tools today's)"
+    assert versions["setuptools"] == "0.5" and versions["oldpin"] == "1.0"
+
+
 def test_an_old_pin_resolves_dated(tmp_path: Path, index: str) -> None:
     prepared, versions = prep(tmp_path, f"{PIP} oldpin==1.0")
     assert prepared.resolution.startswith("resolution: as of the fix's date")

@@ -156,6 +156,10 @@ def test_first_error_line_names_the_error_and_its_exception() -> None:
                "builtins.Failed: [pytest] section in setup.cfg files is no longer supported\n")
     assert first_error_line(crashed) == "builtins.Failed: [pytest] section in setup.cfg files is no longer supported"
     assert first_error_line("Traceback (most recent call last):\n  File \"x.py\", line 1\n") == ""
+    source_lines = ("Traceback (most recent call last):\n  File \"pluggy/__init__.py\", line 16, in <module>\n"
+                    "    from .manager import PluginManager, PluginValidationError\n"
+                    "ModuleNotFoundError: No module named 'importlib_metadata'\n")
+    assert first_error_line(source_lines) == "ModuleNotFoundError: No module named 'importlib_metadata'"
     collection = ("==== ERRORS ====\n____________ ERROR collecting tests/test_calc.py ____________\n"
                   "tests/test_calc.py:1: in <module>\n    from calc import mul\n"
                   "E   ImportError: cannot import name 'mul' from 'calc'\n")
