@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import ClassVar
 
+from corpus.languages.python.names import normal_name
 from runner.envs.resolution import BUILD_TOOLS
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
@@ -51,11 +52,6 @@ def upstream_index() -> str:
     """The index the dated pages are made from."""
     url = os.environ.get(UPSTREAM_VARIABLE) or PYPI_SIMPLE
     return url if url.endswith("/") else url + "/"
-
-
-def normal_name(name: str) -> str:
-    """PEP 503's normalized project name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _instant(text: str) -> datetime.datetime | None:

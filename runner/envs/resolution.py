@@ -22,6 +22,7 @@ from pathlib import Path
 
 from corpus.fsutil import atomic_write_text
 from corpus.gitutil import run_git
+from corpus.languages.python.names import normal_name
 
 BUILD_TOOLS = ("setuptools", "wheel", "hatchling", "hatch-vcs", "hatch-fancy-pypi-readme", "flit-core", "flit-scm",
                "poetry-core", "pdm-backend", "setuptools-scm", "scikit-build-core", "meson-python", "maturin",
@@ -178,20 +179,21 @@ SEEDED = ("setuptools", "wheel")
 
 def build_tools_in(resolved: str) -> tuple[str, ...]:
     """The build tools a resolved set (`uv pip compile` output) names, and the seeded ones."""
-    names = {line.split("==", 1)[0].split("[", 1)[0].strip().lower().replace("_", "-").replace(".", "-")
+    names = {normal_name(line.split("==", 1)[0].split("[", 1)[0].strip())
              for line in resolved.splitlines() if "==" in line and not line.lstrip().startswith(("#", "-"))}
     return tuple(sorted((names & set(BUILD_TOOLS)) | set(SEEDED)))
 
 
-def installed_build_tools(site_packages: list[Path]) -> tuple[str, ...]:
-    """The build tools (`BUILD_TOOLS`) installed in these site-packages directories."""
-    found = set()
+def installed_build_tools(site_packages: list[Path]) -> dict[str, str]:
+    """The build tools (`BUILD_TOOLS`) installed in these site-packages directories, with their versions, in
+    name order."""
+    found = {}
     for site in site_packages:
         for info in site.glob("*.dist-info"):
-            name = info.name[: -len(".dist-info")].rsplit("-", 1)[0].replace("_", "-").replace(".", "-").lower()
-            if name in BUILD_TOOLS:
-                found.add(name)
-    return tuple(sorted(found))
+            name, _, version = info.name[: -len(".dist-info")].rpartition("-")
+            if normal_name(name) in BUILD_TOOLS:
+                found[normal_name(name)] = version
+    return dict(sorted(found.items()))
 
 
 def runtime_command(names: tuple[str, ...]) -> str:

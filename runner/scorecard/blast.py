@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from corpus.languages.python.names import normal_name
 from runner.scorecard.patch import FileChange
 
 Reader = Callable[[str], bytes | None]
@@ -115,9 +116,6 @@ def _dependency_reader(name: str) -> Callable[[bytes], set[str]] | None:
             "npm-shrinkwrap.json": _package_lock}.get(name) or (_toml_lock if name in TOML_LOCKS else None)
 
 
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
 
 def _requirements(data: bytes) -> set[str]:
     names = set()
@@ -127,7 +125,7 @@ def _requirements(data: bytes) -> set[str]:
             continue
         match = REQUIREMENT.match(line)
         if match:
-            names.add(_normal(match.group(1)))
+            names.add(normal_name(match.group(1)))
     return names
 
 
@@ -143,12 +141,12 @@ def _specs(items: Any) -> set[str]:
     for item in items if isinstance(items, list) else ():
         match = REQUIREMENT.match(item) if isinstance(item, str) else None
         if match:
-            names.add(_normal(match.group(1)))
+            names.add(normal_name(match.group(1)))
     return names
 
 
 def _keys(table: Any) -> set[str]:
-    return {_normal(str(k)) for k in table} if isinstance(table, dict) else set()
+    return {normal_name(str(k)) for k in table} if isinstance(table, dict) else set()
 
 
 def _pyproject(data: bytes) -> set[str]:
@@ -219,7 +217,7 @@ def _go_mod(data: bytes) -> set[str]:
 
 def _toml_lock(data: bytes) -> set[str]:
     packages = _toml(data).get("package")
-    return {_normal(str(p["name"])) for p in packages if isinstance(p, dict) and "name" in p} \
+    return {normal_name(str(p["name"])) for p in packages if isinstance(p, dict) and "name" in p} \
         if isinstance(packages, list) else set()
 
 

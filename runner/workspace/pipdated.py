@@ -86,27 +86,14 @@ def runtime_index(resolution: Resolution, dated: bool) -> Iterator[dict[str, str
         yield {"PIP_INDEX_URL": url}
 
 
-def installed_caps(site_packages: list[Path], names: tuple[str, ...]) -> tuple[str, ...]:
-    """`name<=version` of each of names as the setup installed it (read from its dist-info), for
-    `pip_runtime_command`."""
-    caps = {}
-    for site in site_packages:
-        for info in site.glob("*.dist-info"):
-            name, _, version = info.name[: -len(".dist-info")].rpartition("-")
-            normal = name.replace("_", "-").replace(".", "-").lower()
-            if normal in names:
-                caps[normal] = f"{normal}<={version}"
-    return tuple(caps[name] for name in names if name in caps)
-
-
-def pip_runtime_command(caps: tuple[str, ...]) -> str:
-    """`runner.envs.resolution.runtime_command` with pip: each build tool reinstalled at the newest version the
-    index offers up to the one the setup installed (`installed_caps`: what the setup's resolution chose satisfies
-    its dependents' bounds, so a dated version above it could break them, as `pytest==3.5.1` holds `pluggy<0.7`),
-    their dependencies left as they are, then setuptools, when among them, imported."""
+def pip_runtime_command(installed: dict[str, str]) -> str:
+    """`runner.envs.resolution.runtime_command` with pip: each build tool installed (name to version) reinstalled
+    at the newest version the index offers up to the one the setup installed (what the setup's resolution chose
+    satisfies its dependents' bounds, so a dated version above it could break them, as `pytest==3.5.1` holds
+    `pluggy<0.7`), their dependencies left as they are, then setuptools, when among them, imported."""
     words = ["python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--force-reinstall",
-             "--no-deps", *caps]
-    check = " && python -c 'import setuptools'" if any(c.startswith("setuptools<=") for c in caps) else ""
+             "--no-deps", *(f"{name}<={version}" for name, version in installed.items())]
+    check = " && python -c 'import setuptools'" if "setuptools" in installed else ""
     return " ".join(shlex.quote(word) for word in words) + check
 
 

@@ -39,7 +39,7 @@ from runner.process import ProcessResult, run_command
 from runner.sandbox.bwrap import Bind, SandboxSpec
 from runner.sandbox.confine import Confinement, phase_sandbox
 from runner.settings import NEEDS_SANDBOX
-from runner.workspace.pipdated import installed_caps, pip_index, pip_runtime_command, runtime_index
+from runner.workspace.pipdated import pip_index, pip_runtime_command, runtime_index
 from runner.workspace.resolve import decide, fall_back, resolution_dir
 from runner.workspace.workspace import copy_workspace, create_workspace
 
@@ -276,16 +276,16 @@ def redate_build_tools(workspace: Path, env: dict[str, str], scratch: Path, conf
     setup made. WorkspaceError when even that fails (an environment in no known state)."""
     if resolution is None or resolution.as_of is None or env_dir is None:
         return ""
-    names = installed_build_tools(site_packages(env_dir))
-    if not names:
+    installed = installed_build_tools(site_packages(env_dir))
+    if not installed:
         return ""
-    caps = installed_caps(site_packages(env_dir), names) if resolution.pip else ()
+    names = tuple(installed)
 
     def reinstall(config: str, log: str) -> str:
         with runtime_index(resolution, config == RUNTIME_CONFIG_NAME) as dated_pip:
             setup_env, sandbox = _setup_sandbox(None, "", workspace, {**env, **dated_pip}, scratch, confinement,
                                                 env_dir, cache, resolution, config)
-            command = pip_runtime_command(caps) if resolution.pip else runtime_command(names)
+            command = pip_runtime_command(installed) if resolution.pip else runtime_command(names)
             result = run_command(command, workspace, setup_env, REDATE_TIMEOUT, resolution_dir(scratch) / log,
                                  sandbox=sandbox)
         if result.start_error or result.timed_out:

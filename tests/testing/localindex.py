@@ -9,13 +9,14 @@ import hashlib
 import http.server
 import io
 import json
-import re
 import threading
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ClassVar
+
+from corpus.languages.python.names import normal_name
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 OLD = "2023-06-01T00:00:00Z"
@@ -88,10 +89,6 @@ class Release:
     """Paths in the wheel and their text (besides its metadata)."""
     requires: tuple[str, ...] = ()
     """Requires-Dist lines."""
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def wheel_bytes(release: Release) -> bytes:
@@ -171,7 +168,7 @@ def serve_index(releases: list[Release]) -> Iterator[str]:
         body = wheel_bytes(release)
         filename = f"{release.name.replace('-', '_')}-{release.version}-py3-none-any.whl"
         routes[f"/files/{filename}"] = ("application/octet-stream", body)
-        projects.setdefault(_normal(release.name), []).append(
+        projects.setdefault(normal_name(release.name), []).append(
             {"filename": filename, "url": f"{url}/files/{filename}", "hashes": {"sha256": hashlib.sha256(body).hexdigest()},
              "upload-time": release.uploaded})
     meta = {"api-version": "1.1"}

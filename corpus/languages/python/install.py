@@ -9,6 +9,7 @@ from typing import Any
 
 from corpus.languages.base import BaseFiles
 from corpus.languages.python.environment import project_table, read_ini, read_pyproject
+from corpus.languages.python.names import normal_name
 from corpus.languages.python.setup_py import setup_py_extras
 
 ROOT_REQUIREMENTS = re.compile(r"requirements[^\0\n]*(?:test|dev)[^\0\n]*\.txt|(?:test|dev)[-_]?requirements\.txt")
@@ -40,9 +41,6 @@ class _Extra:
     """What it lists; None when not known (setup.py is read by regex)."""
 
 
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
 
 def _strings(value: Any) -> tuple[str, ...]:
     return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
@@ -55,24 +53,24 @@ def _extras(files: BaseFiles, pyproject: dict[str, Any]) -> list[_Extra]:
     for kind, table in (("extra", project.get("optional-dependencies")), ("group", pyproject.get("dependency-groups"))):
         if isinstance(table, dict):
             out += [_Extra(kind, key, "pyproject.toml", _strings(value)) for key, value in table.items()
-                    if isinstance(key, str) and _normal(key) in TEST_NAMES]
+                    if isinstance(key, str) and normal_name(key) in TEST_NAMES]
     setup_cfg = read_ini(files, "setup.cfg")
     if setup_cfg is not None and setup_cfg.has_section("options.extras_require"):
         for key, value in setup_cfg.items("options.extras_require"):
-            if _normal(key) in TEST_NAMES:
+            if normal_name(key) in TEST_NAMES:
                 out.append(_Extra("extra", key, "setup.cfg", tuple(line.strip() for line in value.splitlines()
                                                                    if line.strip())))
     setup_py = files.text("setup.py") or ""
     if "extras_require" in setup_py:
         out += [_Extra("extra", name, "setup.py", requirements) for name, requirements in setup_py_extras(setup_py)
-                if _normal(name) in TEST_NAMES]
+                if normal_name(name) in TEST_NAMES]
     return out
 
 
 def _lists_runner(requirements: tuple[str, ...] | None) -> bool:
     for line in requirements or ():
         match = REQUIREMENT_NAME.match(line)
-        if match and _normal(match.group(1)) == RUNNER:
+        if match and normal_name(match.group(1)) == RUNNER:
             return True
     return False
 
@@ -116,7 +114,7 @@ def python_command(files: BaseFiles, python: str | None) -> tuple[str, str]:
     install = ["uv", "pip", "install"] if uv else ["python", "-m", "pip", "install"]
     pyproject = read_pyproject(files)
     installable = files.has("setup.py") or any(key in pyproject for key in ("project", "build-system"))
-    extras = sorted(_extras(files, pyproject), key=lambda e: (TEST_NAMES.index(_normal(e.name)), e.kind != "extra"))
+    extras = sorted(_extras(files, pyproject), key=lambda e: (TEST_NAMES.index(normal_name(e.name)), e.kind != "extra"))
     args: list[str]
     listed = False
     if installable and extras:
