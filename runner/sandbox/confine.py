@@ -171,9 +171,10 @@ class Tools:
 
     dirs: tuple[str, ...]
     """Directories bound at their own path."""
-    path_prefix: str | None
-    """Directories put first on PATH inside (an interpreter's, when PATH found it where the sandbox does not
-    look, like pyenv's shims under the home directory)."""
+    path_swaps: tuple[tuple[str, str], ...] = ()
+    """PATH directories the sandbox does not show whose `python` is a host interpreter (pyenv's shims under the
+    home directory), each with the interpreter's own directory, which takes its place on PATH inside: at the
+    same place, so that a directory ahead of it (the case's environment) still comes first."""
 
 
 def interpreter_dirs(python: str, env: Mapping[str, str]) -> tuple[str, ...]:
@@ -212,14 +213,14 @@ def _host_tools(path_var: str, env: Mapping[str, str]) -> Tools:
         if (entry and os.path.isabs(entry) and os.path.isdir(entry) and not _visible(entry, ())
                 and not any(_within(Path(entry), h) for h in homes)):
             dirs.append(entry)
-    prefixes = []
+    swaps: dict[str, str] = {}
     pythons = {os.path.realpath(p): p for name in ("python", "python3") if (p := shutil.which(name, path=path_var))}
     for python in pythons.values():
         found = interpreter_dirs(python, env)
         dirs.extend(found)
         if found and not _visible(os.path.dirname(python), dirs):
-            prefixes.append(found[0])
-    return Tools(tuple(dict.fromkeys(dirs)), os.pathsep.join(dict.fromkeys(prefixes)) or None)
+            swaps.setdefault(os.path.dirname(python), found[0])
+    return Tools(tuple(dict.fromkeys(dirs)), tuple(swaps.items()))
 
 
 def phase_sandbox(conf: Confinement, phase: Phase, scratch: Path, *, workspace: Path, env: Mapping[str, str],
@@ -259,10 +260,10 @@ def _sandbox_spec(conf: Confinement, *, workspace: Path, home: Path, env: Mappin
     inside = {k: v for k, v in env.items() if k not in HOST_ONLY}
     inside["TMPDIR"] = "/tmp"
     inside["PWD"] = WORKSPACE
-    path = f"{tools.path_prefix}{os.pathsep}{env.get('PATH', '')}" if tools.path_prefix else env.get("PATH", "")
+    swaps = dict(tools.path_swaps)
+    path = [swaps.get(d, d) for d in env.get("PATH", "").split(os.pathsep)]
     shown = [b.target for b in binds]  # PATH names no host directory the sandbox does not show
-    inside["PATH"] = os.pathsep.join(dict.fromkeys(d for d in path.split(os.pathsep)
-                                                   if d and os.path.isabs(d) and _visible(d, shown)))
+    inside["PATH"] = os.pathsep.join(dict.fromkeys(d for d in path if d and os.path.isabs(d) and _visible(d, shown)))
     return SandboxSpec(workspace=workspace, home=home, home_target=HOME_INSIDE, binds=tuple(binds),
                        network=network, env=inside, hide=conf.hide, loopback=loopback, limits=conf.limits)
 
