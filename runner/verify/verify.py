@@ -28,6 +28,7 @@ from runner.verify.keep import LOGS_DIR, keep_attempt, publish_logs
 from runner.verify.measure import Measured, collection_failures, measure, measuring_case, missing_collection
 from runner.verify.progress import Step, StepName
 from runner.verify.record import record_candidate_verdict, record_verdicts
+from runner.verify.schedule import BuildersFirst
 
 Verdict = Literal["VALID", "INVALID", "ERROR"]
 FEATURE_REASON = "feature: the base lacks the names or signatures the tests use; the prompt must specify them"
@@ -198,13 +199,17 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
             for stored in cases}
     ended: dict[AttemptJob, Attempt] = {}
     named = {job.name: job for case_jobs in jobs.values() for job in case_jobs}
+    order = BuildersFirst([(case_id, job) for case_id, case_jobs in jobs.items() for job in case_jobs])
 
     def step(name: str, which: str) -> None:
         job = named[name]
+        if which in SIDES:  # grading: the environment is there
+            order.ready(job)
         if on_step is not None:
             on_step(Step(job.stored.case.id, job.side, job.repeat, cast(StepName, which)))
 
     def done(job: AttemptJob, attempt: Attempt | None) -> bool:
+        order.ended(job)
         if attempt is not None:
             ended[job] = replace(attempt, logs=str(job.target))
             if on_step is not None:
@@ -229,7 +234,7 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
                     discard=janitor.discard, step=step)
         executor = executor_for(settings, node)
         try:  # Ctrl-C: every attempt is stopped, nothing of this verify stays on a cluster
-            run_jobs(executor, (job for case_jobs in jobs.values() for job in case_jobs), settings.jobs, done)
+            run_jobs(executor, order, settings.jobs, done)
         finally:
             executor.close()
     except KeyboardInterrupt:
