@@ -8,6 +8,10 @@ date cannot be established), with their hash, `data-requires-python` and `data-y
 (`runner.envs.resolution.BUILD_TOOLS`, the list the uv path exempts) are listed whole, today's included, as on
 the uv path; pip itself still picks among them by `requires-python`. The index goes to pip as `PIP_INDEX_URL`,
 so no setup command changes.
+
+The upstream's JSON pages are kept for the process (`UPSTREAM_PAGES` of them, the least recently used let go):
+the setups of one verify resolve mostly the same projects, each as of its own date, and a page fetched once
+serves every date (the date filter is applied to it each time).
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import ClassVar
 
 from corpus.languages.python.names import normal_name
@@ -34,6 +40,8 @@ PYPI_SIMPLE = "https://pypi.org/simple/"
 UPSTREAM_VARIABLE = "PIP_INDEX_URL"
 """The upstream index is the harness's own pip index when it has one, else PyPI's."""
 FETCH_TIMEOUT = 60
+UPSTREAM_PAGES = 512
+"""How many upstream JSON pages the process keeps."""
 PIP_STEP = re.compile(r"(?<![\w.-])pip[0-9.]*\s+install\b")
 """A setup step that installs with pip (`pip install`, `pip2.7 install`, `python -m pip install`)."""
 
@@ -91,6 +99,48 @@ def dated_page(page: dict[str, object], page_url: str, as_of: str | None, exempt
             + "\n".join(links) + "\n</body></html>\n")
 
 
+@dataclass(frozen=True, slots=True)
+class _Fetched:
+    """An upstream JSON page and the address it came from (after redirects)."""
+
+    page: dict[str, object]
+    url: str
+
+
+_PAGES: OrderedDict[str, _Fetched] = OrderedDict()
+_PAGES_LOCK = threading.Lock()
+_FETCHING: dict[str, threading.Lock] = {}
+
+
+def _upstream_page(url: str) -> _Fetched | tuple[int, bytes]:
+    """The upstream's JSON page at url, fetched once per process (two setups asking at once: one fetch); a
+    failure is the status and body to serve, and is asked again next time."""
+    with _PAGES_LOCK:
+        fetching = _FETCHING.setdefault(url, threading.Lock())
+    with fetching:
+        with _PAGES_LOCK:
+            if url in _PAGES:
+                _PAGES.move_to_end(url)
+                return _PAGES[url]
+        request = urllib.request.Request(url, headers={"Accept": JSON_TYPE})
+        try:
+            with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT) as response:
+                page = json.loads(response.read().decode("utf-8"))
+                landed = response.geturl()
+        except urllib.error.HTTPError as error:
+            return (404 if error.code == 404 else 502), f"upstream: {error.code}\n".encode()
+        except (OSError, ValueError) as error:
+            return 502, f"upstream: {error}\n".encode()
+        if not isinstance(page, dict):
+            return 502, b"upstream: not a JSON simple page\n"
+        fetched = _Fetched(page, landed)
+        with _PAGES_LOCK:
+            _PAGES[url] = fetched
+            while len(_PAGES) > UPSTREAM_PAGES:
+                _PAGES.popitem(last=False)
+        return fetched
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     settings: ClassVar[tuple[str, str | None, frozenset[str]]] = ("", None, frozenset())
     """Upstream index, date, exempt names; each served index a subclass with its own."""
@@ -116,19 +166,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _fetch(self, name: str) -> tuple[int, bytes]:
         upstream, as_of, exempt = self.settings
-        url = f"{upstream}{name}/"
-        request = urllib.request.Request(url, headers={"Accept": JSON_TYPE})
-        try:
-            with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT) as response:
-                page = json.loads(response.read().decode("utf-8"))
-                url = response.geturl()
-        except urllib.error.HTTPError as error:
-            return (404 if error.code == 404 else 502), f"upstream: {error.code}\n".encode()
-        except (OSError, ValueError) as error:
-            return 502, f"upstream: {error}\n".encode()
-        if not isinstance(page, dict):
-            return 502, b"upstream: not a JSON simple page\n"
-        return 200, dated_page(page, url, as_of, name in exempt).encode()
+        found = _upstream_page(f"{upstream}{name}/")
+        if isinstance(found, tuple):
+            return found
+        return 200, dated_page(found.page, found.url, as_of, name in exempt).encode()
 
     def log_message(self, format: str, *args: object) -> None:  # quiet
         return

@@ -5,13 +5,15 @@ whole, and a dated setup that fails falls back to today's, saying so."""
 from __future__ import annotations
 
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from corpus import Setup
-from runner.envs.pipindex import dated_page, installs_with_pip
+from runner.envs.pipindex import dated_page, installs_with_pip, serve_dated
 from runner.sandbox.confine import Confinement
 from runner.workspace.prepare import Prepared, prepare
 from tests.testing.casefactory import make_case
@@ -133,6 +135,25 @@ def test_the_dated_page_keeps_what_was_uploaded_before_and_what_pip_needs_to_cho
     assert "lib-0.9" not in text  # no upload time: its date cannot be established
     whole = dated_page(page, "http://index/simple/lib/", "2015-06-01T00:00:00Z", exempt=True)
     assert "lib-2.0" in whole and "lib-0.9" in whole
+
+
+def test_a_page_fetched_once_serves_every_later_date_of_the_process() -> None:
+    """The setups of one verify ask the upstream once per project: a second dated index, of another date, serves
+    the page after the upstream is gone, with its own date's files; a project never fetched is then a 502."""
+    def get(url: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, ""
+
+    with serve_index(RELEASES) as upstream, serve_dated("2030-01-01T00:00:00Z", upstream=upstream) as later:
+        status, page = get(f"{later}oldpin/")
+    assert status == 200 and "oldpin-1.0" in page and "oldpin-2.0" in page
+    with serve_dated(FIX_DATE, upstream=upstream) as dated:
+        status, page = get(f"{dated}oldpin/")
+        assert status == 200 and "oldpin-1.0" in page and "oldpin-2.0" not in page
+        assert get(f"{dated}newonly/")[0] == 502
 
 
 @pytest.mark.parametrize(("command", "pip"), [
