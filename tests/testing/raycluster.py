@@ -58,14 +58,19 @@ def stop_cluster(cluster: Cluster) -> None:
 
 
 def task_worker(pid: int) -> int | None:
-    """The Ray worker process among pid's ancestors (its title names the task it runs: `ray::...`)."""
+    """The Ray worker process among pid's ancestors (its title names the task it runs: `ray::...`; before the
+    title is set, it runs `default_worker.py`). None when the walk reaches a raylet first: a dead worker's
+    children are handed to its raylet (a subreaper), whose own command line names `default_worker.py` in its
+    `--python_worker_command`; killing it would take the whole node down."""
     while pid > 1:
         try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             return None
-        if cmdline.startswith(b"ray::") or b"default_worker.py" in cmdline:
+        if Path(args[0].decode(errors="replace")).name == "raylet":
+            return None
+        if args[0].startswith(b"ray::") or any(a.endswith(b"/default_worker.py") for a in args[1:3]):
             return pid
         pid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
     return None
