@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -102,18 +103,29 @@ class Trial:
 
 NOBODY = 65534
 """The uid and gid of the non-root runs."""
+CHECKOUT = Path(__file__).resolve().parents[2]
+"""This checkout (its packages, installed editable, are what the runner imports)."""
 
 
 def as_nobody(argv: list[str], work: Path, shown: list[Path]) -> list[str]:
     """argv run as uid NOBODY: an outer bubblewrap (as root, no new user namespace) makes a view of this machine
-    in which the paths that user needs and root keeps private are reachable (the agent cache and pyenv under
-    /root, work under the temp dir), then setpriv drops to that user, who runs the runner and its sandboxes."""
-    outer = ["bwrap", "--dev-bind", "/", "/", "--perms", "0755", "--tmpfs", "/root", "--perms", "1777",
-             "--tmpfs", "/tmp"]
-    parents = sorted({parent for path in (*shown, work) for parent in path.parents if str(parent).startswith(("/tmp/", "/root/"))})
+    in which the paths that user needs and root keeps private are reachable, then setpriv drops to that user, who
+    runs the runner and its sandboxes. /root and /tmp are empty there, as is every other directory above a shown
+    path that others may not enter (a checkout or pytest's temp dir under a 0700 directory); the shown paths (the
+    agent cache, the interpreters, this checkout and its environment) and work are bound back into them."""
+    needed = [*shown, work]
+    private = {Path("/root"), Path("/tmp")} | {
+        parent for path in needed for parent in path.parents
+        if parent != Path("/") and not os.stat(parent).st_mode & stat.S_IXOTH}
+    private = {p for p in private if not any(q in p.parents for q in private)}  # the outermost of each nest
+    outer = ["bwrap", "--dev-bind", "/", "/"]
+    for top in sorted(private):
+        outer += ["--perms", "1777" if top == Path("/tmp") else "0755", "--tmpfs", str(top)]
+    parents = sorted({parent for path in needed for parent in path.parents
+                      if any(top in parent.parents for top in private)}, key=lambda p: len(p.parts))
     for parent in parents:  # made first: bwrap would make them private to root
         outer += ["--perms", "0755", "--dir", str(parent)]
-    for path in shown:
+    for path in sorted(shown, key=lambda p: len(p.parts)):  # a path inside another bound after it
         outer += ["--ro-bind", str(path), str(path)]
     outer += ["--bind", str(work), str(work)]
     return [*outer, "--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
@@ -156,8 +168,8 @@ def run_preset(name: str, demo: Path, tmp_path: Path, agent_bin: Callable[[str],
             env.update(HOME=str(work / "home"), TMPDIR="/tmp")
             for path in [work, *work.rglob("*")]:
                 os.lchown(path, NOBODY, NOBODY)
-            shown = [Path(os.path.realpath(sys.base_prefix)), CACHE, PROJECT_BIN[0].parent,
-                     *([python_home] if python_home else [])]
+            shown = [Path(os.path.realpath(sys.base_prefix)), CACHE, PROJECT_BIN[0].parent, CHECKOUT,
+                     Path(sys.prefix), *([python_home] if python_home else [])]
             argv = as_nobody(argv, work, shown)
         else:
             env["HOME"] = str(work / "home")
