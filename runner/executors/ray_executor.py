@@ -32,6 +32,8 @@ INSTALL = (f"--executor ray needs Ray on this machine and on the cluster: "
            f"uv pip install --python {shlex.quote(sys.executable)} 'ray>=2.9'")
 CANCEL_GRACE = 10.0
 """Seconds cancelled tasks get to kill their job's processes before their workers are killed."""
+STALL_CHECK = 10.0
+"""Seconds without a job ending after which the driver asks whether any node of the cluster can take a job."""
 
 
 @dataclass(eq=False)
@@ -120,6 +122,8 @@ class RayExecutor(Generic[T]):
         self.remote = self.ray.remote(run_remote)
         self.packs = _Packs(self.ray, repo)
         self.tasks: dict[Any, _Task[T]] = {}
+        self.stalled: str | None = None
+        """The last warning that no node can take a job (None: some node can)."""
 
     def slots(self, jobs: int) -> int:
         """Twice as many jobs as the cluster has CPUs for (at --trial-cpus each), or --jobs when that is more:
@@ -144,7 +148,11 @@ class RayExecutor(Generic[T]):
         or its object is submitted again, at most `retries` times, and stays pending; then it is an error naming
         the cause."""
         while True:
-            ready, _ = self.ray.wait([t.ref for t in pending], num_returns=1, timeout=None)
+            ready, _ = self.ray.wait([t.ref for t in pending], num_returns=1, timeout=STALL_CHECK)
+            if not ready:
+                self._check_nodes(len(pending))
+                continue
+            self.stalled = None
             done: set[_Task[T]] = set()
             for ref in ready:
                 task = self.tasks.pop(ref)
@@ -169,6 +177,24 @@ class RayExecutor(Generic[T]):
                 done.add(task)
             if done:
                 return done
+
+    def _check_nodes(self, waiting: int) -> None:
+        """Say so, once until it changes, when no live node of the cluster has the CPUs and memory a job asks
+        for: Ray keeps such a task waiting for a node that may never join (the workers were lost, or
+        --trial-cpus is more than any node has)."""
+        need_cpus, need_memory = self.settings.trial_cpus, self.settings.trial_memory or 0
+        nodes = [n.get("Resources", {}) for n in self.ray.nodes() if n.get("Alive")]
+        if any(r.get("CPU", 0) >= need_cpus and r.get("memory", 0) >= need_memory for r in nodes):
+            self.stalled = None
+            return
+        most = max((r.get("CPU", 0) for r in nodes), default=0)
+        line = (f"waiting: no node of the Ray cluster can take a job: each asks for --trial-cpus {need_cpus:g}"
+                + (f" and --trial-memory {need_memory}" if need_memory else "")
+                + f", the {len(nodes)} live node(s) have at most {most:g} CPUs; {waiting} job(s) wait for a node "
+                  "that can (Ctrl-C stops; the run stays resumable)")
+        if line != self.stalled:
+            self.stalled = line
+            self.warn(line)
 
     def result(self, task: _Task[T]) -> T | None:
         """Publish a finished job's folder at its target; its value, None when it was cancelled."""

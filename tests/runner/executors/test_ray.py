@@ -190,6 +190,35 @@ def test_ctrl_c_cancels_the_cluster_tasks_and_leaves_the_run_resumable(tmp_path:
     assert not any(run_dir.glob("hang/*/*/result.json"))
 
 
+def test_jobs_no_node_can_take_are_said_to_wait_and_ctrl_c_stops_them(tmp_path: Path, cluster: Cluster) -> None:
+    """--trial-cpus more than any node has: Ray would keep the tasks waiting for a node that never joins, silently;
+    the driver says what they wait for, and Ctrl-C still stops the run."""
+    bench = two_cases(tmp_path)
+    proc = subprocess.Popen(
+        [*RUNNER_FOR_CTRL_C, "run", "--corpus", str(bench.corpus.root), "--all", "--agent", "idle=true",
+         "--results-dir", str(bench.results), "--executor", "ray", "--ray-address", cluster.address,
+         "--trial-cpus", "64", *SANDBOX_ARGS],
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    lines: list[str] = []
+    try:
+        assert proc.stderr is not None
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not any(line.startswith("waiting:") for line in lines):
+            line = proc.stderr.readline()
+            if not line:
+                break
+            lines.append(line)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    [waiting] = [line for line in lines if line.startswith("waiting:")]
+    assert waiting.startswith("waiting: no node of the Ray cluster can take a job: each asks for --trial-cpus 64, "
+                              "the 2 live node(s) have at most 2 CPUs; "), waiting
+    assert proc.returncode == ExitCode.INTERRUPTED, "".join(lines) + err
+
+
 def test_without_a_cluster_or_with_regrade_nothing_is_made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bench = two_cases(tmp_path)
     code = run_cli(cli, "runner", ["run", "--corpus", str(bench.corpus.root), "--all", "--agent", "idle=true",
