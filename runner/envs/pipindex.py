@@ -17,6 +17,7 @@ serves every date (the date filter is applied to it each time).
 from __future__ import annotations
 
 import datetime
+import hashlib
 import html
 import http.server
 import json
@@ -28,6 +29,7 @@ import urllib.parse
 import urllib.request
 from collections import OrderedDict
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import ClassVar
@@ -166,27 +168,70 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _fetch(self, name: str) -> tuple[int, bytes]:
         upstream, as_of, exempt = self.settings
-        found = _upstream_page(f"{upstream}{name}/")
-        if isinstance(found, tuple):
-            return found
-        return 200, dated_page(found.page, found.url, as_of, name in exempt).encode()
+        return dated_response(upstream, name, as_of, exempt)
 
     def log_message(self, format: str, *args: object) -> None:  # quiet
         return
 
 
+def dated_response(upstream: str, name: str, as_of: str | None, exempt: frozenset[str]) -> tuple[int, bytes]:
+    """The status and body the dated index serves for project name (normalized): its dated page, or the
+    upstream's failure (404 when it has no such project, 502 when it cannot be read)."""
+    found = _upstream_page(f"{upstream}{name}/")
+    if isinstance(found, tuple):
+        return found
+    return 200, dated_page(found.page, found.url, as_of, name in exempt).encode()
+
+
+def _digest(status: int, body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest() if status == 200 else f"status {status}"
+
+
+@dataclass(frozen=True)
+class DatedIndex:
+    """A dated index being served: its URL, and what it served so far."""
+
+    url: str
+    """`http://127.0.0.1:PORT/simple/`."""
+    exempt: tuple[str, ...]
+    """The projects listed whole (normalized, sorted)."""
+    pages: dict[str, tuple[int, bytes]]
+    """Project -> (status, body) served."""
+
+    def view(self) -> dict[str, str]:
+        """What a client read: each project asked for, with the sha256 of the page served (`status N` for a
+        failure). Two dated indexes whose views agree gave their clients the same answers."""
+        return {name: _digest(*found) for name, found in sorted(self.pages.items())}
+
+
+def view_as_of(view: dict[str, str], as_of: str, exempt: tuple[str, ...],
+               upstream: str | None = None) -> dict[str, str] | None:
+    """The view a dated index as of as_of would give for the projects of view (fetched from the process's kept
+    pages, else the upstream, several at once); None when a page cannot be read now (a 502: nothing can be
+    established)."""
+    base, excused = upstream or upstream_index(), frozenset(exempt)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        found = dict(zip(view, pool.map(lambda name: dated_response(base, name, as_of, excused), view),
+                         strict=True))
+    if any(status == 502 for status, _ in found.values()):
+        return None
+    return {name: _digest(*answer) for name, answer in found.items()}
+
+
 @contextmanager
-def serve_dated(as_of: str, exempt: tuple[str, ...] = BUILD_TOOLS, upstream: str | None = None) -> Iterator[str]:
+def serve_dated(as_of: str, exempt: tuple[str, ...] = BUILD_TOOLS,
+                upstream: str | None = None) -> Iterator[DatedIndex]:
     """An index of the upstream's files uploaded before as_of (exempt projects whole) on 127.0.0.1 for the
-    block; yields its URL (`.../simple/`)."""
-    handler = type("Handler", (_Handler,), {"settings": (upstream or upstream_index(), as_of,
-                                                         frozenset(normal_name(n) for n in exempt)),
-                                            "pages": {}})
+    block; yields it (its URL is `.../simple/`)."""
+    names = tuple(sorted({normal_name(n) for n in exempt}))
+    pages: dict[str, tuple[int, bytes]] = {}
+    handler = type("Handler", (_Handler,), {"settings": (upstream or upstream_index(), as_of, frozenset(names)),
+                                            "pages": pages})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/simple/"
+        yield DatedIndex(f"http://127.0.0.1:{server.server_address[1]}/simple/", names, pages)
     finally:
         server.shutdown()
         server.server_close()

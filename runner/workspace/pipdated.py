@@ -1,29 +1,43 @@
 """Deciding how a setup that installs with pip resolves (`runner.envs.pipindex`): as of the fix's date through a
 dated index on the loopback, else today's when the dated setup fails; decided once per interpreter, command,
-dependency files and date, in a process and in the cache directory."""
+dependency files and date, in a process and in the cache directory.
+
+A dated pip setup's environment is shared with a fix of another date when the index would answer every question
+the other's setup asked of it alike (`shared_date`): pip, given the same interpreter, command, dependency files
+and the same pages, resolves the same set. What each build read is kept beside its decisions (`record_views`)."""
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import shlex
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from corpus.fsutil import atomic_write_text
 from corpus.model import Case
 from runner.envs.cache import EnvCache
-from runner.envs.key import dependency_digest
-from runner.envs.pipindex import installs_with_pip, serve_dated
+from runner.envs.key import EnvKey, dependency_digest
+from runner.envs.pipindex import DatedIndex, installs_with_pip, serve_dated, view_as_of
 from runner.envs.resolution import Resolution, fix_date, write_config
 
 STORE = "resolutions"
 """The cache directory's folder of decided resolutions (`runner.workspace.resolve.STORE`)."""
 
+VIEWS = "pip-views"
+"""The folder of `STORE` keeping what each dated pip build read of its index, by key family."""
+NEAREST = 3
+"""How many builds of other dates, the nearest first, a dated pip setup compares its index with."""
+
 _DECIDED: dict[str, Resolution] = {}
 _LOCK = threading.Lock()
+_FAMILIES: dict[str, threading.Lock] = {}
+_RECORDING = threading.local()
 
 
 def pip_resolution(case: Case, repo: Path, directory: Path, cache: EnvCache | None = None) -> Resolution | None:
@@ -71,8 +85,9 @@ def pip_index(command: str | None, resolution: Resolution | None) -> Iterator[di
     if resolution is None or resolution.as_of is None or not installs_with_pip(command):
         yield {}
         return
-    with serve_dated(resolution.as_of) as url:
-        yield {"PIP_INDEX_URL": url}
+    with serve_dated(resolution.as_of) as index:
+        _served("setup", index)
+        yield {"PIP_INDEX_URL": index.url}
 
 
 @contextmanager
@@ -82,8 +97,91 @@ def runtime_index(resolution: Resolution, dated: bool) -> Iterator[dict[str, str
     if not resolution.pip or resolution.as_of is None:
         yield {}
         return
-    with serve_dated(resolution.as_of, *(((),) if dated else ())) as url:
-        yield {"PIP_INDEX_URL": url}
+    with serve_dated(resolution.as_of, *(((),) if dated else ())) as index:
+        _served("runtime", index)
+        yield {"PIP_INDEX_URL": index.url}
+
+
+@contextmanager
+def recording() -> Iterator[list[tuple[str, DatedIndex]]]:
+    """The dated indexes this thread serves in the block (setup's, the build tools' reinstall), with their role."""
+    served: list[tuple[str, DatedIndex]] = []
+    _RECORDING.served = served
+    try:
+        yield served
+    finally:
+        _RECORDING.served = None
+
+
+def _served(role: str, index: DatedIndex) -> None:
+    served = getattr(_RECORDING, "served", None)
+    if served is not None:
+        served.append((role, index))
+
+
+def _dated_pip(key: EnvKey, resolution: Resolution | None) -> bool:
+    return resolution is not None and resolution.pip and key.as_of is not None and not key.by_resolution
+
+
+def _family(key: EnvKey) -> str:
+    """The key without its date: builds of one family differ only in the date they resolved as of."""
+    parts = {k: v for k, v in key.parts().items() if k != "as_of"}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=list).encode()).hexdigest()[:24]
+
+
+def family_lock(key: EnvKey, resolution: Resolution | None) -> AbstractContextManager[Any]:
+    """Held while a dated pip setup looks for a shared build and builds: a fix of the same family and another
+    date then finds this one's record instead of building beside it (a no-op for other setups)."""
+    if not _dated_pip(key, resolution):
+        return nullcontext()
+    with _LOCK:
+        return _FAMILIES.setdefault(_family(key), threading.Lock())
+
+
+def shared_date(key: EnvKey, resolution: Resolution | None, cache: EnvCache) -> str | None:
+    """The date of a build of the key's family whose setup read of its index exactly what an index as of the
+    key's date answers (the nearest `NEAREST` dates are compared); None when there is none, or for a setup that is
+    not dated pip. Its entry is then this key's: pip gets the same pages, so it resolves the same set."""
+    if not _dated_pip(key, resolution) or key.as_of is None:
+        return None
+    folder = cache.root / STORE / VIEWS / _family(key)
+    records = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            records.append((str(data["as_of"]), [(dict(v["view"]), tuple(v["exempt"])) for v in data["views"]]))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    ours = key.as_of
+    records = sorted((r for r in records if r[0] != ours), key=lambda r: abs(_seconds(r[0]) - _seconds(ours)))
+    for as_of, views in records[:NEAREST]:
+        if views and all(view_as_of(view, ours, exempt) == view for view, exempt in views):
+            return as_of
+    return None
+
+
+def record_views(key: EnvKey, resolution: Resolution | None, cache: EnvCache,
+                 served: list[tuple[str, DatedIndex]]) -> None:
+    """Keep what a dated pip build of key read of its indexes (nothing for other setups, or when none served)."""
+    if not _dated_pip(key, resolution) or not served or key.as_of is None:
+        return
+    folder = cache.root / STORE / VIEWS / _family(key)
+    folder.mkdir(parents=True, exist_ok=True)
+    views = [{"role": role, "exempt": list(index.exempt), "view": index.view()} for role, index in served]
+    name = hashlib.sha256(key.as_of.encode()).hexdigest()[:16]
+    atomic_write_text(folder / f"{name}.json", json.dumps({"as_of": key.as_of, "views": views}) + "\n")
+
+
+def shared_key(key: EnvKey, as_of: str) -> EnvKey:
+    """key under the date of the build it shares."""
+    return replace(key, as_of=as_of)
+
+
+def _seconds(instant: str) -> float:
+    try:
+        return datetime.datetime.fromisoformat(instant).timestamp()
+    except ValueError:
+        return 0.0
 
 
 def pip_runtime_command(installed: dict[str, str]) -> str:

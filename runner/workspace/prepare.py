@@ -39,7 +39,16 @@ from runner.process import ProcessResult, run_command
 from runner.sandbox.bwrap import Bind, SandboxSpec
 from runner.sandbox.confine import Confinement, phase_sandbox
 from runner.settings import NEEDS_SANDBOX
-from runner.workspace.pipdated import pip_index, pip_runtime_command, runtime_index
+from runner.workspace.pipdated import (
+    family_lock,
+    pip_index,
+    pip_runtime_command,
+    record_views,
+    recording,
+    runtime_index,
+    shared_date,
+    shared_key,
+)
 from runner.workspace.resolve import decide, fall_back, resolution_dir
 from runner.workspace.workspace import copy_workspace, create_workspace
 
@@ -198,16 +207,22 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
             _go_on(cancel)
         if step is not None and case.setup.command:
             step("setup")
-        result = run_setup(case, repo, workspace, env, scratch, confinement, env_dir, cache, resolution)
-        ran.append(result)
-        notes.append(redate_build_tools(workspace, env, scratch, confinement, env_dir, resolution, cache))
+        with recording() as served:
+            result = run_setup(case, repo, workspace, env, scratch, confinement, env_dir, cache, resolution)
+            ran.append(result)
+            notes.append(redate_build_tools(workspace, env, scratch, confinement, env_dir, resolution, cache))
         if (scratch / "setup.log").is_file():
             shutil.copyfile(scratch / "setup.log", directory / "setup.log")
         captured = overlay.capture(workspace, before, directory / "overlay")
         project = overlay_holds_project(captured.changed) or env_holds_project(env_dir, workspace)
+        record_views(key, resolution, cache, served)
         return Built(captured, env_dir, key.base_tree if project else None, notes[-1])
 
-    entry, hit = cache.acquire(key, case.id, build, cancel)
+    with family_lock(key, resolution):  # a dated pip setup: one build of a family at a time, the others share
+        shared = shared_date(key, resolution, cache)
+        if shared is not None:
+            key = shared_key(key, shared)
+        entry, hit = cache.acquire(key, case.id, build, cancel)
     env = base_environment()
     if entry.env_dir is not None and case.setup.python:
         env = python_env(case.setup.python, entry.env_dir, env)
@@ -215,7 +230,8 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
         return Prepared(workspace, env, ran[0] if ran else None, entry.env_dir, env_cache="miss",
                         resolution="".join(notes))
     overlay.apply(entry.overlay, entry.overlay_dir, workspace)
-    return Prepared(workspace, env, None, entry.env_dir, env_cache="hit", resolution=entry.note)
+    note = entry.note + (f"; environment of the fix of {shared}, whose index read the same" if shared else "")
+    return Prepared(workspace, env, None, entry.env_dir, env_cache="hit", resolution=note)
 
 
 def run_setup(case: Case, repo: Path, workspace: Path, env: dict[str, str], scratch: Path,

@@ -4,6 +4,7 @@ whole, and a dated setup that fails falls back to today's, saying so."""
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import urllib.error
 import urllib.request
@@ -13,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from corpus import Setup
+from runner.envs.cache import EnvCache
+from runner.envs.manage import list_entries
 from runner.envs.pipindex import dated_page, installs_with_pip, serve_dated
 from runner.sandbox.confine import Confinement
 from runner.workspace.prepare import Prepared, prepare
@@ -148,12 +151,41 @@ def test_a_page_fetched_once_serves_every_later_date_of_the_process() -> None:
             return error.code, ""
 
     with serve_index(RELEASES) as upstream, serve_dated("2030-01-01T00:00:00Z", upstream=upstream) as later:
-        status, page = get(f"{later}oldpin/")
+        status, page = get(f"{later.url}oldpin/")
     assert status == 200 and "oldpin-1.0" in page and "oldpin-2.0" in page
     with serve_dated(FIX_DATE, upstream=upstream) as dated:
-        status, page = get(f"{dated}oldpin/")
+        status, page = get(f"{dated.url}oldpin/")
         assert status == 200 and "oldpin-1.0" in page and "oldpin-2.0" not in page
-        assert get(f"{dated}newonly/")[0] == 502
+        assert get(f"{dated.url}newonly/")[0] == 502
+        assert dated.view() == {"newonly": "status 502", "oldpin": hashlib.sha256(page.encode()).hexdigest()}
+
+
+def test_fixes_of_other_dates_whose_index_reads_the_same_share_one_environment(tmp_path: Path, index: str) -> None:
+    """A dated pip build keeps what it read of its index; a fix of another date whose index answers the same
+    shares its entry (pip gets the same pages, so it resolves the same set), and one after a new release of a
+    project the setup read builds its own."""
+    repo = git_init(tmp_path / "repo")
+    base = repo.commit({"app.py": "X = 1\n"}, "Base")
+    repo.commit({"app.py": "X = 2\n"}, "Second")
+    fixes = [repo.commit({"app.py": "X = 3\n"}, "Fix"), repo.commit({"app.py": "X = 4\n"}, "Next day's fix"),
+             repo.commit({"app.py": "X = 5\n"}, "A fix after oldpin 2.0", days=600)]
+    cache = EnvCache(tmp_path / "envs")
+    results = []
+    for number, fix in enumerate(fixes):
+        scratch = tmp_path / f"scratch{number}"
+        scratch.mkdir()
+        case = make_case(base, fix, id=f"pip{number}", setup=Setup(command=f"{PIP} oldpin", python=PYTHON))
+        prepared = prepare(case, repo.path, scratch, confinement=Confinement(), env_cache=cache)
+        assert prepared.env_dir is not None
+        [info] = prepared.env_dir.glob("lib/python*/site-packages/oldpin-*.dist-info")
+        results.append((prepared.env_cache, info.name, prepared.resolution))
+    dated = f"resolution: as of the fix's date {FIX_DATE} (pip; build tools today's)"
+    shared = ("resolution: as of the fix's date 2024-01-05T00:00:00Z (pip; build tools today's); "
+              f"environment of the fix of {FIX_DATE}, whose index read the same")
+    assert results[0] == ("miss", "oldpin-1.0.dist-info", dated)
+    assert results[1] == ("hit", "oldpin-1.0.dist-info", shared)
+    assert results[2][:2] == ("miss", "oldpin-2.0.dist-info")
+    assert len(list_entries(cache.root)) == 2
 
 
 @pytest.mark.parametrize(("command", "pip"), [
