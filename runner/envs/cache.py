@@ -158,6 +158,10 @@ class EnvCache:
         """The download cache directories (bound writable into setup's sandbox, never into an agent's)."""
         return (self.root / "downloads" / "uv", self.root / "downloads" / "pip")
 
+    def has(self, key: EnvKey) -> bool:
+        """Whether the entry of key's digest is complete (in use by this object, or on disk)."""
+        return key.digest in self._entries or (self.root / "entries" / key.digest / COMPLETE).is_file()
+
     def acquire(self, key: EnvKey, case_id: str, build: Callable[[Path], Built],
                 cancel: threading.Event | None = None) -> tuple[EnvEntry, bool]:
         """The complete entry of key and whether it was there already (a hit); build(entry_dir) makes it when not.

@@ -140,24 +140,45 @@ def family_lock(key: EnvKey, resolution: Resolution | None) -> AbstractContextMa
 
 def shared_date(key: EnvKey, resolution: Resolution | None, cache: EnvCache) -> str | None:
     """The date of a build of the key's family whose setup read of its index exactly what an index as of the
-    key's date answers (the nearest `NEAREST` dates are compared); None when there is none, or for a setup that is
-    not dated pip. Its entry is then this key's: pip gets the same pages, so it resolves the same set."""
+    key's date answers (the nearest `NEAREST` dates are compared); None when there is none, when the key's own
+    entry is there, or for a setup that is not dated pip. Its entry is then this key's: pip gets the same pages,
+    so it resolves the same set. The answer is kept (an alias record), so a warm run asks the index nothing."""
     if not _dated_pip(key, resolution) or key.as_of is None:
         return None
     folder = cache.root / STORE / VIEWS / _family(key)
+    ours = key.as_of
+    own = _record(folder / _record_name(ours))
+    if own is not None:
+        return str(own["same_as"]) if "same_as" in own else None
+    if cache.has(key):
+        return None
     records = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        data = _record(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            records.append((str(data["as_of"]), [(dict(v["view"]), tuple(v["exempt"])) for v in data["views"]]))
-        except (OSError, ValueError, KeyError, TypeError):
+            if data is not None and "views" in data and data["as_of"] != ours:
+                records.append((str(data["as_of"]),
+                                [(dict(v["view"]), tuple(v["exempt"])) for v in data["views"]]))
+        except (KeyError, TypeError, ValueError):
             continue
-    ours = key.as_of
-    records = sorted((r for r in records if r[0] != ours), key=lambda r: abs(_seconds(r[0]) - _seconds(ours)))
+    records.sort(key=lambda r: abs(_seconds(r[0]) - _seconds(ours)))
     for as_of, views in records[:NEAREST]:
         if views and all(view_as_of(view, ours, exempt) == view for view, exempt in views):
+            atomic_write_text(folder / _record_name(ours), json.dumps({"as_of": ours, "same_as": as_of}) + "\n")
             return as_of
     return None
+
+
+def _record_name(as_of: str) -> str:
+    return hashlib.sha256(as_of.encode()).hexdigest()[:16] + ".json"
+
+
+def _record(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and "as_of" in data else None
 
 
 def record_views(key: EnvKey, resolution: Resolution | None, cache: EnvCache,
@@ -168,8 +189,7 @@ def record_views(key: EnvKey, resolution: Resolution | None, cache: EnvCache,
     folder = cache.root / STORE / VIEWS / _family(key)
     folder.mkdir(parents=True, exist_ok=True)
     views = [{"role": role, "exempt": list(index.exempt), "view": index.view()} for role, index in served]
-    name = hashlib.sha256(key.as_of.encode()).hexdigest()[:16]
-    atomic_write_text(folder / f"{name}.json", json.dumps({"as_of": key.as_of, "views": views}) + "\n")
+    atomic_write_text(folder / _record_name(key.as_of), json.dumps({"as_of": key.as_of, "views": views}) + "\n")
 
 
 def shared_key(key: EnvKey, as_of: str) -> EnvKey:

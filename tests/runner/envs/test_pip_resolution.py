@@ -160,7 +160,8 @@ def test_a_page_fetched_once_serves_every_later_date_of_the_process() -> None:
         assert dated.view() == {"newonly": "status 502", "oldpin": hashlib.sha256(page.encode()).hexdigest()}
 
 
-def test_fixes_of_other_dates_whose_index_reads_the_same_share_one_environment(tmp_path: Path, index: str) -> None:
+def test_fixes_of_other_dates_whose_index_reads_the_same_share_one_environment(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, index: str) -> None:
     """A dated pip build keeps what it read of its index; a fix of another date whose index answers the same
     shares its entry (pip gets the same pages, so it resolves the same set), and one after a new release of a
     project the setup read builds its own."""
@@ -186,6 +187,13 @@ def test_fixes_of_other_dates_whose_index_reads_the_same_share_one_environment(t
     assert results[1] == ("hit", "oldpin-1.0.dist-info", shared)
     assert results[2][:2] == ("miss", "oldpin-2.0.dist-info")
     assert len(list_entries(cache.root)) == 2
+    # a warm run takes the kept answer: the next day's fix shares the entry without asking the index anything
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple/")
+    scratch = tmp_path / "again"
+    scratch.mkdir()
+    case = make_case(base, fixes[1], id="pip1", setup=Setup(command=f"{PIP} oldpin", python=PYTHON))
+    again = prepare(case, repo.path, scratch, confinement=Confinement(), env_cache=EnvCache(tmp_path / "envs"))
+    assert (again.env_cache, again.resolution) == ("hit", shared)
 
 
 @pytest.mark.parametrize(("command", "pip"), [
