@@ -129,13 +129,22 @@ def _family(key: EnvKey) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=list).encode()).hexdigest()[:24]
 
 
-def family_lock(key: EnvKey, resolution: Resolution | None) -> AbstractContextManager[Any]:
+def family_lock(key: EnvKey, resolution: Resolution | None, cache: EnvCache) -> AbstractContextManager[Any]:
     """Held while a dated pip setup looks for a shared build and builds: a fix of the same family and another
-    date then finds this one's record instead of building beside it (a no-op for other setups)."""
+    date then finds this one's record instead of building beside it. A no-op for other setups, and for a family
+    whose builds hold files of the project (an egg-info of `pip install -e .`): their entries serve their own base
+    tree alone, so a fix of another base could not share them and would only wait."""
     if not _dated_pip(key, resolution):
+        return nullcontext()
+    folder = cache.root / STORE / VIEWS / _family(key)
+    if any((r := _record(path)) is not None and r.get("tree") for path in _records(folder)):
         return nullcontext()
     with _LOCK:
         return _FAMILIES.setdefault(_family(key), threading.Lock())
+
+
+def _records(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
 
 def shared_date(key: EnvKey, resolution: Resolution | None, cache: EnvCache) -> str | None:
@@ -153,10 +162,11 @@ def shared_date(key: EnvKey, resolution: Resolution | None, cache: EnvCache) -> 
     if cache.has(key):
         return None
     records = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    for path in _records(folder):
         data = _record(path)
         try:
-            if data is not None and "views" in data and data["as_of"] != ours:
+            if (data is not None and "views" in data and data["as_of"] != ours
+                    and data.get("tree") in (None, key.base_tree)):
                 records.append((str(data["as_of"]),
                                 [(dict(v["view"]), tuple(v["exempt"])) for v in data["views"]]))
         except (KeyError, TypeError, ValueError):
@@ -182,14 +192,16 @@ def _record(path: Path) -> dict[str, Any] | None:
 
 
 def record_views(key: EnvKey, resolution: Resolution | None, cache: EnvCache,
-                 served: list[tuple[str, DatedIndex]]) -> None:
-    """Keep what a dated pip build of key read of its indexes (nothing for other setups, or when none served)."""
+                 served: list[tuple[str, DatedIndex]], tree: str | None) -> None:
+    """Keep what a dated pip build of key read of its indexes (nothing for other setups, or when none served), and
+    tree: the base tree its entry serves alone when it holds files of the project, else None."""
     if not _dated_pip(key, resolution) or not served or key.as_of is None:
         return
     folder = cache.root / STORE / VIEWS / _family(key)
     folder.mkdir(parents=True, exist_ok=True)
     views = [{"role": role, "exempt": list(index.exempt), "view": index.view()} for role, index in served]
-    atomic_write_text(folder / _record_name(key.as_of), json.dumps({"as_of": key.as_of, "views": views}) + "\n")
+    atomic_write_text(folder / _record_name(key.as_of),
+                      json.dumps({"as_of": key.as_of, "tree": tree, "views": views}) + "\n")
 
 
 def shared_key(key: EnvKey, as_of: str) -> EnvKey:

@@ -215,10 +215,10 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
             shutil.copyfile(scratch / "setup.log", directory / "setup.log")
         captured = overlay.capture(workspace, before, directory / "overlay")
         project = overlay_holds_project(captured.changed) or env_holds_project(env_dir, workspace)
-        record_views(key, resolution, cache, served)
+        record_views(key, resolution, cache, served, key.base_tree if project else None)
         return Built(captured, env_dir, key.base_tree if project else None, notes[-1])
 
-    with family_lock(key, resolution):  # a dated pip setup: one build of a family at a time, the others share
+    with family_lock(key, resolution, cache):  # a dated pip setup: one build of a family at a time, the others share
         shared = shared_date(key, resolution, cache)
         if shared is not None:
             key = shared_key(key, shared)

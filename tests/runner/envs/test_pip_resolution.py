@@ -5,6 +5,7 @@ whole, and a dated setup that fails falls back to today's, saying so."""
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 import urllib.error
 import urllib.request
@@ -203,3 +204,25 @@ def test_fixes_of_other_dates_whose_index_reads_the_same_share_one_environment(
     ("pip install --no-index . && pip install pytest", True), ("npm ci", False), (None, False)])
 def test_a_pip_setup_is_told_from_a_uv_one(command: str | None, pip: bool) -> None:
     assert installs_with_pip(command) is pip
+
+
+def test_a_build_holding_files_of_the_project_is_not_shared_with_another_base(tmp_path: Path, index: str) -> None:
+    """An entry with an egg-info in its overlay serves its own base tree alone: a fix of another base and date
+    whose index reads the same builds its own, and later builds of the family no longer wait for one another."""
+    repo = git_init(tmp_path / "repo")
+    command = f"{PIP} oldpin && mkdir -p app.egg-info && echo 'Name: app' > app.egg-info/PKG-INFO"
+    first = repo.commit({"app.py": "X = 1\n"}, "Base")
+    fix = repo.commit({"app.py": "X = 2\n"}, "Fix")
+    later = repo.commit({"app.py": "X = 3\n"}, "Another fix")
+    cache = EnvCache(tmp_path / "envs")
+    got = []
+    for number, (base, fixed) in enumerate([(first, fix), (fix, later)]):
+        scratch = tmp_path / f"scratch{number}"
+        scratch.mkdir()
+        case = make_case(base, fixed, id=f"pip{number}", setup=Setup(command=command, python=PYTHON))
+        prepared = prepare(case, repo.path, scratch, confinement=Confinement(), env_cache=cache)
+        got.append((prepared.env_cache, "whose index read the same" in prepared.resolution))
+    assert got == [("miss", False), ("miss", False)]
+    [family] = (cache.root / "resolutions" / "pip-views").iterdir()
+    records = [json.loads(path.read_text()) for path in sorted(family.iterdir())]
+    assert sorted(bool(r["tree"]) for r in records) == [True, True] and not any("same_as" in r for r in records)
