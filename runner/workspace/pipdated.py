@@ -14,7 +14,7 @@ import json
 import shlex
 import threading
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,6 @@ NEAREST = 3
 
 _DECIDED: dict[str, Resolution] = {}
 _LOCK = threading.Lock()
-_FAMILIES: dict[str, threading.Lock] = {}
 _RECORDING = threading.local()
 
 
@@ -127,20 +126,6 @@ def _family(key: EnvKey) -> str:
     """The key without its date: builds of one family differ only in the date they resolved as of."""
     parts = {k: v for k, v in key.parts().items() if k != "as_of"}
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=list).encode()).hexdigest()[:24]
-
-
-def family_lock(key: EnvKey, resolution: Resolution | None, cache: EnvCache) -> AbstractContextManager[Any]:
-    """Held while a dated pip setup looks for a shared build and builds: a fix of the same family and another
-    date then finds this one's record instead of building beside it. A no-op for other setups, and for a family
-    whose builds hold files of the project (an egg-info of `pip install -e .`): their entries serve their own base
-    tree alone, so a fix of another base could not share them and would only wait."""
-    if not _dated_pip(key, resolution):
-        return nullcontext()
-    folder = cache.root / STORE / VIEWS / _family(key)
-    if any((r := _record(path)) is not None and r.get("tree") for path in _records(folder)):
-        return nullcontext()
-    with _LOCK:
-        return _FAMILIES.setdefault(_family(key), threading.Lock())
 
 
 def _records(folder: Path) -> list[Path]:

@@ -40,7 +40,6 @@ from runner.sandbox.bwrap import Bind, SandboxSpec
 from runner.sandbox.confine import Confinement, phase_sandbox
 from runner.settings import NEEDS_SANDBOX
 from runner.workspace.pipdated import (
-    family_lock,
     pip_index,
     pip_runtime_command,
     record_views,
@@ -218,11 +217,10 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
         record_views(key, resolution, cache, served, key.base_tree if project else None)
         return Built(captured, env_dir, key.base_tree if project else None, notes[-1])
 
-    with family_lock(key, resolution, cache):  # a dated pip setup: one build of a family at a time, the others share
-        shared = shared_date(key, resolution, cache)
-        if shared is not None:
-            key = shared_key(key, shared)
-        entry, hit = cache.acquire(key, case.id, build, cancel)
+    shared = shared_date(key, resolution, cache)  # a dated pip setup whose index reads as an earlier build's
+    if shared is not None:
+        key = shared_key(key, shared)
+    entry, hit = cache.acquire(key, case.id, build, cancel)
     env = base_environment()
     if entry.env_dir is not None and case.setup.python:
         env = python_env(case.setup.python, entry.env_dir, env)

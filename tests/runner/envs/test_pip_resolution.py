@@ -208,7 +208,7 @@ def test_a_pip_setup_is_told_from_a_uv_one(command: str | None, pip: bool) -> No
 
 def test_a_build_holding_files_of_the_project_is_not_shared_with_another_base(tmp_path: Path, index: str) -> None:
     """An entry with an egg-info in its overlay serves its own base tree alone: a fix of another base and date
-    whose index reads the same builds its own, and later builds of the family no longer wait for one another."""
+    whose index reads the same builds its own."""
     repo = git_init(tmp_path / "repo")
     command = f"{PIP} oldpin && mkdir -p app.egg-info && echo 'Name: app' > app.egg-info/PKG-INFO"
     first = repo.commit({"app.py": "X = 1\n"}, "Base")
