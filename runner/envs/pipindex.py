@@ -74,11 +74,20 @@ def _instant(text: str) -> datetime.datetime | None:
 
 def dated_page(page: dict[str, object], page_url: str, as_of: str | None, exempt: bool) -> str:
     """The PEP 503 HTML page of a PEP 691 JSON project page: the files uploaded before as_of (every file when
-    exempt or as_of is None)."""
+    exempt or as_of is None).
+
+    A project none of whose files is that old keeps those of its first upload day instead: its releases were
+    uploaded again later (atomicwrites' were all re-uploaded in July 2022, so as of any earlier date it would have
+    nothing, and every pytest from 3.6 to 7, which needs it, would drop out of the resolution), or it is younger
+    than the date and whatever asks for it is already an approximation."""
     cutoff = _instant(as_of) if as_of else None
     links = []
     files = page.get("files")
-    for item in files if isinstance(files, list) else []:
+    files = [item for item in files if isinstance(item, dict)] if isinstance(files, list) else []
+    times = [t for item in files if (t := _instant(str(item.get("upload-time") or ""))) is not None]
+    if cutoff is not None and not exempt and times and min(times) >= cutoff:
+        cutoff = min(times) + datetime.timedelta(days=1)
+    for item in files:
         if not isinstance(item, dict) or not isinstance(item.get("filename"), str) or not item.get("url"):
             continue
         if cutoff is not None and not exempt:

@@ -141,6 +141,21 @@ def test_the_dated_page_keeps_what_was_uploaded_before_and_what_pip_needs_to_cho
     assert "lib-2.0" in whole and "lib-0.9" in whole
 
 
+def test_a_project_with_nothing_that_old_keeps_its_first_upload_day() -> None:
+    """Releases uploaded again later (atomicwrites', all re-uploaded in 2022) would leave the project with no
+    file as of an earlier date, and everything that needs it out of the resolution: the first day's files stay."""
+    page = {"name": "again", "files": [
+        {"filename": f"again-{v}.tar.gz", "url": f"/files/again-{v}.tar.gz", "hashes": {}, "upload-time": t}
+        for v, t in (("1.0", "2022-07-09T03:54:05Z"), ("1.4", "2022-07-09T04:09:48Z"),
+                     ("1.4.1", "2022-07-08T18:00:00Z"), ("2.0", "2022-07-12T00:00:00Z"))]}
+    text = dated_page(page, "http://index/simple/again/", "2019-09-13T00:00:00Z", exempt=False)
+    assert [v for v in ("1.0", "1.4", "1.4.1", "2.0") if f">again-{v}.tar.gz<" in text] == ["1.0", "1.4", "1.4.1"]
+    older = {"name": "again", "files": [*page["files"], {"filename": "again-0.9.tar.gz", "url": "/f/a-0.9.tar.gz",
+                                                         "hashes": {}, "upload-time": "2018-01-01T00:00:00Z"}]}
+    text = dated_page(older, "http://index/simple/again/", "2019-09-13T00:00:00Z", exempt=False)
+    assert ">again-0.9.tar.gz<" in text and ">again-1.0.tar.gz<" not in text  # a file that old: the date rules
+
+
 def test_a_page_fetched_once_serves_every_later_date_of_the_process() -> None:
     """The setups of one verify ask the upstream once per project: a second dated index, of another date, serves
     the page after the upstream is gone, with its own date's files; a project never fetched is then a 502."""
