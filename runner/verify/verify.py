@@ -23,6 +23,7 @@ from runner.grading.assets import AssetCache
 from runner.grading.grader import judge_tests
 from runner.sandbox.confine import confine, harness_dirs, hidden_paths
 from runner.settings import Settings
+from runner.verify.ahead import BuildAhead
 from runner.verify.attempt import SIDES, Attempt, AttemptJob
 from runner.verify.keep import LOGS_DIR, keep_attempt, publish_logs
 from runner.verify.measure import Measured, collection_failures, measure, measuring_case, missing_collection
@@ -233,9 +234,14 @@ def verify(corpus: Corpus, options: VerifyOptions, progress: Callable[[str], Non
         node = Node(repo, AssetCache(repo, root / "templates"), conf, env_cache, scratch=root,
                     discard=janitor.discard, step=step)
         executor = executor_for(settings, node)
+        ahead = BuildAhead(cases, node, order, settings.jobs) if env_cache is not None and settings.executor == "local" else None
         try:  # Ctrl-C: every attempt is stopped, nothing of this verify stays on a cluster
+            if ahead is not None:
+                ahead.start()
             run_jobs(executor, order, settings.jobs, done)
         finally:
+            if ahead is not None:
+                ahead.stop()
             executor.close()
     except KeyboardInterrupt:
         partial = _recorded(corpus, options, verdicts, warnings, record=bool(verdicts))

@@ -4,6 +4,7 @@ builds its environment, instead of waiting on that build."""
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from corpus import Setup
@@ -57,3 +58,29 @@ def test_verify_builds_two_cases_at_once_before_either_case_s_other_attempts(tmp
     assert [(v.verdict, v.reason) for v in report.verdicts] == [("VALID", "")] * 2
     assert sorted(started[:2]) == ["calc-add baseline #1", "calc-add-again baseline #1"]
     assert len(started) == 4
+
+
+def test_a_group_claimed_from_outside_is_building_until_released() -> None:
+    order = BuildersFirst([("a", "a1"), ("a", "a2"), ("b", "b1")])
+    assert order.claim("b") and not order.claim("b")  # the ahead builder takes b's build
+    assert next(order) == "a1"
+    assert not order.claim("a")  # a's attempt started: it builds its own
+    assert next(order) == "a2"  # every waiting group is building: the first starts anyway, and waits
+    order.release("b")
+    assert next(order) == "b1"
+    assert not order.claim("b")  # built, by whoever
+
+
+def test_the_next_case_s_environment_is_built_ahead_while_one_job_grades(tmp_path: Path) -> None:
+    """One job, two cases with environments of their own: while the job sets up and grades the first case, the
+    other's entry is built beside it, so of the two cases' first attempts only one builds in its slot."""
+    bench = two_cases(tmp_path, setup=Setup(command="sleep 1"))
+    stored = bench.corpus.load("calc-add-again")
+    bench.corpus.write(replace(stored.case, setup=Setup(command="sleep 1 && echo other")), stored.files)
+    options = VerifyOptions(all_cases=True, scratch_root=tmp_path / "scratch",
+                            settings=Settings(jobs=1, env_cache=tmp_path / "envs"))
+    report = verify(bench.corpus, options)
+    assert [(v.verdict, v.reason) for v in report.verdicts] == [("VALID", "")] * 2
+    caches = [a.env_cache for v in report.verdicts for a in v.attempts]
+    assert sorted(caches) == ["hit", "hit", "hit", "miss"], caches
+    assert len(list((tmp_path / "envs" / "entries").iterdir())) == 2
