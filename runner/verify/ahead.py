@@ -27,8 +27,6 @@ class BuildAhead:
     def __init__(self, cases: Sequence[StoredCase], node: Node, order: BuildersFirst[Any], jobs: int) -> None:
         self.cases, self.node, self.order, self.jobs = cases, node, order, jobs
         self.stopping = threading.Event()
-        self.built: list[str] = []
-        """The cases whose entry this builder made or found, in order."""
         self.failed: list[tuple[str, str]] = []
         """The cases whose build failed here, with the error (their attempts build again)."""
         self._thread = threading.Thread(target=self._run, name="hindcast-build-ahead", daemon=True)
@@ -61,7 +59,6 @@ class BuildAhead:
                 if not isinstance(assets, HindcastError):
                     prepare(measuring_case(case), node.repo, scratch, pristine=assets.pristine,
                             confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel)
-                    self.built.append(case.id)
             except Exception as exc:  # noqa: BLE001 - the case's attempt meets it again, and reports it
                 self.failed.append((case.id, f"{type(exc).__name__}: {exc}"))
             finally:
