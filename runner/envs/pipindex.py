@@ -64,7 +64,7 @@ def upstream_index() -> str:
     return url if url.endswith("/") else url + "/"
 
 
-def _instant(text: str) -> datetime.datetime | None:
+def instant(text: str) -> datetime.datetime | None:
     try:
         found = datetime.datetime.fromisoformat(text)
     except ValueError:
@@ -80,20 +80,19 @@ def dated_page(page: dict[str, object], page_url: str, as_of: str | None, exempt
     uploaded again later (atomicwrites' were all re-uploaded in July 2022, so as of any earlier date it would have
     nothing, and every pytest from 3.6 to 7, which needs it, would drop out of the resolution), or it is younger
     than the date and whatever asks for it is already an approximation."""
-    cutoff = _instant(as_of) if as_of else None
+    cutoff = instant(as_of) if as_of else None
     links = []
     files = page.get("files")
-    files = [item for item in files if isinstance(item, dict)] if isinstance(files, list) else []
-    times = [t for item in files if (t := _instant(str(item.get("upload-time") or ""))) is not None]
+    dated = [(item, instant(str(item.get("upload-time") or "")))
+             for item in (files if isinstance(files, list) else []) if isinstance(item, dict)]
+    times = [uploaded for _, uploaded in dated if uploaded is not None]
     if cutoff is not None and not exempt and times and min(times) >= cutoff:
         cutoff = min(times) + datetime.timedelta(days=1)
-    for item in files:
-        if not isinstance(item, dict) or not isinstance(item.get("filename"), str) or not item.get("url"):
+    for item, uploaded in dated:
+        if not isinstance(item.get("filename"), str) or not item.get("url"):
             continue
-        if cutoff is not None and not exempt:
-            uploaded = _instant(str(item.get("upload-time") or ""))
-            if uploaded is None or uploaded >= cutoff:
-                continue
+        if cutoff is not None and not exempt and (uploaded is None or uploaded >= cutoff):
+            continue
         url = urllib.parse.urljoin(page_url, str(item["url"]))
         hashes = item.get("hashes")
         if isinstance(hashes, dict) and isinstance(hashes.get("sha256"), str):

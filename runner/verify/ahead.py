@@ -4,6 +4,7 @@ starts later finds its environment in the cache instead of building it in its sl
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -27,8 +28,6 @@ class BuildAhead:
     def __init__(self, cases: Sequence[StoredCase], node: Node, order: BuildersFirst[Any], jobs: int) -> None:
         self.cases, self.node, self.order, self.jobs = cases, node, order, jobs
         self.stopping = threading.Event()
-        self.failed: list[tuple[str, str]] = []
-        """The cases whose build failed here, with the error (their attempts build again)."""
         self._thread = threading.Thread(target=self._run, name="hindcast-build-ahead", daemon=True)
 
     def start(self) -> None:
@@ -55,12 +54,12 @@ class BuildAhead:
                 continue
             scratch = Path(tempfile.mkdtemp(prefix=f"{case.id}-ahead-", dir=node.scratch))
             try:
-                assets = node.assets.get(stored)
-                if not isinstance(assets, HindcastError):
-                    prepare(measuring_case(case), node.repo, scratch, pristine=assets.pristine,
-                            confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel)
-            except Exception as exc:  # noqa: BLE001 - the case's attempt meets it again, and reports it
-                self.failed.append((case.id, f"{type(exc).__name__}: {exc}"))
+                # a failure here is the case attempt's to meet again and report
+                with contextlib.suppress(Exception):
+                    assets = node.assets.get(stored)
+                    if not isinstance(assets, HindcastError):
+                        prepare(measuring_case(case), node.repo, scratch, pristine=assets.pristine,
+                                confinement=node.confinement, env_cache=node.env_cache, cancel=node.cancel)
             finally:
                 self.order.release(case.id)
                 node.discard(scratch)

@@ -8,14 +8,12 @@ and the same pages, resolves the same set. What each build read is kept beside i
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import json
 import shlex
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ from corpus.fsutil import atomic_write_text
 from corpus.model import Case
 from runner.envs.cache import EnvCache
 from runner.envs.key import EnvKey, dependency_digest
-from runner.envs.pipindex import DatedIndex, installs_with_pip, serve_dated, view_as_of
+from runner.envs.pipindex import DatedIndex, installs_with_pip, instant, serve_dated, view_as_of
 from runner.envs.resolution import Resolution, fix_date, write_config
 
 STORE = "resolutions"
@@ -189,16 +187,9 @@ def record_views(key: EnvKey, resolution: Resolution | None, cache: EnvCache,
                       json.dumps({"as_of": key.as_of, "tree": tree, "views": views}) + "\n")
 
 
-def shared_key(key: EnvKey, as_of: str) -> EnvKey:
-    """key under the date of the build it shares."""
-    return replace(key, as_of=as_of)
-
-
-def _seconds(instant: str) -> float:
-    try:
-        return datetime.datetime.fromisoformat(instant).timestamp()
-    except ValueError:
-        return 0.0
+def _seconds(text: str) -> float:
+    found = instant(text)
+    return found.timestamp() if found is not None else 0.0
 
 
 def pip_runtime_command(installed: dict[str, str]) -> str:

@@ -8,7 +8,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -46,7 +46,6 @@ from runner.workspace.pipdated import (
     recording,
     runtime_index,
     shared_date,
-    shared_key,
 )
 from runner.workspace.resolve import decide, fall_back, resolution_dir
 from runner.workspace.workspace import copy_workspace, create_workspace
@@ -214,12 +213,13 @@ def _from_cache(case: Case, repo: Path, workspace: Path, scratch: Path, confinem
             shutil.copyfile(scratch / "setup.log", directory / "setup.log")
         captured = overlay.capture(workspace, before, directory / "overlay")
         project = overlay_holds_project(captured.changed) or env_holds_project(env_dir, workspace)
-        record_views(key, resolution, cache, served, key.base_tree if project else None)
-        return Built(captured, env_dir, key.base_tree if project else None, notes[-1])
+        tree = key.base_tree if project else None
+        record_views(key, resolution, cache, served, tree)
+        return Built(captured, env_dir, tree, notes[-1])
 
     shared = shared_date(key, resolution, cache)  # a dated pip setup whose index reads as an earlier build's
     if shared is not None:
-        key = shared_key(key, shared)
+        key = replace(key, as_of=shared)
     entry, hit = cache.acquire(key, case.id, build, cancel)
     env = base_environment()
     if entry.env_dir is not None and case.setup.python:
